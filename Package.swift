@@ -1,0 +1,73 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Lectern",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "lectern", targets: ["lectern"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // System libraries (apt providers listed so SwiftPM can say what to install).
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CCmarkGFM", path: "Sources/CCmarkGFM",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+
+        // TeX → MathML, dependency-free.
+        .target(name: "TeXMath"),
+
+        // Spec model, presets, content model, validators.
+        .target(
+            name: "LecternCore",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Providers, HTTP over libcurl, exchange cache.
+        .target(
+            name: "LecternLLM",
+            dependencies: [
+                "CCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Markdown + math → sanitized XHTML + MathML.
+        .target(name: "LecternRender", dependencies: ["TeXMath", "CLibXML2", "CCmarkGFM"]),
+        // Bundle writer/reader, manifest, verify.
+        .target(
+            name: "LecternBundle",
+            dependencies: ["LecternCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // Stages, work graph, engine.
+        .target(
+            name: "LecternPipeline",
+            dependencies: ["LecternCore", "LecternLLM", "LecternBundle"],
+            resources: [.copy("Prompts")]),
+        // The command-line interface as a library, so tests can drive it.
+        .target(
+            name: "LecternCLI",
+            dependencies: [
+                "LecternCore", "LecternLLM", "LecternPipeline", "LecternBundle",  // LecternRender: re-added when it lands
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
+
+        .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
+        .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle"]),
+        .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"]),
+        .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "lectern"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

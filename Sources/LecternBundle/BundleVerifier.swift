@@ -1,0 +1,65 @@
+import Foundation
+import LecternCore
+
+/// Checks a bundle directory against its manifest: every file present with its size and
+/// SHA-256, nothing extra.
+public enum BundleVerifier {
+    public struct Report: Sendable {
+        public var manifest: Manifest
+        public var checkedFiles: Int
+        /// One line per problem: missing, changed or unlisted files.
+        public var problems: [String]
+    }
+
+    public static func verify(_ directory: URL) throws -> Report {
+        let manifestURL = directory.appendingPathComponent(Manifest.fileName)
+        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw BundleError(.invalid, "\(directory.path) has no manifest.json: it is not a Lectern bundle (name a directory such as output/<id>/<version>)")
+        }
+        let manifest: Manifest
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+        } catch {
+            throw BundleError(.invalid, "\(manifestURL.path) is not a valid manifest: \(error.localizedDescription)")
+        }
+        guard manifest.formatVersion <= Manifest.currentFormat else {
+            throw BundleError(.invalid, "\(manifestURL.path) has format version \(manifest.formatVersion); this Lectern reads up to \(Manifest.currentFormat): upgrade Lectern")
+        }
+        var problems: [String] = []
+        var checked = 0
+        for (path, entry) in manifest.files.sorted(by: { $0.key < $1.key }) {
+            guard BundleWriter.isSafeRelativePath(path) else {
+                problems.append("\(path): unsafe path in the manifest")
+                continue
+            }
+            let url = directory.appendingPathComponent(path)
+            guard let contents = FileManager.default.contents(atPath: url.path) else {
+                problems.append("\(path): missing")
+                continue
+            }
+            checked += 1
+            if contents.count != entry.bytes {
+                problems.append("\(path): \(contents.count) bytes, the manifest says \(entry.bytes)")
+            } else if SHA256Digest.hex(contents) != entry.sha256 {
+                problems.append("\(path): content differs from the manifest (SHA-256 mismatch)")
+            }
+        }
+        for path in listFiles(directory) where path != Manifest.fileName && manifest.files[path] == nil {
+            problems.append("\(path): not listed in the manifest")
+        }
+        return Report(manifest: manifest, checkedFiles: checked, problems: problems)
+    }
+
+    /// Bundle-relative paths of every regular file under `directory`.
+    static func listFiles(_ directory: URL) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        let base = directory.standardizedFileURL.path
+        var paths: [String] = []
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let full = url.standardizedFileURL.path
+            if full.hasPrefix(base + "/") { paths.append(String(full.dropFirst(base.count + 1))) }
+        }
+        return paths.sorted()
+    }
+}

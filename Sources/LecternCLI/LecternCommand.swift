@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// The `lectern` command: a batch content-generation pipeline for e-learning products.
+public struct LecternCommand: AsyncParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "lectern",
+        abstract: "Generate validated e-learning content bundles from YAML job specs.",
+        discussion: """
+            Exit codes: 0 success; 1 some items failed validation (no bundle unless --allow-partial) \
+            or a bundle failed verification; 2 usage or spec error; 3 provider or network failure \
+            after retries, or no recorded answer in replay/offline mode; 4 budget exceeded; \
+            130 interrupted (finished work is kept and a re-run resumes).
+            """,
+        version: version,
+        subcommands: [RunCommand.self, PlanCommand.self, ValidateCommand.self, VerifyCommand.self, CacheCommand.self])
+
+    public init() {}
+
+    /// Parses the arguments and runs the command, mapping argument errors to exit code 2.
+    public static func entry(_ arguments: [String]? = nil) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { Console.out(message) }
+                return 0
+            }
+            if !message.isEmpty { Console.error(message) }
+            // swift-argument-parser uses EX_USAGE (64) for bad arguments; ours is 2.
+            return code == .validationFailure ? LecternExit.usage.rawValue : code.rawValue
+        }
+    }
+}

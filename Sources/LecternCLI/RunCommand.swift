@@ -1,0 +1,183 @@
+import ArgumentParser
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+import LecternPipeline
+
+/// `lectern run SPEC...`: generate bundles.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Generate the content of one or more job specs into versioned bundles.",
+        discussion: """
+            Every model answer is cached by content hash, so a re-run (after a crash, Ctrl-C or an \
+            edit) only pays for what changed. The bundle goes to OUTPUT/<id>/<version>/; an existing \
+            version is never modified.
+            """)
+
+    @Argument(help: ArgumentHelp("Job spec files (YAML).", valueName: "SPEC"))
+    var specs: [String]
+
+    @Option(help: ArgumentHelp("record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error; offline: like replay and never start a provider; off: neither read nor write the cache.", valueName: "MODE"))
+    var cache: String = "record"
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Directory the bundles are written under.", valueName: "DIR"))
+    var output: String = "output"
+
+    @Flag(name: .customLong("allow-partial"), help: "Write the bundle even when some items failed (the manifest lists them under incomplete_items).")
+    var allowPartial = false
+
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("auto: live progress on a terminal, JSON lines otherwise; text: a line per item; json: one JSON event per line on stderr.", valueName: "FORMAT"))
+    var logFormat: String = "auto"
+
+    @Option(name: .customLong("record-cassette"), help: ArgumentHelp("After the run, write every exchange it used to FILE as sorted JSONL (for committing fixtures).", valueName: "FILE"))
+    var recordCassette: String?
+
+    @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Override the spec's model.max_concurrency.", valueName: "N"))
+    var maxConcurrency: Int?
+
+    @OptionGroup var specOptions: SpecOptions
+    @OptionGroup var cacheOptions: CacheOptions
+
+    func validate() throws {
+        guard CacheMode(rawValue: cache) != nil else {
+            throw ValidationError("--cache must be one of record, replay, offline, off (got '\(cache)')")
+        }
+        guard LogFormat(rawValue: logFormat) != nil else {
+            throw ValidationError("--log-format must be one of auto, text, json (got '\(logFormat)')")
+        }
+        if let maxConcurrency, !(1...1024).contains(maxConcurrency) {
+            throw ValidationError("--max-concurrency must be between 1 and 1024")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let mode = CacheMode(rawValue: cache) ?? .record
+        let format = LogFormat(rawValue: logFormat) ?? .auto
+        let cacheStore = try cacheOptions.open(environment)
+        var worst: Int32 = 0
+        for path in specs {
+            let code = try await runOne(path, mode: mode, format: format, cacheStore: cacheStore, environment: environment)
+            if code == LecternExit.interrupted.rawValue { throw ExitCode(code) }
+            worst = max(worst, code)
+        }
+        if worst != 0 { throw ExitCode(worst) }
+    }
+
+    func runOne(_ path: String, mode: CacheMode, format: LogFormat, cacheStore: ExchangeCache, environment: [String: String]) async throws -> Int32 {
+        let (spec, presets, specURL) = try JobSetup.loadSpec(path, presetsDirectory: specOptions.presetsDirectory)
+        let terminal = format == .auto && Console.stderrIsTerminal
+        let progress = terminal ? TerminalProgressSink() : nil
+        let events: any EngineEventSink =
+            switch format {
+            case .text: TextEventSink()
+            case .json: JSONLinesEventSink()
+            case .auto: progress ?? JSONLinesEventSink()
+            }
+        var provider: (any LLMProvider)?
+        if mode != .offline {
+            // Validate the provider's configuration now (a missing key is a clear error at the
+            // start), but create it on the first cache miss.
+            let specCopy = spec
+            provider = LazyProvider(kind: spec.model.provider, maxConcurrency: spec.model.maxConcurrency) {
+                try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
+            }
+        }
+        let exchanger = Exchanger(providerKind: spec.model.provider, provider: provider, cache: cacheStore, mode: mode)
+        let runner = JobRunner(
+            spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
+            cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")
+        let task = Task { try await runner.run(options: JobRunner.Options(outputRoot: URL(fileURLWithPath: output, isDirectory: true), allowPartial: allowPartial, maxConcurrency: maxConcurrency)) }
+        let interrupt = InterruptHandler { task.cancel() }
+        defer { interrupt.cancel() }
+        let result: JobRunner.Result
+        do {
+            result = try await task.value
+        } catch let error as BundleError {
+            progress?.finish()
+            Console.error("error: \(error)")
+            return error.kind == .versionExists ? LecternExit.usage.rawValue : LecternExit.itemsFailed.rawValue
+        } catch {
+            progress?.finish()
+            Console.error("error: \(error)")
+            return LecternExit.itemsFailed.rawValue
+        }
+        progress?.finish()
+        if let recordCassette {
+            do {
+                try ExchangeCache.writeCassette(exchanger.usedRecords(), to: URL(fileURLWithPath: recordCassette))
+            } catch {
+                Console.error("error: cannot write the cassette: \(error)")
+            }
+        }
+        return report(result, spec: spec, path: path)
+    }
+
+    func report(_ result: JobRunner.Result, spec: JobSpec, path: String) -> Int32 {
+        let t = result.totals
+        let summary = String(
+            format: "%@: %d items, %d model calls (%d from cache), %d tokens, $%.4f paid this run",
+            path as NSString, result.itemCount, t.calls, t.cachedCalls, t.usage.totalTokens, t.paidCostUSD)
+        Console.error(summary)
+        if !result.failures.isEmpty {
+            let real = result.failures.filter { $0.reason != .dependency }
+            let skipped = result.failures.count - real.count
+            Console.error("\(real.count) item\(real.count == 1 ? "" : "s") failed\(skipped > 0 ? " (\(skipped) more not started because of them)" : ""):")
+            for failure in real.prefix(20) { Console.error("  " + failure.description.replacingOccurrences(of: "\n", with: "\n  ")) }
+        }
+        switch result.bundle {
+        case .written(let url)?: Console.out("wrote \(url.path)")
+        case .unchanged(let url)?: Console.out("unchanged \(url.path) (identical content is already there)")
+        case nil: break
+        }
+        switch result.status {
+        case .complete: return 0
+        case .itemsFailed:
+            if result.bundle == nil { Console.error("no bundle written; fix the spec or prompts and re-run (finished items are cached), or pass --allow-partial") }
+            return LecternExit.itemsFailed.rawValue
+        case .providerFailed:
+            Console.error("the model provider failed; finished items are cached — fix the cause and re-run to resume")
+            return LecternExit.provider.rawValue
+        case .budgetExceeded:
+            Console.error("the budget (budget.max_cost_usd) was reached; finished items are cached — raise the budget and re-run to resume")
+            return LecternExit.budget.rawValue
+        case .cancelled:
+            Console.error("interrupted; finished items are cached — re-run the same command to resume")
+            return LecternExit.interrupted.rawValue
+        }
+    }
+}
+
+/// Cancels the run on SIGINT/SIGTERM so in-flight requests are aborted and finished work kept.
+final class InterruptHandler: @unchecked Sendable {
+    // @unchecked: the dispatch sources are only created here and cancelled in cancel().
+    private var sources: [DispatchSourceSignal] = []
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { action() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// The renderer used for `.xhtml` renditions (none until LecternRender is wired in).
+enum RendererSetup {
+    static func make() -> (any DocumentRenderer)? { nil }
+}
+
+/// Prices from the provider price table.
+enum PricingSetup {
+    static let cost: CostFunction = { _, _, _ in 0 }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import LecternCore
+import LecternLLM
+import LecternPipeline
+
+/// Options shared by commands that read a spec.
+struct SpecOptions: ParsableArguments {
+    @Option(name: .customLong("presets"), help: ArgumentHelp("Directory holding curriculum/ and tone/ presets (default: the nearest pipelines/presets above the spec).", valueName: "DIR"))
+    var presetsDirectory: String?
+}
+
+/// Options shared by commands that use the exchange cache.
+struct CacheOptions: ParsableArguments {
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Exchange cache directory (default: $LECTERN_CACHE_DIR, else $XDG_CACHE_HOME/lectern, else ~/.cache/lectern).", valueName: "DIR"))
+    var cacheDirectory: String?
+
+    @Option(name: .customLong("cassette"), help: ArgumentHelp("A recorded cassette (sorted JSONL) to answer from before the cache; repeatable.", valueName: "FILE"))
+    var cassettes: [String] = []
+
+    func root(_ environment: [String: String]) -> URL {
+        cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ExchangeCache.defaultRoot(environment: environment)
+    }
+
+    func open(_ environment: [String: String]) throws -> ExchangeCache {
+        do {
+            return try ExchangeCache(root: root(environment), cassettes: cassettes.map { URL(fileURLWithPath: $0) })
+        } catch {
+            Console.error("error: \(error)")
+            throw LecternExit.usage
+        }
+    }
+}
+
+/// Loading a spec with its presets, and making its provider.
+enum JobSetup {
+    static func loadSpec(_ path: String, presetsDirectory: String?) throws -> (JobSpec, PresetLibrary, URL) {
+        let url = URL(fileURLWithPath: path)
+        do {
+            let directories = PresetLibrary.locate(forSpecAt: url, override: presetsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+            let presets = try PresetLibrary(directories: directories)
+            let spec = try SpecLoader(presets: presets).load(url, displayName: path)
+            return (spec, presets, url)
+        } catch let error as SpecError {
+            Console.error(error.description)
+            throw LecternExit.usage
+        }
+    }
+
+    /// The provider for a spec. Created lazily by the exchanger's first cache miss, so a fully
+    /// cached run never starts a local model or opens a connection.
+    static func makeProvider(spec: JobSpec, specURL: URL, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
+        let model = spec.model
+        switch model.provider {
+        case "scripted":
+            guard let script = model.script else { throw LLMError(.invalidRequest, "the scripted provider needs model.script") }
+            let url = script.hasPrefix("/") ? URL(fileURLWithPath: script) : specURL.deletingLastPathComponent().appendingPathComponent(script)
+            return try ScriptedProvider(scriptAt: url, maxConcurrency: model.maxConcurrency)
+        default:
+            return try ProviderSetup.make(spec: spec, environment: environment, events: events)
+        }
+    }
+}
+
+/// Defers creating the real provider until it is first needed.
+final class LazyProvider: LLMProvider, @unchecked Sendable {
+    // @unchecked: `provider` is only touched under `lock`.
+    let kind: String
+    let maxConcurrency: Int
+    private let make: @Sendable () throws -> any LLMProvider
+    private let lock = NSLock()
+    private var provider: (any LLMProvider)?
+
+    init(kind: String, maxConcurrency: Int, make: @escaping @Sendable () throws -> any LLMProvider) {
+        self.kind = kind
+        self.maxConcurrency = maxConcurrency
+        self.make = make
+    }
+
+    func resolve() throws -> any LLMProvider {
+        lock.lock()
+        defer { lock.unlock() }
+        if let provider { return provider }
+        let made = try make()
+        provider = made
+        return made
+    }
+
+    func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
+        try await resolve().complete(request, context: context)
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Yams
+
+/// Reads job spec files into checked `JobSpec` values.
+public struct SpecLoader: Sendable {
+    public let presets: PresetLibrary
+
+    public init(presets: PresetLibrary) {
+        self.presets = presets
+    }
+
+    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "model", "budget", "repair"]
+    static let courseKeys = ["curriculum", "outline", "tone", "addons"]
+
+    /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.
+    public func load(_ url: URL, displayName: String? = nil) throws -> JobSpec {
+        let source = try YAMLSource.read(url, displayName: displayName)
+        return try load(source)
+    }
+
+    /// Loads and checks a spec from its text.
+    public func load(_ source: YAMLSource) throws -> JobSpec {
+        let root = try source.compose()
+        let reader = SpecReader(file: source.file)
+        let spec = read(root, reader: reader)
+        try reader.throwIfErrors()
+        guard let spec else {
+            throw SpecError(SpecDiagnostic(file: source.file, message: "the spec could not be read"))
+        }
+        return spec
+    }
+
+    func read(_ root: Node, reader: SpecReader) -> JobSpec? {
+        // Read the kind first: it decides which other keys are allowed.
+        guard case .mapping = root else {
+            _ = reader.mapping(root, path: "", known: [])
+            return nil
+        }
+        var kind: JobKind?
+        if let kindNode = root.mapping?["kind"] {
+            let kindText = kindNode.string ?? ""
+            if let known = JobKind(rawValue: kindText) {
+                if JobKind.supported.contains(known) {
+                    kind = known
+                } else {
+                    reader.report(
+                        "kind '\(kindText)' is not supported by this version of Lectern yet", at: kindNode,
+                        hint: "supported kinds: " + JobKind.supported.map(\.rawValue).joined(separator: ", "))
+                    return nil
+                }
+            } else {
+                reader.report("unknown kind '\(kindText)'", at: kindNode, hint: Suggestion.hint(for: kindText, among: JobKind.allCases.map(\.rawValue)))
+                return nil
+            }
+        } else {
+            reader.report("missing required key 'kind'", at: root, hint: "add 'kind: course' at the top")
+            return nil
+        }
+        guard let kind, let top = reader.mapping(root, path: "", known: Self.commonKeys + Self.courseKeys) else { return nil }
+        top.finish()
+
+        let id = top.string("id", required: true, maxLength: 200, hint: "a slug such as 'python-basics'")
+        if let id, !Slug.isValidID(id) {
+            reader.report(
+                "'id' is '\(id)', which is not a slug", at: top.node("id"),
+                hint: "use 1–64 lowercase letters, digits and single hyphens, e.g. '\(Slug.make(id, maxLength: 64))'; the id names the output directory")
+        }
+        let version = top.string("version", maxLength: 100) ?? "1.0.0"
+        if !Slug.isValidVersion(version) {
+            reader.report("'version' is '\(version)', which is not a semantic version", at: top.node("version"), hint: "write MAJOR.MINOR.PATCH in quotes, e.g. '1.0.0'")
+        }
+        let language = top.string("language", maxLength: 35) ?? "en"
+        if !Self.isLanguageTag(language) {
+            reader.report("'language' is '\(language)', which is not a language tag", at: top.node("language"), hint: "use a BCP 47 tag such as 'en', 'ar' or 'pt-BR'")
+        }
+        let description = top.string("description", required: true, maxLength: 20_000, hint: "describe the course in a few sentences")
+        let audience = top.string("audience", maxLength: 1_000) ?? "curious adults who are new to the subject"
+        let variant = top.string("variant", maxLength: 200)
+        let model = readModel(top, reader: reader)
+        let budget = readBudget(top)
+        let repair = readRepair(top)
+
+        var course: CourseSpec?
+        if kind == .course {
+            course = readCourse(top, reader: reader)
+        }
+        guard let id, let description, let model, let course else { return nil }
+        return JobSpec(
+            kind: kind, id: id, version: version, language: language, description: description, audience: audience,
+            variant: variant, model: model, budget: budget, repair: repair, course: course)
+    }
+
+    static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLowercase }) else { return false }
+        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    func readModel(_ top: MappingReader, reader: SpecReader) -> ModelSpec? {
+        let keys = ["provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute", "max_retries", "seed", "script"]
+        let m = top.mapping("model", known: keys)
+        m?.finish()
+        let provider = m?.string("provider", maxLength: 40) ?? "local"
+        if !ModelSpec.providers.contains(provider) {
+            reader.report("unknown model provider '\(provider)'", at: m?.node("provider"), hint: Suggestion.hint(for: provider, among: ModelSpec.providers))
+            return nil
+        }
+        let defaultName: String
+        switch provider {
+        case "openai": defaultName = "gpt-4o-mini"
+        case "anthropic": defaultName = "claude-3-5-haiku-latest"
+        case "scripted": defaultName = "scripted"
+        default: defaultName = ModelSpec.defaultLocalModel
+        }
+        let baseURL = m?.string("base_url", maxLength: 2_000)
+        if let baseURL {
+            let lowered = baseURL.lowercased()
+            if !(lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) || URL(string: baseURL)?.host == nil {
+                reader.report("'model.base_url' is '\(baseURL)', which is not an http(s) URL", at: m?.node("base_url"), hint: "e.g. 'http://127.0.0.1:8080/v1'")
+            }
+        }
+        let keyEnv = m?.string("api_key_env", maxLength: 100)
+        if let keyEnv, !(keyEnv.first.map { $0 == "_" || ($0.isASCII && $0.isUppercase) } ?? false)
+            || !keyEnv.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isUppercase || $0.isNumber)) })
+        {
+            reader.report(
+                "'model.api_key_env' must name an environment variable such as OPENAI_API_KEY, not '\(keyEnv.prefix(8))…'",
+                at: m?.node("api_key_env"), hint: "never write the key itself in a spec; put it in the environment and name the variable here")
+        }
+        let script = m?.string("script", maxLength: 1_000)
+        if provider == "scripted" && script == nil {
+            reader.report("the scripted provider needs 'model.script', the file of canned answers", at: m?.node ?? top.node, hint: "see docs/spec.md#scripted-provider")
+        }
+        return ModelSpec(
+            provider: provider,
+            name: m?.string("name", maxLength: 200) ?? defaultName,
+            temperature: m?.double("temperature", range: 0...2) ?? 0.3,
+            maxConcurrency: m?.int("max_concurrency", range: 1...256) ?? (provider == "local" ? 2 : 8),
+            maxTokens: m?.int("max_tokens", range: 16...65_536) ?? 2_048,
+            baseURL: baseURL,
+            apiKeyEnv: keyEnv,
+            requestsPerMinute: m?.int("requests_per_minute", range: 1...1_000_000),
+            tokensPerMinute: m?.int("tokens_per_minute", range: 1...1_000_000_000),
+            maxRetries: m?.int("max_retries", range: 0...10) ?? 3,
+            seed: m?.int("seed", range: 0...Int(Int32.max)),
+            script: script)
+    }
+
+    func readBudget(_ top: MappingReader) -> BudgetSpec {
+        let b = top.mapping("budget", known: ["max_cost_usd"])
+        b?.finish()
+        return BudgetSpec(maxCostUSD: b?.double("max_cost_usd", range: 0...100_000))
+    }
+
+    func readRepair(_ top: MappingReader) -> RepairSpec {
+        let r = top.mapping("repair", known: ["max_attempts"])
+        r?.finish()
+        return RepairSpec(maxAttempts: r?.int("max_attempts", range: 1...10) ?? 3)
+    }
+
+    func readRange(_ parent: MappingReader?, _ key: String, default value: SizeRange, limit: Int, reader: SpecReader) -> SizeRange {
+        guard let parent, let node = parent.node(key) else { return value }
+        // `subjects: 3` means exactly 3.
+        if case .scalar = node, node.null == nil {
+            if let n = parent.int(key, range: 1...limit) { return SizeRange(min: n, max: n) }
+            return value
+        }
+        guard let r = parent.mapping(key, known: ["min", "max"]) else { return value }
+        r.finish()
+        let min = r.int("min", range: 1...limit) ?? value.min
+        let max = r.int("max", range: 1...limit) ?? Swift.max(value.max, min)
+        if min > max {
+            reader.report("'\(r.path)' has min \(min) greater than max \(max)", at: r.node, hint: "make min ≤ max")
+        }
+        return SizeRange(min: min, max: Swift.max(min, max))
+    }
+
+    func readCourse(_ top: MappingReader, reader: SpecReader) -> CourseSpec? {
+        let c = top.mapping("curriculum", known: ["preset", "presets", "subjects", "topics_per_subject", "edits"])
+        c?.finish()
+        var curriculumPresets: [String] = []
+        if let c {
+            if c.has("preset") && c.has("presets") {
+                reader.report("'curriculum' has both 'preset' and 'presets'", at: c.node("presets"), hint: "use 'presets: [a, b]' alone")
+            }
+            curriculumPresets = c.stringList("presets", maxCount: 8, maxLength: 64) ?? c.stringList("preset", maxCount: 8, maxLength: 64) ?? []
+            let presetNode = c.node("presets") ?? c.node("preset")
+            for name in curriculumPresets where presets.curriculum[name] == nil {
+                reader.report("unknown curriculum preset '\(name)'", at: presetNode, hint: presets.availabilityHint(for: name, kind: .curriculum))
+            }
+        }
+        let subjects = readRange(c, "subjects", default: SizeRange(min: 2, max: 5), limit: 100, reader: reader)
+        let topics = readRange(c, "topics_per_subject", default: SizeRange(min: 2, max: 6), limit: 100, reader: reader)
+        let edits = c?.stringList("edits", maxCount: 20, maxLength: 2_000) ?? []
+
+        var outline: Outline?
+        if let node = top.node("outline"), node.null == nil {
+            outline = readOutline(node, reader: reader)
+        }
+
+        let t = top.mapping("tone", known: ["preset", "presets", "text"])
+        t?.finish()
+        var tonePresets: [String] = []
+        if let t {
+            if t.has("preset") && t.has("presets") {
+                reader.report("'tone' has both 'preset' and 'presets'", at: t.node("presets"), hint: "use 'presets: [a, b]' alone")
+            }
+            tonePresets = t.stringList("presets", maxCount: 8, maxLength: 64) ?? t.stringList("preset", maxCount: 8, maxLength: 64) ?? []
+            let presetNode = t.node("presets") ?? t.node("preset")
+            for name in tonePresets where presets.tone[name] == nil {
+                reader.report("unknown tone preset '\(name)'", at: presetNode, hint: presets.availabilityHint(for: name, kind: .tone))
+            }
+        }
+        let toneText = t?.string("text", maxLength: 2_000)
+
+        let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards"])
+        a?.finish()
+        let defaults = Addons.defaults
+        let addons = Addons(
+            engagementQuestions: a?.bool("engagement_questions") ?? defaults.engagementQuestions,
+            endingProjects: a?.bool("ending_projects") ?? defaults.endingProjects,
+            narration: a?.bool("narration") ?? defaults.narration,
+            reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
+            flashcards: a?.bool("flashcards") ?? defaults.flashcards)
+        if addons.narration {
+            reader.report("the narration add-on is not available in this version", at: a?.node("narration"), hint: "set 'narration: false'")
+        }
+        if addons.flashcards {
+            reader.report("the flashcards add-on is not available in this version", at: a?.node("flashcards"), hint: "set 'flashcards: false'")
+        }
+        return CourseSpec(
+            curriculum: CurriculumSpec(presets: curriculumPresets, subjects: subjects, topicsPerSubject: topics, edits: edits),
+            outline: outline,
+            tone: ToneSpec(presets: tonePresets, text: toneText),
+            addons: addons)
+    }
+
+    func readOutline(_ node: Node, reader: SpecReader) -> Outline? {
+        guard let o = reader.mapping(node, path: "outline", known: ["title", "subjects"]) else { return nil }
+        o.finish()
+        let title = o.string("title", required: true, maxLength: 300)
+        guard let subjectNodes = o.sequence("subjects", maxCount: 100) else {
+            if !o.has("subjects") { reader.report("missing required key 'outline.subjects'", at: node, hint: "list at least one subject with its topics") }
+            return nil
+        }
+        if subjectNodes.isEmpty {
+            reader.report("'outline.subjects' is empty", at: o.node("subjects"), hint: "a curriculum has at least one subject")
+        }
+        var subjects: [OutlineSubject] = []
+        for (i, subjectNode) in subjectNodes.enumerated() {
+            let path = "outline.subjects[\(i)]"
+            guard let s = reader.mapping(subjectNode, path: path, known: ["title", "topics"]) else { continue }
+            s.finish()
+            let subjectTitle = s.string("title", required: true, maxLength: 300)
+            var topics: [OutlineTopic] = []
+            if let topicNodes = s.sequence("topics", maxCount: 100) {
+                if topicNodes.isEmpty { reader.report("'\(path).topics' is empty", at: s.node("topics"), hint: "every subject has at least one topic") }
+                for (j, topicNode) in topicNodes.enumerated() {
+                    // A topic is a title, or a mapping with title and objective.
+                    if case .scalar = topicNode {
+                        if let text = s.string(topicNode, name: "\(path).topics[\(j)]", required: true, maxLength: 300, hint: nil) {
+                            topics.append(OutlineTopic(title: text))
+                        }
+                        continue
+                    }
+                    guard let t = reader.mapping(topicNode, path: "\(path).topics[\(j)]", known: ["title", "objective"]) else { continue }
+                    t.finish()
+                    if let topicTitle = t.string("title", required: true, maxLength: 300) {
+                        topics.append(OutlineTopic(title: topicTitle, objective: t.string("objective", maxLength: 500)))
+                    }
+                }
+            } else if !s.has("topics") {
+                reader.report("missing required key '\(path).topics'", at: subjectNode, hint: "list the subject's topics")
+            }
+            if let subjectTitle { subjects.append(OutlineSubject(title: subjectTitle, topics: topics)) }
+        }
+        guard let title else { return nil }
+        return Outline(title: title, subjects: subjects)
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Yams
+
+/// A YAML file read with the guards untrusted input needs: a size limit, text only, one document,
+/// no duplicate keys, and aliases that cannot expand without bound.
+public struct YAMLSource: Sendable {
+    /// Spec and preset files are small; anything past this is a mistake or an attack.
+    public static let maxBytes = 1 << 20
+    /// Aliases a file may use. Real specs use a handful; a "billion laughs" bomb needs many.
+    public static let maxAliases = 64
+
+    /// The file name as the user gave it, for messages.
+    public let file: String
+    public let text: String
+
+    public init(file: String, text: String) {
+        self.file = file
+        self.text = text
+    }
+
+    /// Reads `url`, refusing empty, oversized, binary and non-UTF-8 files.
+    public static func read(_ url: URL, displayName: String? = nil) throws -> YAMLSource {
+        let name = displayName ?? url.path
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        } catch {
+            throw SpecError(SpecDiagnostic(file: name, message: "cannot read the file: it does not exist or is not readable", hint: "check the path"))
+        }
+        if let type = attributes[.type] as? FileAttributeType, type == .typeDirectory {
+            throw SpecError(SpecDiagnostic(file: name, message: "is a directory, not a YAML file", hint: "name a .yaml file"))
+        }
+        if let size = attributes[.size] as? Int, size > maxBytes {
+            throw SpecError(SpecDiagnostic(
+                file: name, message: "the file is \(size) bytes; specs are limited to \(maxBytes) bytes",
+                hint: "a job spec is a short YAML file; move large material into corpus/ files the spec names"))
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw SpecError(SpecDiagnostic(file: name, message: "cannot read the file", hint: "check its permissions"))
+        }
+        return try YAMLSource(file: name, data: data)
+    }
+
+    /// Checks raw bytes: not empty, not binary, UTF-8.
+    public init(file: String, data: Data) throws {
+        if data.count > Self.maxBytes {
+            throw SpecError(SpecDiagnostic(file: file, message: "the file is \(data.count) bytes; specs are limited to \(Self.maxBytes) bytes", hint: "keep specs short"))
+        }
+        if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            throw SpecError(SpecDiagnostic(file: file, line: 1, column: 1, message: "the file is empty", hint: "a spec needs at least 'kind', 'id', 'version' and 'description'; see docs/spec.md"))
+        }
+        if let nul = data.firstIndex(of: 0) {
+            let position = Self.position(ofByte: nul - data.startIndex, in: data)
+            throw SpecError(SpecDiagnostic(file: file, line: position.line, column: position.column, message: "the file contains a NUL byte: it is binary, not YAML", hint: "name the YAML spec, not a binary file"))
+        }
+        guard let text = String(validatingUTF8Data: data) else {
+            throw SpecError(SpecDiagnostic(file: file, message: "the file is not valid UTF-8", hint: "save it as UTF-8"))
+        }
+        self.init(file: file, text: text)
+    }
+
+    /// Parses the single YAML document into a node tree.
+    public func compose() throws -> Node {
+        try guardAliases()
+        let node: Node?
+        do {
+            node = try Parser(yaml: text).singleRoot()
+        } catch let error as YamlError {
+            throw SpecError(diagnostic(for: error))
+        } catch {
+            throw SpecError(SpecDiagnostic(file: file, message: "cannot parse YAML: \(error)"))
+        }
+        guard let node else {
+            throw SpecError(SpecDiagnostic(file: file, line: 1, column: 1, message: "the file holds no YAML document", hint: "see docs/spec.md for a minimal spec"))
+        }
+        return node
+    }
+
+    /// A lexical pass before parsing: counts alias tokens and refuses aliases used as mapping
+    /// keys and explicit `?` keys. Yams hashes keys while composing, so an aliased key could cost
+    /// exponential time before any of our checks ran; aliased values are shared, so they cost
+    /// nothing until walked (and `SpecReader` walks with a budget). Block scalars (`|`, `>`) are
+    /// skipped, so Markdown emphasis in a description is not mistaken for aliases. Quote state
+    /// resets at each line end: a multi-line quoted value can only make this check stricter.
+    private func guardAliases() throws {
+        var aliases = 0
+        var blockIndent: Int?
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = Array(rawLine)
+            let indent = line.prefix(while: { $0 == " " }).count
+            let isBlank = line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            if let block = blockIndent {
+                if isBlank || indent > block { continue }
+                blockIndent = nil
+            }
+            var quote: Character?
+            var previous: Character = " "
+            var index = 0
+            var codeEnd = line.count  // where a comment starts
+            while index < line.count {
+                let c = line[index]
+                if let q = quote {
+                    if c == q {
+                        if q == "'" && index + 1 < line.count && line[index + 1] == "'" {
+                            index += 2
+                            continue
+                        }
+                        quote = nil
+                    } else if q == "\"" && c == "\\" {
+                        index += 1
+                    }
+                    previous = c
+                    index += 1
+                    continue
+                }
+                let atTokenStart = previous == " " || previous == "\t" || previous == "[" || previous == "{" || previous == ","
+                if c == "#" && (previous == " " || previous == "\t" || index == 0) {
+                    codeEnd = index
+                    break
+                } else if (c == "'" || c == "\"") && (atTokenStart || previous == ":" || previous == "-") {
+                    quote = c
+                } else if c == "*" && atTokenStart {
+                    aliases += 1
+                    var end = index + 1
+                    while end < line.count, !" \t\r,[]{}".contains(line[end]) { end += 1 }
+                    var after = end
+                    while after < line.count, line[after] == " " || line[after] == "\t" { after += 1 }
+                    if after < line.count, line[after] == ":" {
+                        throw SpecError(SpecDiagnostic(
+                            file: file, line: lineNumber, column: index + 1,
+                            message: "an alias is used as a mapping key",
+                            hint: "keys must be plain names; aliases may only stand for values"))
+                    }
+                    if aliases > Self.maxAliases {
+                        throw SpecError(SpecDiagnostic(
+                            file: file, line: lineNumber, column: index + 1,
+                            message: "the file uses more than \(Self.maxAliases) YAML aliases; refused, because aliases can expand exponentially (a 'billion laughs' bomb)",
+                            hint: "write the values out, or use fewer anchors"))
+                    }
+                } else if c == "?" && atTokenStart && (index + 1 == line.count || line[index + 1] == " ") {
+                    // Explicit complex keys: never needed in a spec, and a way to smuggle an
+                    // aliased key past the check above.
+                    throw SpecError(SpecDiagnostic(
+                        file: file, line: lineNumber, column: index + 1,
+                        message: "explicit '?' mapping keys are not supported in specs",
+                        hint: "write 'key: value'"))
+                }
+                previous = c
+                index += 1
+            }
+            // Does this line open a block scalar (`key: |`, `- >-`, `key: |2`)?
+            let code = String(line[..<codeEnd]).trimmingCharacters(in: .whitespaces)
+            if let last = code.split(separator: " ").last, let first = last.first, first == "|" || first == ">",
+                last.dropFirst().allSatisfy({ $0 == "-" || $0 == "+" || $0.isNumber }),
+                code == String(last) || code.hasSuffix(": " + last) || code.hasSuffix("- " + last)
+            {
+                blockIndent = indent
+            }
+        }
+    }
+
+    private func diagnostic(for error: YamlError) -> SpecDiagnostic {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
+            var message = "YAML syntax error: \(problem)"
+            if let context { message += " (\(context.text) at \(context.mark.line):\(context.mark.column))" }
+            return SpecDiagnostic(file: file, line: mark.line, column: mark.column, message: message, hint: "check indentation, colons and quotes near this place")
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            return SpecDiagnostic(file: file, line: context.mark.line, column: context.mark.column, message: "duplicate key \(keys) in one mapping", hint: "each key may appear once; remove or merge the repeated one")
+        case let .reader(problem, offset, _, _):
+            var line: Int?
+            var column: Int?
+            if let offset {
+                let position = Self.position(ofByte: offset, in: Data(text.utf8))
+                line = position.line
+                column = position.column
+            }
+            return SpecDiagnostic(file: file, line: line, column: column, message: "cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
+        default:
+            return SpecDiagnostic(file: file, message: "cannot parse YAML: \(error)")
+        }
+    }
+
+    static func position(ofByte offset: Int, in data: Data) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+}
+
+extension String {
+    /// Strict UTF-8 decoding: nil on any invalid sequence (String(decoding:) would repair it).
+    init?(validatingUTF8Data data: Data) {
+        guard let s = String(data: data, encoding: .utf8) else { return nil }
+        self = s
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+
+/// One problem with generated content. Errors make the item invalid (it is repaired by re-asking
+/// or reported); warnings are flags kept in the logs and the manifest.
+public struct ValidationIssue: Codable, Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Codable, Sendable { case error, warning }
+
+    public var severity: Severity
+    public var message: String
+
+    public static func error(_ message: String) -> ValidationIssue { ValidationIssue(severity: .error, message: message) }
+    public static func warning(_ message: String) -> ValidationIssue { ValidationIssue(severity: .warning, message: message) }
+
+    public var description: String { "\(severity.rawValue): \(message)" }
+}
+
+extension Array where Element == ValidationIssue {
+    public var errors: [ValidationIssue] { filter { $0.severity == .error } }
+    public var warnings: [ValidationIssue] { filter { $0.severity == .warning } }
+}
+
+/// Text normalisation for comparisons: case-folded, white space collapsed, trailing punctuation
+/// dropped.
+public enum TextKey {
+    public static func normalize(_ text: String) -> String {
+        let folded = text.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        return folded.trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`"))
+    }
+
+    /// Words of four letters or more that are not common filler: what a text must mention to be
+    /// about a title.
+    public static func significantWords(_ text: String) -> [String] {
+        let stop: Set<String> = ["with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction", "basics", "overview", "part"]
+        return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+            .filter { $0.count >= 4 && !stop.contains($0) }
+    }
+}
+
+/// Semantic checks on questions (engagement, bonus, reinforcement renditions).
+public enum QuestionRules {
+    public static let optionCount = 4
+
+    /// Checks a multiple-choice question's options against its prompt.
+    public static func checkMultipleChoice(prompt: String, options: [Choice]) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if options.count != optionCount {
+            issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)"))
+        }
+        let correct = options.filter(\.correct)
+        if correct.count != 1 {
+            issues.append(.error("exactly one option must be correct; \(correct.count) are marked correct"))
+        }
+        var seen: [String: Int] = [:]
+        for (index, option) in options.enumerated() {
+            let key = TextKey.normalize(option.text)
+            if key.isEmpty {
+                issues.append(.error("option \(index + 1) is empty"))
+                continue
+            }
+            if let first = seen[key] {
+                issues.append(.error("options \(first + 1) and \(index + 1) are the same ('\(option.text)'); every option must differ"))
+            } else {
+                seen[key] = index
+            }
+            if option.text.count > 300 { issues.append(.error("option \(index + 1) is longer than 300 characters")) }
+            if option.feedback.trimmingCharacters(in: .whitespacesAndNewlines).count < 3 {
+                issues.append(.error("option \(index + 1) has no feedback; every option needs feedback explaining why it is right or wrong"))
+            }
+        }
+        if correct.count == 1, let answer = correct.first {
+            let key = TextKey.normalize(answer.text)
+            // An answer of a word or two can legitimately appear in a question; a longer one
+            // quoted in the prompt gives the answer away.
+            if key.count >= 12 && TextKey.normalize(prompt).contains(key) {
+                issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'"))
+            }
+            let others = options.filter { !$0.correct }.map(\.text.count)
+            if !others.isEmpty {
+                let mean = Double(others.reduce(0, +)) / Double(others.count)
+                if Double(answer.text.count) > mean * 1.8 && answer.text.count - Int(mean) >= 25 {
+                    issues.append(.warning("the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away"))
+                }
+            }
+        }
+        return issues
+    }
+
+    /// Checks a whole engagement or bonus question.
+    public static func check(_ question: Question, expectedTopicID: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if question.topicID != expectedTopicID {
+            issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)"))
+        }
+        issues += checkLength("prompt", question.prompt, 10...1_500)
+        issues += checkLength("explanation", question.explanation, 20...3_000)
+        switch question.format {
+        case .multipleChoice:
+            issues += checkMultipleChoice(prompt: question.prompt, options: question.options ?? [])
+        case .freeText:
+            if (question.referenceAnswer ?? "").trimmingCharacters(in: .whitespacesAndNewlines).count < 10 {
+                issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
+            }
+        }
+        return issues
+    }
+
+    public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
+        let count = text.trimmingCharacters(in: .whitespacesAndNewlines).count
+        if count < range.lowerBound { return [.error("'\(field)' is too short (\(count) characters; at least \(range.lowerBound))")] }
+        if count > range.upperBound { return [.error("'\(field)' is too long (\(count) characters; at most \(range.upperBound))")] }
+        return []
+    }
+}
+
+/// Checks on lecture Markdown.
+public enum LectureRules {
+    public static let wordRange = 120...6_000
+
+    /// Removes a fence that wraps the whole answer (small models write ```markdown … ```).
+    public static func unwrapFence(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") else { return text }
+        var lines = trimmed.components(separatedBy: "\n")
+        guard lines.count >= 2 else { return text }
+        let opener = lines[0].trimmingCharacters(in: .whitespaces)
+        let info = opener.dropFirst(3).trimmingCharacters(in: .whitespaces).lowercased()
+        guard ["", "markdown", "md", "mdx"].contains(info) else { return text }
+        let fence = String(opener.prefix(3))
+        guard lines.last?.trimmingCharacters(in: .whitespaces) == fence else { return text }
+        lines.removeFirst()
+        lines.removeLast()
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    struct Heading {
+        var level: Int
+        var text: String
+        var line: Int
+    }
+
+    /// Headings outside code fences, and whether the fences are balanced.
+    static func scan(_ markdown: String) -> (headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?) {
+        var headings: [Heading] = []
+        var contentAfter: [Int: Int] = [:]
+        var openFence: (marker: Character, count: Int, line: Int)?
+        for (index, rawLine) in markdown.components(separatedBy: "\n").enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if let fence = openFence {
+                let run = line.prefix(while: { $0 == fence.marker }).count
+                if run >= fence.count && line.dropFirst(run).trimmingCharacters(in: .whitespaces).isEmpty {
+                    openFence = nil
+                }
+                if let last = headings.last { contentAfter[last.line, default: 0] += 1 }
+                continue
+            }
+            if let marker = line.first, marker == "`" || marker == "~" {
+                let run = line.prefix(while: { $0 == marker }).count
+                if run >= 3 {
+                    openFence = (marker, run, index + 1)
+                    if let last = headings.last { contentAfter[last.line, default: 0] += 1 }
+                    continue
+                }
+            }
+            if line.hasPrefix("#") {
+                let level = line.prefix(while: { $0 == "#" }).count
+                let rest = line.dropFirst(level)
+                if level <= 6 && (rest.isEmpty || rest.first == " ") {
+                    headings.append(Heading(level: level, text: rest.trimmingCharacters(in: .whitespaces), line: index + 1))
+                    continue
+                }
+            }
+            if !line.isEmpty, let last = headings.last { contentAfter[last.line, default: 0] += 1 }
+        }
+        return (headings, contentAfter, openFence == nil, openFence?.line)
+    }
+
+    /// Checks a lecture for a topic titled `topicTitle`.
+    public static func check(_ markdown: String, topicTitle: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let scan = scan(markdown)
+        let h1 = scan.headings.filter { $0.level == 1 }
+        if h1.isEmpty {
+            issues.append(.error("the lecture has no title heading; start it with '# ' and the topic's title"))
+        } else if h1.count > 1 {
+            issues.append(.error("the lecture has \(h1.count) level-1 headings (lines \(h1.map { String($0.line) }.joined(separator: ", "))); use exactly one '# ' title and '## ' for sections"))
+        }
+        if scan.headings.filter({ $0.level >= 2 }).isEmpty {
+            issues.append(.error("the lecture has no sections; divide it with '## ' headings"))
+        }
+        for (i, heading) in scan.headings.enumerated() {
+            let next = i + 1 < scan.headings.count ? scan.headings[i + 1] : nil
+            let hasContent = (scan.contentLinesAfter[heading.line] ?? 0) > 0
+            // A heading directly followed by a deeper heading is a parent, not an empty section.
+            if !hasContent && (next == nil || next!.level <= heading.level) && heading.level >= 2 {
+                issues.append(.error("the section '\(heading.text)' (line \(heading.line)) is empty"))
+            }
+        }
+        if !scan.fencesBalanced {
+            issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed"))
+        }
+        let words = markdown.split(whereSeparator: { $0.isWhitespace }).count
+        if words < wordRange.lowerBound {
+            issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))"))
+        } else if words > wordRange.upperBound {
+            issues.append(.error("the lecture is too long (\(words) words; at most \(wordRange.upperBound))"))
+        }
+        let wanted = TextKey.significantWords(topicTitle)
+        if !wanted.isEmpty {
+            let head = markdown.lowercased()
+            let found = wanted.filter { word in
+                // Accept simple inflections: "loop" for "loops", "variable" for "variables".
+                let stem = word.count > 5 ? String(word.prefix(word.count - 2)) : word
+                return head.contains(stem)
+            }
+            if found.isEmpty {
+                issues.append(.error("the lecture does not seem to be about '\(topicTitle)': none of \(wanted.map { "'\($0)'" }.joined(separator: ", ")) appears in it"))
+            }
+        }
+        return issues
+    }
+
+    public static func wordCount(_ markdown: String) -> Int {
+        markdown.split(whereSeparator: { $0.isWhitespace }).count
+    }
+
+    /// Reading time at 200 words a minute, at least one minute.
+    public static func readingMinutes(_ markdown: String) -> Int {
+        max(1, Int((Double(wordCount(markdown)) / 200).rounded()))
+    }
+}
+
+/// Checks on a generated or edited curriculum.
+public enum CurriculumRules {
+    public static func check(_ outline: Outline, subjects: SizeRange, topicsPerSubject: SizeRange) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if outline.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("the curriculum has no title")) }
+        if !(subjects.min...subjects.max).contains(outline.subjects.count) {
+            issues.append(.error("the curriculum must have \(subjects) subjects; it has \(outline.subjects.count)"))
+        }
+        var titles: [String: String] = [:]
+        for (i, subject) in outline.subjects.enumerated() {
+            if subject.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("subject \(i + 1) has no title")) }
+            if !(topicsPerSubject.min...topicsPerSubject.max).contains(subject.topics.count) {
+                issues.append(.error("subject \(i + 1) ('\(subject.title)') must have \(topicsPerSubject) topics; it has \(subject.topics.count)"))
+            }
+            for topic in subject.topics {
+                let key = TextKey.normalize(topic.title)
+                if key.isEmpty {
+                    issues.append(.error("a topic of subject \(i + 1) has no title"))
+                } else if let other = titles[key] {
+                    issues.append(.error("the topic '\(topic.title)' appears twice (also under '\(other)'); every topic must be distinct"))
+                } else {
+                    titles[key] = subject.title
+                }
+                if topic.title.count > 200 { issues.append(.error("the topic title '\(topic.title.prefix(40))…' is longer than 200 characters")) }
+                let objective = topic.objective ?? ""
+                if objective.trimmingCharacters(in: .whitespaces).count < 10 {
+                    issues.append(.error("the topic '\(topic.title)' needs a one-line learning objective"))
+                } else if objective.contains("\n") || objective.count > 300 {
+                    issues.append(.error("the objective of '\(topic.title)' must be one line of at most 300 characters"))
+                }
+            }
+        }
+        return issues
+    }
+}
+
+/// Checks on ending projects.
+public enum ProjectRules {
+    public static func check(_ project: EndingProject, expectedSubjectID: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if project.subjectID != expectedSubjectID {
+            issues.append(.error("the project must be for subject \(expectedSubjectID), but it names \(project.subjectID)"))
+        }
+        issues += QuestionRules.checkLength("title", project.title, 3...200)
+        issues += QuestionRules.checkLength("brief", project.brief, 40...3_000)
+        if project.requirements.count < 3 { issues.append(.error("a project needs at least 3 requirements; it has \(project.requirements.count)")) }
+        if project.deliverables.isEmpty { issues.append(.error("a project needs at least one deliverable")) }
+        if project.rubric.count < 3 { issues.append(.error("the rubric needs at least 3 criteria; it has \(project.rubric.count)")) }
+        for criterion in project.rubric where criterion.points <= 0 {
+            issues.append(.error("the rubric criterion '\(criterion.criterion)' must be worth more than 0 points"))
+        }
+        return issues
+    }
+}
+
+/// Checks on a topic's reinforcement pool (FR-009): one question per level 1–4.
+public enum ReinforcementRules {
+    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let levels = questions.map(\.level).sorted()
+        if levels != [1, 2, 3, 4] {
+            issues.append(.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)"))
+        }
+        for q in questions {
+            let label = "the level-\(q.level) question"
+            if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
+            issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
+            issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
+            if let options = q.options, !options.isEmpty {
+                issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options).map {
+                    ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
+                }
+            } else if q.level <= 2 {
+                issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))
+            }
+            if q.level >= 2 && (q.referenceAnswer ?? "").trimmingCharacters(in: .whitespaces).count < 10 {
+                issues.append(.error("\(label) needs a reference answer for self-assessment (levels 2–4 can be shown as free text)"))
+            }
+        }
+        return issues
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// The outcome of one exchange: the stored record and whether it came from the cache.
+public struct ExchangeOutcome: Sendable {
+    public var record: ExchangeRecord
+    /// True when no model was called for it in this run.
+    public var cached: Bool
+}
+
+/// Answers requests from the cache or the provider, according to the cache mode, and remembers
+/// every exchange the run used (for `--record-cassette`).
+public final class Exchanger: Sendable {
+    public let providerKind: String
+    public let mode: CacheMode
+    public let cache: ExchangeCache
+    private let provider: (any LLMProvider)?
+    private let used = Mutex<[String: ExchangeRecord]>([:])
+    private let clock = ContinuousClock()
+
+    /// `provider` may be nil in replay and offline modes.
+    public init(providerKind: String, provider: (any LLMProvider)?, cache: ExchangeCache, mode: CacheMode) {
+        self.providerKind = providerKind
+        self.provider = provider
+        self.cache = cache
+        self.mode = mode
+    }
+
+    /// How many requests may be in flight: the provider's limit.
+    public var maxConcurrency: Int { provider?.maxConcurrency ?? 64 }
+
+    /// The key a request would be stored under.
+    public func key(for request: LLMRequest, template: String, variant: String?) -> String {
+        ExchangeKeyMaterial(provider: providerKind, request: request, promptTemplate: template, variant: variant).key
+    }
+
+    /// Whether an answer to this request is already stored.
+    public func isCached(_ request: LLMRequest, template: String, variant: String?) -> Bool {
+        guard mode != .off else { return false }
+        return cache.lookup(key(for: request, template: template, variant: variant)) != nil
+    }
+
+    /// One exchange. Failed exchanges (errors, truncated answers) are never stored.
+    public func exchange(_ request: LLMRequest, template: String, variant: String?, context: RequestContext) async throws -> ExchangeOutcome {
+        let key = key(for: request, template: template, variant: variant)
+        if mode != .off, let record = cache.lookup(key) {
+            used.withLock { $0[key] = record }
+            return ExchangeOutcome(record: record, cached: true)
+        }
+        if mode == .replay || mode == .offline {
+            throw CacheError(
+                "no recorded answer for \(context.itemID) (stage \(context.stage), attempt \(context.attempt), key \(key.prefix(12))…) in the cache or cassettes; the spec or a prompt changed since recording — run with '--cache record' to call the model, or re-record the cassette")
+        }
+        guard let provider else {
+            throw CacheError("no model provider is configured for \(context.itemID)")
+        }
+        let start = clock.now
+        let response = try await provider.complete(request, context: context)
+        let elapsed = start.duration(to: clock.now)
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let record = ExchangeRecord(
+            key: key, itemID: context.itemID, stage: context.stage, promptTemplate: template, provider: providerKind,
+            model: request.model, response: response, elapsedMilliseconds: milliseconds)
+        if mode == .record && response.finishReason == .stop {
+            try cache.store(record)
+        }
+        used.withLock { $0[key] = record }
+        return ExchangeOutcome(record: record, cached: false)
+    }
+
+    /// The exchanges this run used, for writing a cassette.
+    public func usedRecords() -> [ExchangeRecord] {
+        used.withLock { Array($0.values) }.filter { $0.response.finishReason == .stop }
+    }
+}

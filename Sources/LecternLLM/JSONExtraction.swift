@@ -1,0 +1,85 @@
+import Foundation
+
+/// Finds JSON in a model's free text, for servers that cannot constrain output to a schema and
+/// for models that wrap their JSON in prose or Markdown code fences.
+public enum JSONExtraction {
+    /// The first complete JSON object or array in `text`.
+    ///
+    /// Code-fenced blocks (```` ```json … ``` ```` or plain ```` ``` ````) are tried first, in
+    /// order; then the text itself, scanning from each `{` or `[` for its balanced end (strings
+    /// and escapes respected) and keeping the first candidate that parses. Returns `nil` when
+    /// there is none.
+    public static func firstJSONValue(in text: String) -> JSONValue? {
+        for block in fencedBlocks(in: text) {
+            if let value = firstBalancedValue(in: block) { return value }
+        }
+        return firstBalancedValue(in: text)
+    }
+
+    /// The contents of Markdown code fences, in order.
+    static func fencedBlocks(in text: String) -> [Substring] {
+        var blocks: [Substring] = []
+        var rest = text[...]
+        while let open = rest.range(of: "```") {
+            // Skip the info string (e.g. `json`) up to the end of the fence line.
+            let afterFence = rest[open.upperBound...]
+            let contentStart = afterFence.firstIndex(of: "\n").map { afterFence.index(after: $0) } ?? afterFence.startIndex
+            guard let close = rest[contentStart...].range(of: "```") else {
+                blocks.append(rest[contentStart...])  // an unclosed fence: take the rest
+                break
+            }
+            blocks.append(rest[contentStart..<close.lowerBound])
+            rest = rest[close.upperBound...]
+        }
+        return blocks
+    }
+
+    /// Scans for `{` / `[`, finds the balanced end and parses; the first success wins.
+    static func firstBalancedValue<S: StringProtocol>(in text: S) -> JSONValue? {
+        let bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count {
+            guard let open = bytes[start...].firstIndex(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") })
+            else { return nil }
+            if let end = balancedEnd(bytes, from: open),
+                let value = try? JSONValue.parse(String(decoding: bytes[open...end], as: UTF8.self))
+            {
+                return value
+            }
+            start = open + 1
+        }
+        return nil
+    }
+
+    /// The index of the bracket closing the one at `open`, or nil when it never closes.
+    private static func balancedEnd(_ bytes: [UInt8], from open: Int) -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var index = open
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index }
+                    if depth < 0 { return nil }
+                default: break
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+}

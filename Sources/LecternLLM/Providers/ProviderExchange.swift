@@ -1,0 +1,353 @@
+import Foundation
+import Synchronization
+
+/// The loop every HTTP provider shares: rate limiting, sending, retrying with backoff, turning
+/// statuses into ``LLMError``s with advice, and asking truncated answers again with a larger
+/// budget. Providers supply only how to encode a request and decode an answer.
+struct ProviderExchange: Sendable {
+    let kind: String
+    let configuration: ProviderConfiguration
+    /// Host (and port) for messages, e.g. `api.openai.com`.
+    let host: String
+    let apiKey: APIKey?
+    let runtime: ProviderRuntime
+    let limiters: RateLimiterRegistry
+    /// How many times a truncated answer is asked again before giving up.
+    let maxTruncationRetries = 2
+
+    init(kind: String, configuration: ProviderConfiguration, endpoint: URL, apiKey: APIKey?, runtime: ProviderRuntime) {
+        self.kind = kind
+        self.configuration = configuration
+        self.host = endpoint.host.map { host in endpoint.port.map { "\(host):\($0)" } ?? host } ?? "the server"
+        self.apiKey = apiKey
+        self.runtime = runtime
+        let events = runtime.events
+        self.limiters = RateLimiterRegistry(
+            kind: kind, limits: configuration.rateLimits, clock: runtime.monotonicClock, events: events)
+    }
+
+    /// Runs one logical request to a complete answer. `encode` builds the HTTP request for a
+    /// token budget (`nil`: send none); `decode` reads a 2xx answer.
+    func perform(
+        _ request: LLMRequest, context: RequestContext, budget initialBudget: Int?,
+        encode: (Int?) throws -> HTTPRequest, decode: (HTTPResponse) throws -> LLMResponse
+    ) async throws -> LLMResponse {
+        var budget = initialBudget
+        var usage = TokenUsage()
+        var truncations = 0
+        let limiter = limiters.limiter(for: request.model)
+        while true {
+            let httpRequest = try encode(budget)
+            let estimate = Self.estimatePromptTokens(request) + (budget ?? 1024)
+            var answer = try await send(
+                httpRequest, request: request, context: context, limiter: limiter, estimatedTokens: estimate,
+                decode: decode)
+            usage += answer.usage
+            guard answer.finishReason == .length else {
+                answer.usage = usage
+                return answer
+            }
+            let spent = budget ?? answer.usage.completionTokens
+            let next = min(configuration.maxTokensCeiling, max(spent, 1) * 2)
+            guard truncations < maxTruncationRetries, spent > 0, next > spent else {
+                let budgetText = budget.map { "max_tokens=\($0)" } ?? "the server's default budget (\(spent) tokens)"
+                let advice =
+                    spent >= configuration.maxTokensCeiling
+                    ? "raise maxTokensCeiling (now \(configuration.maxTokensCeiling)) or ask for shorter output"
+                    : "raise max_tokens for this stage or ask for shorter output"
+                let error = LLMError(
+                    .truncated,
+                    "The answer from \(host) for item \(context.itemID) (model \(request.model)) was cut off at "
+                        + "\(budgetText) after \(truncations + 1) attempt(s); \(advice).")
+                emit(.failed, context: context, request: request, message: error.message)
+                throw error
+            }
+            truncations += 1
+            budget = next
+            emit(
+                .truncatedRetry, context: context, request: request, maxTokens: next,
+                message: "answer cut off at \(spent) tokens; asking again with max_tokens=\(next)")
+        }
+    }
+
+    /// Sends with rate limiting and retries; returns a decoded 2xx answer.
+    private func send(
+        _ httpRequest: HTTPRequest, request: LLMRequest, context: RequestContext, limiter: RateLimiter,
+        estimatedTokens: Int, decode: (HTTPResponse) throws -> LLMResponse
+    ) async throws -> LLMResponse {
+        let policy = configuration.retryPolicy
+        let attempts = policy.maxRetries + 1
+        var attempt = 1
+        while true {
+            let permit: RateLimiter.Permit
+            do {
+                permit = try await limiter.acquire(estimatedTokens: estimatedTokens)
+            } catch {
+                throw cancelled(context)
+            }
+            do {
+                if permit.wait > .zero {
+                    emit(
+                        .rateLimited, context: context, request: request, attempt: attempt,
+                        delay: permit.wait,
+                        message: "client-side rate limit: waiting \(Self.format(permit.wait)) before sending")
+                    try await runtime.sleeper.sleep(for: permit.wait)
+                }
+                try Task.checkCancellation()
+            } catch {
+                limiter.release(permit, outcome: .failure)
+                throw cancelled(context)
+            }
+
+            // One failed attempt: what to say, and the wait the server asked for.
+            let failure: (status: Int?, summary: String, serverWait: Duration?, error: LLMError)
+            do {
+                let response = try await runtime.httpClient.send(httpRequest)
+                if (200..<300).contains(response.status) {
+                    do {
+                        let answer = try decode(response)
+                        limiter.release(permit, outcome: .success(usedTokens: answer.usage.totalTokens))
+                        return answer
+                    } catch {
+                        limiter.release(permit, outcome: .failure)
+                        throw error
+                    }
+                }
+                let retryable = RetryPolicy.isRetryable(status: response.status)
+                limiter.release(permit, outcome: response.status == 429 ? .rateLimited : .failure)
+                guard retryable else {
+                    let error = statusError(response, request: request, context: context)
+                    emit(.failed, context: context, request: request, attempt: attempt, status: response.status, message: error.message)
+                    throw error
+                }
+                let wait = RetryPolicy.serverRequestedWait(
+                    status: response.status, headers: response.headers, now: runtime.wallClock())
+                let summary = "\(Self.statusText(response.status)) from \(host)"
+                failure = (
+                    response.status, summary, wait,
+                    exhaustedError(response, request: request, context: context, attempts: attempt)
+                )
+            } catch let error as HTTPClientError {
+                limiter.release(permit, outcome: .failure)
+                guard error.isTransient else {
+                    let llmError = LLMError(
+                        error.kind == .invalidRequest ? .invalidRequest : .unavailable,
+                        "Request for item \(context.itemID) to \(host) failed: \(redact(error.description))")
+                    emit(.failed, context: context, request: request, attempt: attempt, message: llmError.message)
+                    throw llmError
+                }
+                failure = (nil, redact(error.description), nil, transportExhaustedError(error, context: context, attempts: attempt))
+            } catch is CancellationError {
+                limiter.release(permit, outcome: .failure)
+                throw cancelled(context)
+            }
+
+            if failure.status == 429, let wait = failure.serverWait { limiter.pause(for: wait) }
+            guard attempt < attempts else {
+                emit(.failed, context: context, request: request, attempt: attempt, status: failure.status, message: failure.error.message)
+                throw failure.error
+            }
+            if let wait = failure.serverWait, wait > policy.maxServerWait {
+                let error = LLMError(
+                    .unavailable,
+                    "\(failure.summary) for item \(context.itemID): the server asked to wait \(Self.format(wait)), "
+                        + "longer than the \(Self.format(policy.maxServerWait)) Lectern waits; lower "
+                        + "requests_per_minute / max_concurrency or try again later.",
+                    statusCode: failure.status)
+                emit(.failed, context: context, request: request, attempt: attempt, status: failure.status, message: error.message)
+                throw error
+            }
+            let delay = failure.serverWait ?? policy.backoff(retry: attempt, random: runtime.random)
+            attempt += 1
+            emit(
+                .retrying, context: context, request: request, attempt: attempt, status: failure.status, delay: delay,
+                message: "\(failure.summary); retrying in \(Self.format(delay)) (attempt \(attempt) of \(attempts))")
+            do {
+                try await runtime.sleeper.sleep(for: delay)
+            } catch {
+                throw cancelled(context)
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    /// The error for a non-retryable status, with what to do about it.
+    private func statusError(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) -> LLMError {
+        let status = Self.statusText(response.status)
+        let said = serverMessage(response).map { " (server said: \($0))" } ?? ""
+        let keyVariable = apiKey?.variable ?? configuration.apiKeyEnvironmentVariable
+        switch response.status {
+        case 401:
+            let message: String
+            if let keyVariable, apiKey != nil {
+                message = "\(status) from \(host): the key in \(keyVariable) was refused; check it."
+            } else {
+                let variable = keyVariable ?? (kind == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY")
+                message = "\(status) from \(host): the server wants an API key; set \(variable) "
+                    + "(and apiKeyEnvironmentVariable if you use another name)."
+            }
+            return LLMError(.authentication, message, statusCode: 401)
+        case 403:
+            let whose = keyVariable.map { "the key in \($0)" } ?? "this client"
+            return LLMError(
+                .authentication,
+                "\(status) from \(host): \(whose) may not use model \(request.model)\(said); check the key's "
+                    + "permissions, organisation and region, or choose another model.",
+                statusCode: 403)
+        case 404:
+            return LLMError(
+                .invalidRequest,
+                "\(status) from \(host) for \(configuration.kind) model \(request.model)\(said): the model or the "
+                    + "endpoint \(endpointPath) does not exist; check the model name and baseURL.",
+                statusCode: 404)
+        default:
+            return LLMError(
+                .invalidRequest,
+                "\(status) from \(host) for item \(context.itemID) (model \(request.model))\(said); the request was "
+                    + "rejected as invalid: check the model's parameters (max_tokens, temperature, schema).",
+                statusCode: response.status)
+        }
+    }
+
+    /// The error once every retry of a retryable status failed.
+    private func exhaustedError(_ response: HTTPResponse, request: LLMRequest, context: RequestContext, attempts: Int)
+        -> LLMError
+    {
+        let said = serverMessage(response).map { " (server said: \($0))" } ?? ""
+        let advice =
+            response.status == 429
+            ? "the rate limit keeps being hit; lower max_concurrency or requests_per_minute, or try again later"
+            : "the service is failing or overloaded; try again later"
+        return LLMError(
+            .unavailable,
+            "\(Self.statusText(response.status)) from \(host) for item \(context.itemID) (model \(request.model)) "
+                + "after \(attempts) attempt(s)\(said); \(advice).",
+            statusCode: response.status)
+    }
+
+    private func transportExhaustedError(_ error: HTTPClientError, context: RequestContext, attempts: Int) -> LLMError {
+        let advice =
+            error.kind == .timedOut
+            ? "raise requestTimeoutSeconds (now \(Int(configuration.requestTimeoutSeconds)) s) or try again later"
+            : "check the network and that \(host) is reachable"
+        return LLMError(
+            .unavailable,
+            "No answer from \(host) for item \(context.itemID) after \(attempts) attempt(s): "
+                + "\(redact(error.description)) Then \(advice).")
+    }
+
+    private func cancelled(_ context: RequestContext) -> LLMError {
+        LLMError(.cancelled, "The request for item \(context.itemID) to \(host) was cancelled.")
+    }
+
+    private var endpointPath: String {
+        kind == "anthropic" ? "/messages" : "/chat/completions"
+    }
+
+    /// The server's own explanation from an error body, shortened and with the key removed.
+    private func serverMessage(_ response: HTTPResponse) -> String? {
+        let text = String(decoding: response.body.prefix(16_384), as: UTF8.self)
+        var message: String?
+        if let json = try? JSONValue.parse(text) {
+            message =
+                json["error"]?["message"]?.stringValue ?? json["error"]?.stringValue ?? json["message"]?.stringValue
+                ?? json["detail"]?.stringValue
+        }
+        if message == nil {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            message = trimmed.isEmpty ? nil : trimmed
+        }
+        guard var message else { return nil }
+        message = redact(message)
+        if message.count > 300 { message = String(message.prefix(300)) + "…" }
+        return message
+    }
+
+    private func redact(_ text: String) -> String {
+        apiKey?.redact(text) ?? text
+    }
+
+    // MARK: Events
+
+    private func emit(
+        _ kind: ProviderEvent.Kind, context: RequestContext, request: LLMRequest, attempt: Int? = nil,
+        status: Int? = nil, delay: Duration? = nil, maxTokens: Int? = nil, message: String
+    ) {
+        runtime.events(
+            ProviderEvent(
+                kind: kind, provider: self.kind, model: request.model, itemID: context.itemID, attempt: attempt,
+                statusCode: status, delaySeconds: delay?.seconds, maxTokens: maxTokens, message: redact(message)))
+    }
+
+    // MARK: Helpers
+
+    /// About four characters per token: enough for the tokens-per-minute bucket.
+    static func estimatePromptTokens(_ request: LLMRequest) -> Int {
+        let characters = request.messages.reduce(0) { $0 + $1.content.utf8.count }
+        let schema = request.responseSchema.map { $0.schema.canonicalText.utf8.count } ?? 0
+        return (characters + schema) / 4 + 8 * request.messages.count
+    }
+
+    static func statusText(_ status: Int) -> String {
+        let reason: String
+        switch status {
+        case 400: reason = "Bad Request"
+        case 401: reason = "Unauthorized"
+        case 403: reason = "Forbidden"
+        case 404: reason = "Not Found"
+        case 408: reason = "Request Timeout"
+        case 409: reason = "Conflict"
+        case 413: reason = "Payload Too Large"
+        case 422: reason = "Unprocessable Entity"
+        case 429: reason = "Too Many Requests"
+        case 500: reason = "Internal Server Error"
+        case 502: reason = "Bad Gateway"
+        case 503: reason = "Service Unavailable"
+        case 504: reason = "Gateway Timeout"
+        case 529: reason = "Overloaded"
+        default: reason = "HTTP status"
+        }
+        return "\(status) \(reason)"
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        return seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.0f s", seconds)
+    }
+}
+
+/// One rate limiter per model of a provider, made on first use.
+final class RateLimiterRegistry: Sendable {
+    private let kind: String
+    private let limits: RateLimiter.Limits
+    private let clock: MonotonicClock
+    private let events: ProviderEventSink
+    private let limiters = Mutex<[String: RateLimiter]>([:])
+
+    init(kind: String, limits: RateLimiter.Limits, clock: @escaping MonotonicClock, events: @escaping ProviderEventSink) {
+        self.kind = kind
+        self.limits = limits
+        self.clock = clock
+        self.events = events
+    }
+
+    func limiter(for model: String) -> RateLimiter {
+        limiters.withLock { limiters in
+            if let existing = limiters[model] { return existing }
+            let kind = self.kind
+            let events = self.events
+            let limiter = RateLimiter(limits: limits, clock: clock) { concurrency, raised in
+                events(
+                    ProviderEvent(
+                        kind: raised ? .concurrencyRaised : .concurrencyReduced, provider: kind, model: model,
+                        concurrency: concurrency,
+                        message: raised
+                            ? "successes: allowed concurrency raised to \(concurrency)"
+                            : "repeated 429 answers: allowed concurrency lowered to \(concurrency)"))
+            }
+            limiters[model] = limiter
+            return limiter
+        }
+    }
+}

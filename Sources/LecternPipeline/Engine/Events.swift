@@ -1,0 +1,81 @@
+import Foundation
+import LecternLLM
+
+/// What the engine reports as it works: progress lines on a terminal, JSON lines in CI.
+public enum EngineEvent: Sendable {
+    /// The plan grew (the curriculum spawned its items): totals per stage.
+    case planned(totals: [String: Int])
+    case itemStarted(id: String, stage: String)
+    case itemFinished(ItemReport)
+    /// An answer failed validation and the model is being asked again.
+    case itemRepairing(id: String, stage: String, attempt: Int, errors: [String])
+    case itemFailed(ItemFailure)
+    /// A provider-level retry (429, 5xx, timeout) or rate-limit wait.
+    case provider(id: String, message: String)
+    case warning(id: String, message: String)
+}
+
+/// A finished item.
+public struct ItemReport: Sendable {
+    public var id: String
+    public var stage: String
+    public var attempts: Int
+    /// Usage of every attempt of this item (stored answers included).
+    public var usage: TokenUsage
+    /// Usage paid in this run (cache misses only).
+    public var paidUsage: TokenUsage
+    public var costUSD: Double
+    public var cached: Bool
+    public var latency: Duration
+}
+
+/// An item that could not be completed, with the context to act on it.
+public struct ItemFailure: Sendable, CustomStringConvertible {
+    public enum Reason: String, Sendable {
+        /// The answer never passed validation.
+        case invalid
+        /// The provider failed after its retries (network, auth, rate limits).
+        case provider
+        /// The budget was reached before this item could be paid for.
+        case budget
+        /// Replay/offline mode and no stored answer.
+        case cacheMiss = "cache_miss"
+        /// An item it depends on failed.
+        case dependency
+        case cancelled
+    }
+
+    public var id: String
+    public var stage: String
+    /// Human context, e.g. "subject 1 'Basics', topic 2 'Loops'".
+    public var context: String
+    public var attempts: Int
+    public var reason: Reason
+    /// The last validation errors, or the provider's message.
+    public var errors: [String]
+
+    public var description: String {
+        var text = "\(id) (\(stage); \(context)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        switch reason {
+        case .invalid: text += ": the answer never passed validation"
+        case .provider: text += ": the model provider failed"
+        case .budget: text += ": the budget was reached"
+        case .cacheMiss: text += ": no recorded answer"
+        case .dependency: text += ": an item it needs failed"
+        case .cancelled: text += ": cancelled"
+        }
+        for error in errors.prefix(6) { text += "\n    - \(error)" }
+        return text
+    }
+}
+
+/// Receives engine events. Implementations must be cheap and thread-safe.
+public protocol EngineEventSink: Sendable {
+    func emit(_ event: EngineEvent)
+}
+
+/// Discards events.
+public struct SilentEventSink: EngineEventSink {
+    public init() {}
+    public func emit(_ event: EngineEvent) {}
+}

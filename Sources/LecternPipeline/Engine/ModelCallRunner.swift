@@ -1,0 +1,190 @@
+import Foundation
+import LecternCore
+import LecternLLM
+import Synchronization
+
+/// Parsing of one answer: the value (with warnings) or the errors to send back to the model.
+public enum AnswerCheck<Output: Sendable>: Sendable {
+    case valid(Output, warnings: [String])
+    case invalid([String])
+}
+
+/// One model call as a stage describes it.
+public struct ModelCall<Output: Sendable>: Sendable {
+    public var itemID: String
+    public var stage: String
+    public var template: PromptTemplate
+    public var variables: [String: String]
+    public var schema: ResponseSchema?
+    public var check: @Sendable (String) -> AnswerCheck<Output>
+
+    public init(
+        itemID: String, stage: String, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
+        check: @escaping @Sendable (String) -> AnswerCheck<Output>
+    ) {
+        self.itemID = itemID
+        self.stage = stage
+        self.template = template
+        self.variables = variables
+        self.schema = schema
+        self.check = check
+    }
+}
+
+/// Running totals of a job: all usage (stored answers included, so resumed and uninterrupted
+/// runs report the same) and what this run paid for.
+public final class Ledger: Sendable {
+    public struct Totals: Sendable {
+        public var usage = TokenUsage()
+        public var costUSD = 0.0
+        public var paidUsage = TokenUsage()
+        public var paidCostUSD = 0.0
+        public var calls = 0
+        public var cachedCalls = 0
+        /// `provider/model` used, for the manifest.
+        public var models = Set<String>()
+        public var templates = Set<String>()
+    }
+
+    private let state = Mutex(Totals())
+
+    public init() {}
+
+    public var totals: Totals { state.withLock { $0 } }
+
+    func record(usage: TokenUsage, cost: Double, cached: Bool, model: String, template: String) {
+        state.withLock {
+            $0.usage += usage
+            $0.costUSD += cost
+            $0.models.insert(model)
+            $0.templates.insert(template)
+            if cached {
+                $0.cachedCalls += 1
+            } else {
+                $0.calls += 1
+                $0.paidUsage += usage
+                $0.paidCostUSD += cost
+            }
+        }
+    }
+}
+
+/// Prices usage: `(provider kind, model, usage) -> USD`, nil when unknown (counted as 0).
+public typealias CostFunction = @Sendable (String, String, TokenUsage) -> Double?
+
+/// Asks the model, checks the answer, and re-asks with the errors until it is valid or the
+/// attempts run out. Only the latest invalid answer and its errors are sent back, so a repair
+/// costs one answer's worth of tokens, not the whole history.
+public struct ModelCallRunner: Sendable {
+    public var exchanger: Exchanger
+    public var model: String
+    public var temperature: Double
+    public var maxTokens: Int
+    public var seed: Int?
+    public var variant: String?
+    public var maxAttempts: Int
+    public var budgetUSD: Double?
+    public var ledger: Ledger
+    public var cost: CostFunction
+    public var events: any EngineEventSink
+
+    public init(
+        exchanger: Exchanger, model: String, temperature: Double, maxTokens: Int, seed: Int?, variant: String?, maxAttempts: Int,
+        budgetUSD: Double?, ledger: Ledger, cost: @escaping CostFunction, events: any EngineEventSink
+    ) {
+        self.exchanger = exchanger
+        self.model = model
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+        self.seed = seed
+        self.variant = variant
+        self.maxAttempts = max(1, maxAttempts)
+        self.budgetUSD = budgetUSD
+        self.ledger = ledger
+        self.cost = cost
+        self.events = events
+    }
+
+    func request(_ messages: [ChatMessage], schema: ResponseSchema?) -> LLMRequest {
+        LLMRequest(model: model, messages: messages, temperature: temperature, maxTokens: maxTokens, responseSchema: schema, seed: seed)
+    }
+
+    /// The first request of a call, for planning (cache hits) without calling anything.
+    public func firstRequest<Output>(_ call: ModelCall<Output>) -> LLMRequest {
+        request(call.template.messages(call.variables), schema: call.schema)
+    }
+
+    public func run<Output>(_ call: ModelCall<Output>) async throws -> (Output, ItemReport) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let base = call.template.messages(call.variables)
+        var messages = base
+        var usage = TokenUsage()
+        var paid = TokenUsage()
+        var spent = 0.0
+        var allCached = true
+        var lastErrors: [String] = []
+        for attempt in 1...maxAttempts {
+            try Task.checkCancellation()
+            let request = request(messages, schema: call.schema)
+            if let budgetUSD, !exchanger.isCached(request, template: call.template.identifier, variant: variant),
+                ledger.totals.paidCostUSD >= budgetUSD
+            {
+                throw ItemFailureError(reason: .budget, attempts: attempt - 1, errors: [String(format: "the budget of $%.2f is spent ($%.4f so far)", budgetUSD, ledger.totals.paidCostUSD)])
+            }
+            let outcome: ExchangeOutcome
+            do {
+                outcome = try await exchanger.exchange(
+                    request, template: call.template.identifier, variant: variant,
+                    context: RequestContext(itemID: call.itemID, stage: call.stage, attempt: attempt, variables: call.variables))
+            } catch let error as LLMError {
+                if error.kind == .cancelled { throw CancellationError() }
+                // Truncation and a missing scripted answer are this item's problem; the rest
+                // (auth, network, rate limits after retries) would fail every item alike.
+                let reason: ItemFailure.Reason = (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
+                throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message])
+            } catch let error as CacheError {
+                throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message])
+            } catch is CancellationError {
+                throw CancellationError()
+            }
+            let response = outcome.record.response
+            let price = cost(exchanger.providerKind, model, response.usage) ?? 0
+            usage += response.usage
+            spent += price
+            if !outcome.cached {
+                allCached = false
+                paid += response.usage
+            }
+            ledger.record(usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)", template: call.template.identifier)
+            let errors: [String]
+            if response.finishReason != .stop {
+                errors = ["the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer"]
+            } else {
+                switch call.check(response.content) {
+                case .valid(let value, let warnings):
+                    for warning in warnings { events.emit(.warning(id: call.itemID, message: warning)) }
+                    let report = ItemReport(
+                        id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
+                        cached: allCached, latency: start.duration(to: clock.now))
+                    return (value, report)
+                case .invalid(let problems):
+                    errors = problems
+                }
+            }
+            lastErrors = errors
+            if attempt < maxAttempts {
+                events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
+                let previous = response.content.count > 12_000 ? String(response.content.prefix(12_000)) + "\n[…cut…]" : response.content
+                messages = base + [
+                    .assistant(previous),
+                    .user(
+                        "Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
+                            + "\n\nReply again with the complete corrected answer, following the same instructions"
+                            + (call.schema == nil ? "." : " and the same JSON schema. Answer with JSON only.")),
+                ]
+            }
+        }
+        throw ItemFailureError(reason: .invalid, attempts: maxAttempts, errors: lastErrors)
+    }
+}

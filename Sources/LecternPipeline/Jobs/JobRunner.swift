@@ -1,0 +1,109 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+
+/// Runs one job end to end: plan, engine, assembly, bundle. The CLI and the tests both drive
+/// this; the provider, cache, renderer and event sink come in through the initializer.
+public struct JobRunner: Sendable {
+    public struct Options: Sendable {
+        public var outputRoot: URL
+        public var allowPartial: Bool
+        /// Overrides the spec's max_concurrency when set.
+        public var maxConcurrency: Int?
+
+        public init(outputRoot: URL, allowPartial: Bool = false, maxConcurrency: Int? = nil) {
+            self.outputRoot = outputRoot
+            self.allowPartial = allowPartial
+            self.maxConcurrency = maxConcurrency
+        }
+    }
+
+    /// How a run ended.
+    public struct Result: Sendable {
+        public enum Status: Sendable, Equatable {
+            /// The bundle was written (or was already there, identical).
+            case complete
+            /// Some items failed; the bundle was not written (or written partial with --allow-partial).
+            case itemsFailed
+            case providerFailed
+            case budgetExceeded
+            case cancelled
+        }
+
+        public var status: Status
+        public var bundle: BundleWriteResult?
+        public var failures: [ItemFailure]
+        public var totals: Ledger.Totals
+        public var itemCount: Int
+    }
+
+    public let spec: JobSpec
+    public let presets: PresetLibrary
+    public let exchanger: Exchanger
+    public let renderer: (any DocumentRenderer)?
+    public let events: any EngineEventSink
+    public let cost: CostFunction
+    public let generator: String
+
+    public init(
+        spec: JobSpec, presets: PresetLibrary, exchanger: Exchanger, renderer: (any DocumentRenderer)?, events: any EngineEventSink,
+        cost: @escaping CostFunction = { _, _, _ in 0 }, generator: String = "lectern"
+    ) {
+        self.spec = spec
+        self.presets = presets
+        self.exchanger = exchanger
+        self.renderer = renderer
+        self.events = events
+        self.cost = cost
+        self.generator = generator
+    }
+
+    func makeJob(ledger: Ledger) throws -> CourseJob {
+        let context = try CourseJobContext(spec: spec, presets: presets)
+        let runner = ModelCallRunner(
+            exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
+            seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
+            ledger: ledger, cost: cost, events: events)
+        return CourseJob(job: context, runner: runner, renderer: renderer)
+    }
+
+    public func run(options: Options) async throws -> Result {
+        let ledger = Ledger()
+        let job = try makeJob(ledger: ledger)
+        let concurrency = options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
+        let engine = Engine(modelConcurrency: concurrency, events: events)
+        let results = ResultStore()
+        let outcome = await engine.run(job.initialItems(), results: results)
+        let totals = ledger.totals
+        let itemCount = outcome.completed.count + outcome.failures.count
+        if outcome.cancelled {
+            return Result(status: .cancelled, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+        }
+        var status: Result.Status = .complete
+        if outcome.budgetExceeded {
+            status = .budgetExceeded
+        } else if outcome.providerStopped || outcome.failures.contains(where: { $0.reason == .provider || $0.reason == .cacheMiss }) {
+            status = .providerFailed
+        } else if !outcome.failures.isEmpty {
+            status = .itemsFailed
+        }
+        guard status == .complete || options.allowPartial else {
+            return Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+        }
+        // Without a curriculum there is nothing to write, even with --allow-partial.
+        guard results.optionalValue(job.finalCurriculumID, as: Outline.self) != nil else {
+            return Result(status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+        }
+        let (course, files) = try job.assemble(results: results)
+        let base = Manifest(
+            kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: course.title, language: spec.language,
+            generator: generator, specHash: spec.hash, models: Array(totals.models), promptTemplates: Array(totals.templates),
+            usage: Manifest.Usage(
+                promptTokens: totals.usage.promptTokens, completionTokens: totals.usage.completionTokens,
+                cachedTokens: totals.usage.cachedTokens, calls: totals.calls + totals.cachedCalls),
+            costUSD: totals.costUSD, incompleteItems: outcome.failures.map(\.id), files: [:])
+        let written = try BundleWriter(outputRoot: options.outputRoot).write(files: files, manifest: base)
+        return Result(status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount)
+    }
+}

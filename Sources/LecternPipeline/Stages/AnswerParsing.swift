@@ -1,0 +1,117 @@
+import Foundation
+import LecternLLM
+
+/// A decoded answer, or the problems to send back to the model.
+enum Decoded<T> {
+    case success(T)
+    case failure([String])
+}
+
+/// Reading untrusted model answers: JSON extraction and decoding with messages a model can act on.
+enum AnswerParsing {
+    /// The first JSON object in `text`: code fences and chatter around it are ignored.
+    static func extractJSONObject(_ text: String) -> String? {
+        let scalars = Array(text.unicodeScalars)
+        var start = 0
+        while start < scalars.count {
+            guard let open = scalars[start...].firstIndex(of: "{") else { return nil }
+            var depth = 0
+            var inString = false
+            var escaped = false
+            var index = open
+            while index < scalars.count {
+                let c = scalars[index]
+                if inString {
+                    if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                } else if c == "\"" {
+                    inString = true
+                } else if c == "{" {
+                    depth += 1
+                } else if c == "}" {
+                    depth -= 1
+                    if depth == 0 {
+                        var candidate = String.UnicodeScalarView()
+                        candidate.append(contentsOf: scalars[open...index])
+                        let string = String(candidate)
+                        if (try? JSONValue.parse(string)) != nil { return string }
+                        break
+                    }
+                }
+                index += 1
+            }
+            start = open + 1
+        }
+        return nil
+    }
+
+    /// Decodes `T` from the answer, or returns errors phrased for a repair request.
+    static func decode<T: Decodable>(_ type: T.Type, from text: String) -> Decoded<T> {
+        guard let json = extractJSONObject(text) else {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.hasPrefix("{") {
+                return .failure(["the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object"])
+            }
+            return .failure(["the answer contains no JSON object; answer with one JSON object only"])
+        }
+        do {
+            return .success(try JSONDecoder().decode(T.self, from: Data(json.utf8)))
+        } catch let error as DecodingError {
+            return .failure([describe(error)])
+        } catch {
+            return .failure(["the JSON could not be read: \(error)"])
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            let parts = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            return parts.hasPrefix(".") ? String(parts.dropFirst()) : (parts.isEmpty ? "the top level" : parts)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let at = context.codingPath.isEmpty ? "the top-level object" : "'\(path(context.codingPath))'"
+            return "\(at) is missing the required key '\(key.stringValue)'"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return "'\(path(context.codingPath))' has the wrong type: expected \(typeName(type))"
+        case .dataCorrupted(let context):
+            return "'\(path(context.codingPath))' is invalid: \(context.debugDescription)"
+        @unknown default:
+            return "the JSON does not follow the schema"
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type: return "a whole number"
+        case is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            return name.hasPrefix("Array") ? "a list" : name.hasPrefix("Dictionary") ? "an object" : "an object"
+        }
+    }
+
+    static func schemaText(_ schema: ResponseSchema) -> String {
+        schema.schema.canonicalText
+    }
+}
+
+/// Shared JSON Schema pieces.
+enum SchemaParts {
+    static let string: JSONValue = ["type": "string"]
+    static func array(_ items: JSONValue, min: Int? = nil, max: Int? = nil) -> JSONValue {
+        var object: [String: JSONValue] = ["type": "array", "items": items]
+        if let min { object["minItems"] = .number(Double(min)) }
+        if let max { object["maxItems"] = .number(Double(max)) }
+        return .object(object)
+    }
+    static func object(_ properties: [String: JSONValue], required: [String]) -> JSONValue {
+        [
+            "type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
+            "additionalProperties": false,
+        ]
+    }
+    static let option: JSONValue = object(
+        ["text": string, "correct": ["type": "boolean"], "feedback": string], required: ["text", "correct", "feedback"])
+}

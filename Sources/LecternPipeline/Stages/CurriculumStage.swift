@@ -1,0 +1,87 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// Produces the curriculum outline (title → subjects → topics with objectives) from the
+/// description, presets and size bounds; with an `edit`, revises a given outline instead.
+public struct CurriculumStage: Sendable {
+    public static let name = "curriculum"
+    public static let editName = "curriculum-edit"
+
+    struct Answer: Decodable {
+        struct Subject: Decodable {
+            var title: String
+            var topics: [Topic]
+        }
+        struct Topic: Decodable {
+            var title: String
+            var objective: String
+        }
+        var title: String
+        var subjects: [Subject]
+    }
+
+    static let schema = ResponseSchema(
+        name: "curriculum",
+        schema: SchemaParts.object(
+            [
+                "title": SchemaParts.string,
+                "subjects": SchemaParts.array(
+                    SchemaParts.object(
+                        [
+                            "title": SchemaParts.string,
+                            "topics": SchemaParts.array(
+                                SchemaParts.object(["title": SchemaParts.string, "objective": SchemaParts.string], required: ["title", "objective"]),
+                                min: 1),
+                        ], required: ["title", "topics"]), min: 1),
+            ], required: ["title", "subjects"]))
+
+    public let job: CourseJobContext
+
+    public init(job: CourseJobContext) { self.job = job }
+
+    func check(_ text: String) -> AnswerCheck<Outline> {
+        switch AnswerParsing.decode(Answer.self, from: text) {
+        case .failure(let errors): return .invalid(errors)
+        case .success(let answer):
+            let outline = Outline(
+                title: answer.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                subjects: answer.subjects.map { subject in
+                    OutlineSubject(
+                        title: subject.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                        topics: subject.topics.map {
+                            OutlineTopic(title: $0.title.trimmingCharacters(in: .whitespacesAndNewlines), objective: $0.objective.trimmingCharacters(in: .whitespacesAndNewlines))
+                        })
+                })
+            let issues = CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)
+            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
+            return .valid(outline, warnings: issues.warnings.map(\.message))
+        }
+    }
+
+    /// The call that generates the first outline.
+    public func generate(itemID: String) throws -> ModelCall<Outline> {
+        var variables = job.commonVariables
+        variables["preset_instructions"] = job.curriculumPresetInstructions
+        variables["subjects_range"] = job.curriculum.subjects.description
+        variables["topics_range"] = job.curriculum.topicsPerSubject.description
+        variables["schema"] = AnswerParsing.schemaText(Self.schema)
+        return ModelCall(
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("curriculum"), variables: variables, schema: Self.schema,
+            check: { [self] in check($0) })
+    }
+
+    /// The call that applies one edit instruction to `outline`.
+    public func edit(itemID: String, outline: Outline, instruction: String) throws -> ModelCall<Outline> {
+        var variables = job.commonVariables
+        variables["course_title"] = outline.title
+        variables["edit"] = instruction
+        variables["curriculum_json"] = (try? CanonicalJSON.string(outline)) ?? ""
+        variables["subjects_range"] = job.curriculum.subjects.description
+        variables["topics_range"] = job.curriculum.topicsPerSubject.description
+        variables["schema"] = AnswerParsing.schemaText(Self.schema)
+        return ModelCall(
+            itemID: itemID, stage: Self.editName, template: try PromptLibrary.template("curriculum-edit"), variables: variables, schema: Self.schema,
+            check: { [self] in check($0) })
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// The engagement question at the end of each topic (FR-004): multiple choice with feedback per
+/// option, or free text with a reference answer; an explanation whatever the answer. The same
+/// stage type writes the bonus question ("ask one additional question"), which must test a
+/// different idea.
+public struct EngagementQuestionStage: Sendable {
+    public static let name = "engagement-question"
+    public static let bonusName = "bonus-question"
+
+    struct Answer: Decodable {
+        var topic_id: String
+        var format: String?
+        var prompt: String
+        var options: [AnswerOption]?
+        var reference_answer: String?
+        var explanation: String
+    }
+
+    struct AnswerOption: Decodable {
+        var text: String
+        var correct: Bool
+        var feedback: String
+    }
+
+    static func schema(_ format: Question.Format) -> ResponseSchema {
+        switch format {
+        case .multipleChoice:
+            return ResponseSchema(
+                name: "multiple_choice_question",
+                schema: SchemaParts.object(
+                    [
+                        "topic_id": SchemaParts.string, "format": ["type": "string", "enum": ["multiple_choice"]],
+                        "prompt": SchemaParts.string, "options": SchemaParts.array(SchemaParts.option, min: 4, max: 4),
+                        "explanation": SchemaParts.string,
+                    ], required: ["topic_id", "format", "prompt", "options", "explanation"]))
+        case .freeText:
+            return ResponseSchema(
+                name: "free_text_question",
+                schema: SchemaParts.object(
+                    [
+                        "topic_id": SchemaParts.string, "format": ["type": "string", "enum": ["free_text"]],
+                        "prompt": SchemaParts.string, "reference_answer": SchemaParts.string, "explanation": SchemaParts.string,
+                    ], required: ["topic_id", "format", "prompt", "reference_answer", "explanation"]))
+        }
+    }
+
+    public let job: CourseJobContext
+    public init(job: CourseJobContext) { self.job = job }
+
+    /// Parses and checks an answer for `topicID` in `format`.
+    public static func check(_ text: String, topicID: String, format: Question.Format) -> AnswerCheck<Question> {
+        switch AnswerParsing.decode(Answer.self, from: text) {
+        case .failure(let errors): return .invalid(errors)
+        case .success(let a):
+            let question = Question(
+                topicID: a.topic_id.trimmingCharacters(in: .whitespaces), format: format,
+                prompt: a.prompt.trimmingCharacters(in: .whitespacesAndNewlines),
+                options: format == .multipleChoice
+                    ? (a.options ?? []).map { Choice(text: $0.text.trimmingCharacters(in: .whitespacesAndNewlines), correct: $0.correct, feedback: $0.feedback.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    : nil,
+                referenceAnswer: format == .freeText ? a.reference_answer?.trimmingCharacters(in: .whitespacesAndNewlines) : nil,
+                explanation: a.explanation.trimmingCharacters(in: .whitespacesAndNewlines))
+            let issues = QuestionRules.check(question, expectedTopicID: topicID)
+            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
+            return .valid(question, warnings: issues.warnings.map(\.message))
+        }
+    }
+
+    static func formatInstruction(_ format: Question.Format) -> String {
+        switch format {
+        case .multipleChoice:
+            return "multiple-choice question with exactly 4 options, exactly one of them correct, each option with feedback saying why it is right or wrong, and an explanation."
+        case .freeText:
+            return "free-text question the learner answers in a few sentences, with a reference answer and an explanation."
+        }
+    }
+
+    /// The engagement question: multiple choice (the app checks it automatically).
+    public func engagement(itemID: String, place: TopicPlace, outline: Outline, lecture: String) throws -> ModelCall<Question> {
+        var variables = place.variables(job, outline: outline)
+        variables["lecture_excerpt"] = Self.excerpt(lecture)
+        variables["format_instruction"] = Self.formatInstruction(.multipleChoice)
+        let schema = Self.schema(.multipleChoice)
+        variables["schema"] = AnswerParsing.schemaText(schema)
+        let topicID = place.topicID
+        return ModelCall(
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("engagement-question"), variables: variables, schema: schema,
+            check: { Self.check($0, topicID: topicID, format: .multipleChoice) })
+    }
+
+    /// The bonus question: free text, on a different idea from the engagement question.
+    public func bonus(itemID: String, place: TopicPlace, outline: Outline, first: Question) throws -> ModelCall<Question> {
+        var variables = place.variables(job, outline: outline)
+        variables["first_question"] = first.prompt
+        variables["format_instruction"] = Self.formatInstruction(.freeText)
+        let schema = Self.schema(.freeText)
+        variables["schema"] = AnswerParsing.schemaText(schema)
+        let topicID = place.topicID
+        let firstKey = TextKey.normalize(first.prompt)
+        return ModelCall(
+            itemID: itemID, stage: Self.bonusName, template: try PromptLibrary.template("bonus-question"), variables: variables, schema: schema,
+            check: { text in
+                let result = Self.check(text, topicID: topicID, format: .freeText)
+                if case .valid(let q, _) = result, TextKey.normalize(q.prompt) == firstKey {
+                    return .invalid(["the bonus question repeats the first question; ask about a different idea"])
+                }
+                return result
+            })
+    }
+
+    /// The lecture, cut to a size small models can take in.
+    static func excerpt(_ lecture: String, limit: Int = 6_000) -> String {
+        lecture.count <= limit ? lecture : String(lecture.prefix(limit)) + "\n[…]"
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// One Markdown lecture per topic: one H1, sections, code/math/quotes where the subject calls
+/// for them, in the tone, aware of its neighbours so lectures do not repeat each other.
+public struct LectureStage: Sendable {
+    public static let name = "lecture"
+    public let job: CourseJobContext
+
+    public init(job: CourseJobContext) { self.job = job }
+
+    public func call(itemID: String, place: TopicPlace, outline: Outline) throws -> ModelCall<String> {
+        var variables = place.variables(job, outline: outline)
+        variables["curriculum_outline"] = outline.promptText
+        let title = place.title
+        return ModelCall(
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("lecture"), variables: variables, schema: nil,
+            check: { text in
+                // Small models wrap the whole answer in ```markdown fences: unwrap, then check.
+                let markdown = LectureRules.unwrapFence(text).trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+                let issues = LectureRules.check(markdown, topicTitle: title)
+                if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
+                return .valid(markdown, warnings: issues.warnings.map(\.message))
+            })
+    }
+}

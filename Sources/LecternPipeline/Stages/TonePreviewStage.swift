@@ -1,0 +1,35 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// A short sample of the tone of delivery on one topic (FR-008 step 2), picked deterministically.
+public struct TonePreviewStage: Sendable {
+    public static let name = "tone-preview"
+    public let job: CourseJobContext
+
+    public init(job: CourseJobContext) { self.job = job }
+
+    /// The topic the preview is written on: chosen by a hash of the course id and the topic
+    /// titles, so it is stable for a job and changes only when the curriculum does.
+    public static func pick(_ places: [TopicPlace], courseID: String) -> TopicPlace? {
+        guard !places.isEmpty else { return nil }
+        let digest = SHA256Digest.hex(courseID + "\n" + places.map(\.title).joined(separator: "\n"))
+        let index = Int(digest.prefix(8), radix: 16).map { $0 % places.count } ?? 0
+        return places[index]
+    }
+
+    public func call(itemID: String, place: TopicPlace, outline: Outline) throws -> ModelCall<String> {
+        let title = place.title
+        return ModelCall(
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("tone-preview"),
+            variables: place.variables(job, outline: outline), schema: nil,
+            check: { text in
+                let markdown = LectureRules.unwrapFence(text).trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+                let words = LectureRules.wordCount(markdown)
+                if words < 40 { return .invalid(["the sample is too short (\(words) words; write 120 to 200 words)"]) }
+                if words > 600 { return .invalid(["the sample is too long (\(words) words; write 120 to 200 words)"]) }
+                if !markdown.hasPrefix("#") { return .invalid(["start the sample with '# \(title)'"]) }
+                return .valid(markdown, warnings: [])
+            })
+    }
+}

@@ -1,0 +1,117 @@
+import CCmarkGFM
+
+/// Markdown with TeX math → a sanitized XHTML5 document with MathML.
+///
+/// ```swift
+/// let page = try MarkdownRenderer().render(markdown, language: "ar", title: "الدرس الأول")
+/// try page.xhtml.write(to: lectureURL)   // links to lectern.css: ship LecternStylesheet.contents
+/// ```
+///
+/// The pipeline: math delimiters (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`, ```` ```math ````) are cut out
+/// of the source and replaced by placeholders; cmark-gfm parses the rest (GFM tables,
+/// strikethrough, autolinks, tag filter; raw HTML omitted); the tree is written as XHTML with code,
+/// math and quotes in their own containers and each formula converted by `TeXMath`; libxml2
+/// parses the result and only allowlisted elements, attributes and URL schemes are written out.
+/// A renderer holds no state: call it from as many tasks as you like.
+public struct MarkdownRenderer: Sendable {
+    /// Inputs larger than this (in UTF-8 bytes) are refused with ``RenderError/Kind/inputTooLarge``.
+    public static let maximumInputBytes = 16 * 1024 * 1024
+
+    /// Creates a renderer.
+    public init() {}
+
+    /// Renders `markdown` to a complete XHTML document.
+    ///
+    /// - Parameters:
+    ///   - markdown: the lecture (or question) text.
+    ///   - language: its BCP 47 code; sets `lang`/`xml:lang`, and `dir="rtl"` for right-to-left
+    ///     languages and scripts (ar, he, fa, ur …).
+    ///   - title: the `<title>`; `nil` uses the first heading.
+    /// - Throws: ``RenderError`` when the language code is invalid, the input too large, or the
+    ///   result would not be well-formed XML.
+    public func render(_ markdown: String, language: String, title: String?) throws -> RenderedDocument {
+        guard let tag = LanguageTag(language) else {
+            throw RenderError(
+                kind: .invalidLanguage,
+                message: "language code \(XHTMLWriter.quoted(language)) is not a BCP 47 tag; use one such as “en” or “ar”")
+        }
+        guard markdown.utf8.count <= Self.maximumInputBytes else {
+            throw RenderError(
+                kind: .inputTooLarge,
+                message: "the Markdown is \(markdown.utf8.count) bytes; split it below \(Self.maximumInputBytes) bytes")
+        }
+
+        let protected = MathDelimiterScanner.protect(markdown)
+        guard let tree = CMarkParser.parse(protected.text) else {
+            throw RenderError(kind: .malformedOutput, message: "cmark-gfm could not parse the document (out of memory?)")
+        }
+        var writer = XHTMLWriter(protected: protected)
+        writer.write(document: tree)
+        cmark_node_free(tree)
+
+        var wrapped: [UInt8] = []
+        wrapped.reserveCapacity(writer.out.count + 64)
+        XMLBytes.append("<div xmlns=\"http://www.w3.org/1999/xhtml\">", to: &wrapped)
+        wrapped += writer.out
+        XMLBytes.append("</div>", to: &wrapped)
+
+        let sanitized: (body: [UInt8], warnings: [String])
+        do {
+            sanitized = try XMLSanitizer.sanitize(wrapped: wrapped)
+        } catch let failure as LibXML.Failure {
+            throw Self.diagnose(failure, writer: writer, protected: protected)
+        }
+
+        let documentTitle = title ?? writer.firstHeading.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+        var document: [UInt8] = []
+        document.reserveCapacity(sanitized.body.count + 512)
+        XMLBytes.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n", to: &document)
+        XMLBytes.append("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"", to: &document)
+        XMLBytes.appendText(tag.code, to: &document, attribute: true)
+        XMLBytes.append("\" xml:lang=\"", to: &document)
+        XMLBytes.appendText(tag.code, to: &document, attribute: true)
+        XMLBytes.append("\" dir=\"", to: &document)
+        document.append(contentsOf: tag.direction.rawValue.utf8)
+        XMLBytes.append("\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>", to: &document)
+        XMLBytes.appendText(documentTitle, to: &document)
+        XMLBytes.append("</title>\n<link rel=\"stylesheet\" href=\"", to: &document)
+        document.append(contentsOf: LecternStylesheet.fileName.utf8)
+        XMLBytes.append("\"/>\n</head>\n<body>\n", to: &document)
+        document += sanitized.body
+        XMLBytes.append("</body>\n</html>\n", to: &document)
+
+        // The promise to the pipeline: what leaves here parses as XML.
+        if let failure = LibXML.check(document) {
+            throw RenderError(
+                kind: .malformedOutput,
+                message: "internal error: the sanitized document is not well-formed XML (libxml2: \(failure.message) at output line \(failure.line))")
+        }
+
+        return RenderedDocument(
+            xhtml: String(decoding: document, as: UTF8.self),
+            body: String(decoding: sanitized.body, as: UTF8.self),
+            warnings: writer.warnings + sanitized.warnings,
+            language: tag.code,
+            direction: tag.direction,
+            title: documentTitle)
+    }
+
+    /// Names the formula whose MathML broke the document, if one did.
+    private static func diagnose(_ failure: LibXML.Failure, writer: XHTMLWriter, protected: ProtectedMarkdown)
+        -> RenderError
+    {
+        for index in writer.usedFormulas {
+            guard let markup = writer.writtenMathML(index) else { continue }
+            if let formulaFailure = LibXML.check(Array(markup.utf8)) {
+                let f = protected.formulas[index]
+                return RenderError(
+                    kind: .malformedOutput,
+                    message: "the MathML for \(XHTMLWriter.quoted(f.source)) is not well-formed XML (libxml2: \(formulaFailure.message)); simplify the formula or report it as a TeX converter bug",
+                    line: f.line, column: f.column)
+            }
+        }
+        return RenderError(
+            kind: .malformedOutput,
+            message: "the rendered XHTML is not well-formed XML (libxml2: \(failure.message) at line \(failure.line), column \(failure.column)); too deeply nested content is the usual cause")
+    }
+}

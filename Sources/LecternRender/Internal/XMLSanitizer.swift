@@ -1,0 +1,275 @@
+import CLibXML2
+
+/// libxml2: parse (the well-formedness check), then serialize only what the allowlist keeps.
+enum LibXML {
+    /// `xmlInitParser` must run once before libxml2 is used from several threads.
+    static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    /// No network, no entity substitution, no DTD loading, quiet, CDATA as text.
+    static let parseOptions = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOCDATA.rawValue)
+
+    /// Why a document did not parse.
+    struct Failure: Error {
+        var message: String
+        var line: Int
+        var column: Int
+    }
+
+    /// Parses `bytes` as XML and hands the document to `body`; throws the parser's first error.
+    static func withDocument<R>(_ bytes: [UInt8], _ body: (xmlDocPtr) throws -> R) throws -> R {
+        _ = initialized
+        guard bytes.count < Int(Int32.max), let ctxt = xmlNewParserCtxt() else {
+            throw Failure(message: "libxml2 could not start a parser", line: 0, column: 0)
+        }
+        defer { xmlFreeParserCtxt(ctxt) }
+        let doc = bytes.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { chars in
+                xmlCtxtReadMemory(ctxt, chars.baseAddress, Int32(chars.count), nil, "UTF-8", parseOptions)
+            }
+        }
+        guard let doc, ctxt.pointee.wellFormed != 0 else {
+            if let doc { xmlFreeDoc(doc) }
+            let error = ctxt.pointee.lastError
+            var message = error.message.map { String(cString: $0) } ?? "not well-formed"
+            while message.last == "\n" { message.removeLast() }
+            throw Failure(message: message, line: Int(error.line), column: Int(error.int2))
+        }
+        defer { xmlFreeDoc(doc) }
+        return try body(doc)
+    }
+
+    /// Whether `bytes` is well-formed XML (`nil`) or the reason it is not.
+    static func check(_ bytes: [UInt8]) -> Failure? {
+        do {
+            try withDocument(bytes) { _ in }
+            return nil
+        } catch let failure as Failure {
+            return failure
+        } catch {
+            return Failure(message: "\(error)", line: 0, column: 0)
+        }
+    }
+}
+
+/// Serializes the children of the wrapper element, keeping only allowlisted elements and attributes.
+struct XMLSanitizer {
+    private(set) var out: [UInt8] = []
+    private(set) var warnings: [String] = []
+    private var warned: Set<String> = []
+
+    private struct Context {
+        var inMath = false
+        var inList = false
+        var inTable = false
+    }
+
+    /// Sanitizes `wrapped` (`<div xmlns="…xhtml">body</div>`) and returns the clean body.
+    static func sanitize(wrapped: [UInt8]) throws -> (body: [UInt8], warnings: [String]) {
+        try LibXML.withDocument(wrapped) { doc in
+            var sanitizer = XMLSanitizer()
+            sanitizer.out.reserveCapacity(wrapped.count)
+            if let root = xmlDocGetRootElement(doc) {
+                sanitizer.children(of: root, Context())
+            }
+            return (sanitizer.out, sanitizer.warnings)
+        }
+    }
+
+    private mutating func children(of node: xmlNodePtr, _ context: Context) {
+        var child = node.pointee.children
+        while let c = child {
+            visit(c, context)
+            child = c.pointee.next
+        }
+    }
+
+    private mutating func visit(_ node: xmlNodePtr, _ context: Context) {
+        switch node.pointee.type {
+        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+            XMLBytes.appendText(UnsafeBufferPointer.cString(contentPointer(node)), to: &out)
+        case XML_ELEMENT_NODE:
+            element(node, context)
+        default:
+            break  // comments, processing instructions, entity references: never kept
+        }
+    }
+
+    private func contentPointer(_ node: xmlNodePtr) -> UnsafePointer<CChar>? {
+        guard let content = node.pointee.content else { return nil }
+        return UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)
+    }
+
+    private static func string(_ p: UnsafePointer<xmlChar>?) -> String {
+        guard let p else { return "" }
+        return String(cString: UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
+    }
+
+    private mutating func warn(_ message: String) {
+        if warned.insert(message).inserted, warnings.count < 50 { warnings.append(message) }
+    }
+
+    private mutating func element(_ node: xmlNodePtr, _ context: Context) {
+        let name = Self.string(node.pointee.name)
+        let namespace = node.pointee.ns.map { Self.string($0.pointee.href) } ?? ""
+        if namespace == Allowlist.xhtmlNamespace {
+            xhtmlElement(node, name: name, context)
+        } else if namespace == Allowlist.mathMLNamespace {
+            mathMLElement(node, name: name, context)
+        } else {
+            warn("removed <\(name)> from namespace “\(namespace)”")
+        }
+    }
+
+    private mutating func xhtmlElement(_ node: xmlNodePtr, name: String, _ context: Context) {
+        if context.inMath {
+            warn("removed XHTML <\(name)> inside MathML")
+            return
+        }
+        guard Allowlist.xhtmlElements.contains(name) else {
+            if Allowlist.removeContents.contains(name) {
+                warn("removed <\(name)> and its content")
+            } else {
+                warn("removed <\(name)> (content kept)")
+                children(of: node, context)
+            }
+            return
+        }
+        // html-pipeline's transformers: list items outside lists and table parts outside tables
+        // could break out of the markup that contains the content.
+        let tablePart = ["thead", "tbody", "tfoot", "tr", "td", "th"].contains(name)
+        if (name == "li" && !context.inList) || (tablePart && !context.inTable) {
+            children(of: node, context)
+            return
+        }
+        out.append(0x3C)
+        out.append(contentsOf: name.utf8)
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            attribute = a.pointee.next
+            guard a.pointee.ns == nil else {
+                warn("removed namespaced attribute \(Self.string(a.pointee.name)) on <\(name)>")
+                continue
+            }
+            let attributeName = Self.string(a.pointee.name)
+            let value = Self.value(of: a)
+            if keepXHTMLAttribute(attributeName, value: value, element: name) {
+                writeAttribute(attributeName, value)
+            }
+        }
+        if Allowlist.voidElements.contains(name) {
+            XMLBytes.append("/>", to: &out)
+            return
+        }
+        out.append(0x3E)
+        var inner = context
+        if name == "ul" || name == "ol" { inner.inList = true }
+        if name == "table" { inner.inTable = true }
+        children(of: node, inner)
+        out += [0x3C, 0x2F]
+        out.append(contentsOf: name.utf8)
+        out.append(0x3E)
+    }
+
+    private mutating func keepXHTMLAttribute(_ attribute: String, value: [UInt8], element: String) -> Bool {
+        if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
+            if URLPolicy.isAllowed(value, schemes: schemes) { return true }
+            warn("removed \(attribute) with a disallowed URL scheme on <\(element)>")
+            return false
+        }
+        if Allowlist.globalAttributes.contains(attribute) { return true }
+        if Allowlist.elementAttributes[element]?.contains(attribute) == true { return true }
+        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(value) {
+            return true
+        }
+        if attribute == "style", element == "th" || element == "td",
+            Allowlist.allowedStyles.contains(String(decoding: value, as: UTF8.self))
+        {
+            return true
+        }
+        warn("removed attribute \(attribute) on <\(element)>")
+        return false
+    }
+
+    private mutating func mathMLElement(_ node: xmlNodePtr, name: String, _ context: Context) {
+        // `math` only as the root of a formula in XHTML; everything else only inside one.
+        guard context.inMath != (name == "math") else {
+            warn("removed misplaced MathML <\(name)>")
+            return
+        }
+        guard Allowlist.mathMLElements.contains(name) else {
+            warn("removed MathML <\(name)> and its content")
+            return
+        }
+        out.append(0x3C)
+        out.append(contentsOf: name.utf8)
+        if name == "math" {
+            XMLBytes.append(" xmlns=\"http://www.w3.org/1998/Math/MathML\"", to: &out)
+        }
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            attribute = a.pointee.next
+            let attributeName = Self.string(a.pointee.name)
+            guard a.pointee.ns == nil else {
+                warn("removed namespaced attribute \(attributeName) in MathML")
+                continue
+            }
+            guard Allowlist.mathMLAttributes.contains(attributeName), !attributeName.lowercased().hasPrefix("on") else {
+                warn("removed attribute \(attributeName) in MathML")
+                continue
+            }
+            writeAttribute(attributeName, Self.value(of: a))
+        }
+        guard node.pointee.children != nil else {
+            XMLBytes.append("/>", to: &out)
+            return
+        }
+        out.append(0x3E)
+        var inner = context
+        inner.inMath = true
+        if name == "annotation" {
+            // The TeX source: text only.
+            var child = node.pointee.children
+            while let c = child {
+                if c.pointee.type == XML_TEXT_NODE || c.pointee.type == XML_CDATA_SECTION_NODE {
+                    XMLBytes.appendText(UnsafeBufferPointer.cString(contentPointer(c)), to: &out)
+                }
+                child = c.pointee.next
+            }
+        } else {
+            children(of: node, inner)
+        }
+        out += [0x3C, 0x2F]
+        out.append(contentsOf: name.utf8)
+        out.append(0x3E)
+    }
+
+    private mutating func writeAttribute(_ name: String, _ value: [UInt8]) {
+        out.append(0x20)
+        out.append(contentsOf: name.utf8)
+        out += [0x3D, 0x22]
+        XMLBytes.appendText(value, to: &out, attribute: true)
+        out.append(0x22)
+    }
+
+    /// An attribute's value with character references decoded (its text children joined).
+    private static func value(of attribute: xmlAttrPtr) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var child = attribute.pointee.children
+        while let c = child {
+            if let content = c.pointee.content {
+                var p = content
+                while p.pointee != 0 {
+                    bytes.append(p.pointee)
+                    p += 1
+                }
+            }
+            child = c.pointee.next
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,181 @@
+/// A user macro from `\newcommand`, `\def`, `\DeclareMathOperator` …
+struct MacroDefinition: Sendable {
+    var parameterCount: Int
+    /// `\newcommand{\x}[2][default]{…}`: the first parameter is optional with this default.
+    var optionalDefault: [Token]?
+    var body: [Token]
+}
+
+/// A user environment from `\newenvironment`.
+struct EnvironmentDefinition: Sendable {
+    var parameterCount: Int
+    var optionalDefault: [Token]?
+    var begin: [Token]
+    var end: [Token]
+}
+
+/// The token input of one conversion with macro expansion at its head.
+///
+/// Expansion pushes the substituted body as a new frame instead of splicing arrays, so each step
+/// costs the body length only. Both the number of expansions and the number of tokens they
+/// produce are capped: recursive definitions (`\def\a{\a}`, `\def\a{x\a\a}`) end with a clean
+/// error instead of hanging or exhausting memory.
+struct TokenStream {
+    private struct Frame {
+        var tokens: [Token]
+        var index: Int
+    }
+
+    static let maxExpansions = 10_000
+    static let maxExpandedTokens = 500_000
+
+    private var frames: [Frame]
+    var macros: [String: MacroDefinition] = [:]
+    var environments: [String: EnvironmentDefinition] = [:]
+    private(set) var expansions = 0
+    private(set) var expandedTokens = 0
+    /// Set once a limit was hit; the rest of the input is then dropped.
+    private(set) var limitExceeded = false
+
+    init(tokens: [Token]) {
+        frames = [Frame(tokens: tokens, index: 0)]
+    }
+
+    // MARK: Raw access (no expansion)
+
+    mutating func peekRaw() -> Token? {
+        while let last = frames.last {
+            if last.index < last.tokens.count { return last.tokens[last.index] }
+            if frames.count == 1 { return nil }
+            frames.removeLast()
+        }
+        return nil
+    }
+
+    mutating func nextRaw() -> Token? {
+        guard let token = peekRaw() else { return nil }
+        frames[frames.count - 1].index += 1
+        return token
+    }
+
+    /// Puts tokens back in front of the input (used to un-read a lookahead or splice a body).
+    mutating func pushFront(_ tokens: [Token]) {
+        guard !tokens.isEmpty else { return }
+        // Drop exhausted frames first so tail-recursive macros do not grow the frame stack.
+        while frames.count > 1, let last = frames.last, last.index >= last.tokens.count { frames.removeLast() }
+        frames.append(Frame(tokens: tokens, index: 0))
+    }
+
+    /// Drops everything that is left (after a limit was hit).
+    mutating func discardAll() {
+        frames = [Frame(tokens: [], index: 0)]
+    }
+
+    // MARK: Expanded access
+
+    /// The next token after expanding user macros at the head of the input.
+    mutating func peek() -> Token? {
+        while let token = peekRaw() {
+            guard case .command(let name) = token, let macro = macros[name] else { return token }
+            _ = nextRaw()
+            expand(macro)
+        }
+        return nil
+    }
+
+    mutating func next() -> Token? {
+        guard let token = peek() else { return nil }
+        _ = nextRaw()
+        return token
+    }
+
+    private mutating func expand(_ macro: MacroDefinition) {
+        expansions += 1
+        guard expansions <= Self.maxExpansions, expandedTokens <= Self.maxExpandedTokens else {
+            limitExceeded = true
+            discardAll()
+            return
+        }
+        var arguments: [[Token]] = []
+        var remaining = macro.parameterCount
+        if let fallback = macro.optionalDefault, remaining > 0 {
+            arguments.append(readOptionalRaw() ?? fallback)
+            remaining -= 1
+        }
+        while remaining > 0 {
+            arguments.append(readArgumentRaw())
+            remaining -= 1
+        }
+        let body = Self.substitute(macro.body, arguments)
+        expandedTokens += body.count
+        if expandedTokens > Self.maxExpandedTokens {
+            limitExceeded = true
+            discardAll()
+            return
+        }
+        pushFront(body)
+    }
+
+    static func substitute(_ body: [Token], _ arguments: [[Token]]) -> [Token] {
+        guard !arguments.isEmpty else { return body }
+        var result: [Token] = []
+        result.reserveCapacity(body.count)
+        for token in body {
+            if case .parameter(let n) = token {
+                if n <= arguments.count { result.append(contentsOf: arguments[n - 1]) }
+            } else {
+                result.append(token)
+            }
+        }
+        return result
+    }
+
+    // MARK: Raw arguments
+
+    mutating func skipRawSpaces() {
+        while peekRaw() == .space { _ = nextRaw() }
+    }
+
+    /// One undelimited macro argument: a balanced `{…}` without its braces, or a single token.
+    mutating func readArgumentRaw() -> [Token] {
+        skipRawSpaces()
+        guard let first = nextRaw() else { return [] }
+        guard first == .beginGroup else { return [first] }
+        return readBalancedRaw()
+    }
+
+    /// Tokens up to the `}` matching an already consumed `{` (which is dropped, like the `{`).
+    mutating func readBalancedRaw() -> [Token] {
+        var depth = 1
+        var collected: [Token] = []
+        while let token = nextRaw() {
+            if token == .beginGroup {
+                depth += 1
+            } else if token == .endGroup {
+                depth -= 1
+                if depth == 0 { return collected }
+            }
+            collected.append(token)
+        }
+        return collected
+    }
+
+    /// `[…]` at the head of the input (brace-balanced), or nil when there is none.
+    mutating func readOptionalRaw() -> [Token]? {
+        skipRawSpaces()
+        guard peekRaw() == .char("[") else { return nil }
+        _ = nextRaw()
+        var depth = 0
+        var collected: [Token] = []
+        while let token = nextRaw() {
+            switch token {
+            case .beginGroup: depth += 1
+            case .endGroup: depth -= 1
+            case .char("]") where depth == 0: return collected
+            default: break
+            }
+            collected.append(token)
+        }
+        return collected
+    }
+}

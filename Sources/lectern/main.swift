@@ -1,0 +1,4 @@
+import Foundation
+import LecternCLI
+
+exit(await LecternCommand.entry())

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+@testable import LecternLLM
+
+@Suite("CurlHTTPClient")
+struct CurlHTTPClientTests {
+    @Test("sends method, headers and body and reads status, headers and body")
+    func roundTrip() async throws {
+        let server = try LoopbackServer(replies: [.json(201, #"{"ok":true}"#, headers: [("X-Trace", "abc")])])
+        let client = CurlHTTPClient()
+        let response = try await client.send(
+            HTTPRequest(
+                method: "POST", url: server.baseURL.appendingPathComponent("v1/echo"),
+                headers: ["Content-Type": "application/json", "X-Custom": "1"], body: Data(#"{"a":1}"#.utf8)))
+        #expect(response.status == 201)
+        #expect(response.headers["x-trace"] == "abc")
+        #expect(response.headers["X-TRACE"] == "abc")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
+        let received = try #require(server.requests.first)
+        #expect(received.method == "POST")
+        #expect(received.path == "/v1/echo")
+        #expect(received.headers["x-custom"] == "1")
+        #expect(received.text == #"{"a":1}"#)
+    }
+
+    @Test("reuses one connection for sequential requests")
+    func keepAlive() async throws {
+        let server = try LoopbackServer(fallback: .json(200, "{}"))
+        let client = CurlHTTPClient()
+        for _ in 0..<5 {
+            let response = try await client.send(HTTPRequest(url: server.baseURL))
+            #expect(response.status == 200)
+        }
+        #expect(server.requests.count == 5)
+        #expect(server.connectionsAccepted == 1)
+    }
+
+    @Test("many concurrent requests all complete")
+    func concurrency() async throws {
+        let server = try LoopbackServer(fallback: .json(200, #"{"n":1}"#))
+        let client = CurlHTTPClient()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<200 {
+                group.addTask { try await client.send(HTTPRequest(method: "POST", url: server.baseURL, body: Data("x".utf8))).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 200)
+        #expect(statuses.allSatisfy { $0 == 200 })
+    }
+
+    @Test("a closed connection without answer is a connectionLost error")
+    func emptyReply() async throws {
+        let server = try LoopbackServer(replies: [.closeWithoutAnswer])
+        let client = CurlHTTPClient()
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: server.baseURL))
+        } throws: { error in
+            (error as? HTTPClientError)?.kind == .connectionLost
+        }
+    }
+
+    @Test("a reset connection is a connectionLost error")
+    func reset() async throws {
+        let server = try LoopbackServer(replies: [.reset])
+        let client = CurlHTTPClient()
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: server.baseURL))
+        } throws: { error in
+            (error as? HTTPClientError)?.kind == .connectionLost
+        }
+    }
+
+    @Test("the total timeout fires")
+    func timeout() async throws {
+        let server = try LoopbackServer(replies: [.json(200, "{}", delay: .seconds(5))])
+        let client = CurlHTTPClient()
+        let start = ContinuousClock.now
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: server.baseURL, timeout: .milliseconds(300)))
+        } throws: { error in
+            (error as? HTTPClientError)?.kind == .timedOut
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test("a refused connection is a connectionFailed error")
+    func refused() async throws {
+        let server = try LoopbackServer()
+        let url = server.baseURL
+        server.stop()
+        try await Task.sleep(for: .milliseconds(50))
+        let client = CurlHTTPClient()
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: url))
+        } throws: { error in
+            (error as? HTTPClientError)?.kind == .connectionFailed
+        }
+    }
+
+    @Test("cancelling the task aborts the transfer quickly")
+    func cancellation() async throws {
+        let server = try LoopbackServer(replies: [.json(200, "{}", delay: .seconds(10))])
+        let client = CurlHTTPClient()
+        let start = ContinuousClock.now
+        let task = Task { try await client.send(HTTPRequest(url: server.baseURL)) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(2))
+        // The client still works afterwards.
+        server.enqueue(.json(200, "{}"))
+        #expect(try await client.send(HTTPRequest(url: server.baseURL)).status == 200)
+    }
+
+    @Test("a task cancelled before sending never reaches the server")
+    func cancelledBeforeSend() async throws {
+        let server = try LoopbackServer(fallback: .json(200, "{}"))
+        let client = CurlHTTPClient()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.send(HTTPRequest(url: server.baseURL))
+        }
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test("header descriptions redact credentials")
+    func redaction() {
+        let headers: HTTPHeaders = ["Authorization": "Bearer sk-SENTINEL-123", "x-api-key": "sk-SENTINEL-123", "Accept": "json"]
+        #expect(!headers.description.contains("SENTINEL"))
+        let request = HTTPRequest(url: URL(string: "https://example.com/v1?key=sk-SENTINEL-123")!, headers: headers)
+        #expect(!request.description.contains("SENTINEL"))
+        #expect(headers.description.contains("Accept: json"))
+    }
+}
