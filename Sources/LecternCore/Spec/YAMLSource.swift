@@ -164,9 +164,15 @@ public struct YAMLSource: Sendable {
     private func diagnostic(for error: YamlError) -> SpecDiagnostic {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
-            var message = "YAML syntax error: \(problem)"
-            if let context { message += " (\(context.text) at \(context.mark.line):\(context.mark.column))" }
-            return SpecDiagnostic(file: file, line: mark.line, column: mark.column, message: message, hint: "check indentation, colons and quotes near this place")
+            // "while scanning a quoted scalar" marks where the construct began: that is where the
+            // author must look, not the end of the file where the scanner gave up.
+            if let context {
+                return SpecDiagnostic(
+                    file: file, line: context.mark.line, column: context.mark.column,
+                    message: "YAML syntax error: \(problem) at \(mark.line):\(mark.column) (\(context.text))",
+                    hint: "check the quotes, brackets and indentation that start here")
+            }
+            return SpecDiagnostic(file: file, line: mark.line, column: mark.column, message: "YAML syntax error: \(problem)", hint: "check indentation, colons and quotes near this place")
         case let .duplicatedKeysInMapping(duplicates, context):
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
             return SpecDiagnostic(file: file, line: context.mark.line, column: context.mark.column, message: "duplicate key \(keys) in one mapping", hint: "each key may appear once; remove or merge the repeated one")

@@ -111,17 +111,3 @@ public struct TopicPlace: Sendable, Hashable {
         return v
     }
 }
-
-extension Outline {
-    /// The outline as an indented list, for prompts.
-    var promptText: String {
-        var lines = [title]
-        for (s, subject) in subjects.enumerated() {
-            lines.append("  \(s + 1). \(subject.title)")
-            for (t, topic) in subject.topics.enumerated() {
-                lines.append("     \(s + 1).\(t + 1) \(topic.title)")
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-}

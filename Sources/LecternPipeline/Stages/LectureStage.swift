@@ -11,8 +11,9 @@ public struct LectureStage: Sendable {
     public init(job: CourseJobContext) { self.job = job }
 
     public func call(itemID: String, place: TopicPlace, outline: Outline) throws -> ModelCall<String> {
-        var variables = place.variables(job, outline: outline)
-        variables["curriculum_outline"] = outline.promptText
+        // Only the neighbours, not the whole outline: a lecture then depends on its own topic and
+        // the two beside it, so editing one title regenerates three lectures, not all of them.
+        let variables = place.variables(job, outline: outline)
         let title = place.title
         return ModelCall(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("lecture"), variables: variables, schema: nil,

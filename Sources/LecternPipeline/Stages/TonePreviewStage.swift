@@ -9,11 +9,11 @@ public struct TonePreviewStage: Sendable {
 
     public init(job: CourseJobContext) { self.job = job }
 
-    /// The topic the preview is written on: chosen by a hash of the course id and the topic
-    /// titles, so it is stable for a job and changes only when the curriculum does.
+    /// The topic the preview is written on: chosen by a hash of the course id and the number of
+    /// topics, so it is stable for a job and does not move when a title is edited.
     public static func pick(_ places: [TopicPlace], courseID: String) -> TopicPlace? {
         guard !places.isEmpty else { return nil }
-        let digest = SHA256Digest.hex(courseID + "\n" + places.map(\.title).joined(separator: "\n"))
+        let digest = SHA256Digest.hex(courseID + "\n\(places.count)")
         let index = Int(digest.prefix(8), radix: 16).map { $0 % places.count } ?? 0
         return places[index]
     }
