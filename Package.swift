@@ -60,14 +60,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
+        .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),
 
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle"]),
-        .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"]),
-        .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "lectern"]),
+        .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "lectern"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,141 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+import Testing
+
+@testable import LecternPipeline
+
+/// Bad model output, as small models really write it: each is repaired by re-asking with the
+/// validator's errors, or reported (exit 1) when it never becomes valid.
+struct RepairTests {
+    static let topic = "s01-t02"
+
+    static func badQuestion(_ mutate: (inout [String: JSONValue]) -> Void) -> JSONValue {
+        var q: [String: JSONValue] = [
+            "topic_id": "{{topic_id}}", "format": "multiple_choice", "prompt": "Which statement about {{topic_title}} is true?",
+            "options": [
+                ["text": "It helps structure programs", "correct": true, "feedback": "Right."],
+                ["text": "It slows programs", "correct": false, "feedback": "No."],
+                ["text": "Java only", "correct": false, "feedback": "No."],
+                ["text": "Deprecated", "correct": false, "feedback": "No."],
+            ],
+            "explanation": "It is a basic building block of programs.",
+        ]
+        mutate(&q)
+        return .object(q)
+    }
+
+    static func answer(stage: String, item: String, attempt: Int? = nil, content: String? = nil, json: JSONValue? = nil, finish: String? = nil) -> JSONValue {
+        var a: [String: JSONValue] = ["stage": .string(stage), "item": .string(item)]
+        if let attempt { a["attempt"] = .number(Double(attempt)) }
+        if let content { a["content"] = .string(content) }
+        if let json { a["json"] = json }
+        if let finish { a["finish_reason"] = .string(finish) }
+        return .object(a)
+    }
+
+    func runWithFirstAttempt(_ bad: JSONValue, item: String) async throws -> (JobRunner.Result, RecordingProvider) {
+        let ws = try Workspace()
+        let provider = try RecordingProvider(script: ws.script(extra: [bad]))
+        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider)
+        _ = ws
+        return (result, provider)
+    }
+
+    static let questionItem = "engagement-question/\(topic)"
+
+    @Test(arguments: [
+        ("two correct options", badQuestion { q in
+            q["options"] = [["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
+        }, "exactly one option must be correct"),
+        ("duplicate options", badQuestion { q in
+            q["options"] = [["text": "Loops", "correct": true, "feedback": "Yes."], ["text": "loops ", "correct": false, "feedback": "No."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
+        }, "are the same"),
+        ("answer outside the options", badQuestion { q in
+            q["options"] = [["text": "A", "correct": false, "feedback": "No."], ["text": "B", "correct": false, "feedback": "No."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
+            q["answer"] = "E"
+        }, "0 are marked correct"),
+        ("wrong topic id", badQuestion { q in q["topic_id"] = "s02-t01" }, "must be about topic s01-t02"),
+    ])
+    func invalidQuestionsAreRepaired(_ name: String, _ bad: JSONValue, _ expectedError: String) async throws {
+        let (result, provider) = try await runWithFirstAttempt(Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: bad), item: Self.questionItem)
+        #expect(result.status == .complete, "\(name)")
+        let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem }
+        #expect(attempts.map(\.0.attempt) == [1, 2], "\(name)")
+        // The repair request carries the invalid answer and the validator's errors.
+        let repair = try #require(attempts.last?.1)
+        #expect(repair.messages.count == 4)
+        #expect(repair.messages[2].role == .assistant)
+        #expect(repair.messages[3].content.contains(expectedError), "\(name): \(repair.messages[3].content)")
+    }
+
+    @Test func truncatedJSONIsRepaired() async throws {
+        let (result, provider) = try await runWithFirstAttempt(
+            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, content: "{\"topic_id\": \"s01-t02\", \"format\": \"multiple_choice\", \"prompt\": \"Which"), item: Self.questionItem)
+        #expect(result.status == .complete)
+        let last = try #require(provider.requests.last { $0.0.itemID == Self.questionItem })
+        #expect(last.0.attempt == 2)
+        #expect(last.1.messages.last?.content.contains("not complete, valid JSON") == true)
+    }
+
+    @Test func answerCutOffByTheTokenBudgetIsNeverTakenAsComplete() async throws {
+        // Syntactically complete JSON, but the provider says it stopped for length.
+        let (result, provider) = try await runWithFirstAttempt(
+            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { _ in }, finish: "length"), item: Self.questionItem)
+        #expect(result.status == .complete)
+        #expect(provider.requests.filter { $0.0.itemID == Self.questionItem }.count == 2)
+    }
+
+    @Test func lectureAboutTheWrongTopicIsRepaired() async throws {
+        let wrong = "# Cooking pasta\n\n## Water\n\n" + String(repeating: "Boil salted water and add the pasta. ", count: 40) + "\n\n## Sauce\n\n" + String(repeating: "Tomatoes, garlic, olive oil. ", count: 20)
+        let item = "lecture/\(Self.topic)"
+        let (result, provider) = try await runWithFirstAttempt(Self.answer(stage: "lecture", item: item, attempt: 1, content: wrong), item: item)
+        #expect(result.status == .complete)
+        let attempts = provider.requests.filter { $0.0.itemID == item }
+        #expect(attempts.count == 2)
+        #expect(attempts.last?.1.messages.last?.content.contains("does not seem to be about 'Loops'") == true)
+    }
+
+    @Test func anItemThatNeverBecomesValidIsReportedAndNoBundleIsWritten() async throws {
+        let ws = try Workspace()
+        let twoCorrect = Self.badQuestion { q in
+            q["options"] = [["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
+        }
+        let provider = try RecordingProvider(script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, json: twoCorrect)]))
+        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider)
+        #expect(result.status == .itemsFailed)
+        #expect(result.bundle == nil)
+        #expect(!FileManager.default.fileExists(atPath: ws.output.appendingPathComponent("pinned-course/1.0.0").path))
+        let failure = try #require(result.failures.first { $0.id == Self.questionItem })
+        #expect(failure.reason == .invalid && failure.attempts == 3)
+        #expect(failure.context.contains("topic 2 'Loops'"))
+        #expect(failure.errors.contains { $0.contains("exactly one option must be correct") })
+        #expect(failure.description.contains("failed after 3 attempts"))
+        // Its dependent is not started; independent items all finished.
+        #expect(result.failures.first { $0.id == "bonus-question/\(Self.topic)" }?.reason == .dependency)
+        #expect(result.failures.count == 2)
+        #expect(provider.calledItems.contains("engagement-question/s02-t02"))
+        // Repairs send only the latest answer: every attempt has at most base + 2 messages.
+        #expect(provider.requests.filter { $0.0.itemID == Self.questionItem }.allSatisfy { $0.1.messages.count <= 4 })
+
+        // With --allow-partial the bundle is written and says what is missing.
+        let partial = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, allowPartial: true)
+        guard case .written(let dir)? = partial.bundle else { throw PipelineError("no partial bundle") }
+        let manifest = try BundleVerifier.verify(dir).manifest
+        #expect(manifest.incompleteItems == ["bonus-question/s01-t02", "engagement-question/s01-t02"])
+    }
+
+    @Test func theUsageOfEveryAttemptIsCounted() async throws {
+        let ws = try Workspace()
+        let bad = Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { q in q["topic_id"] = "nope" })
+        let provider = try RecordingProvider(script: ws.script(extra: [bad]))
+        let events = CollectingSink()
+        let runner = try ws.runner(try Workspace.spec(Specs.pinned), provider: provider, events: events)
+        let result = try await runner.run(options: .init(outputRoot: ws.output))
+        let report = try #require(events.finished.first { $0.id == Self.questionItem })
+        #expect(report.attempts == 2)
+        #expect(report.usage.totalTokens == 400, "both attempts' tokens (200 each) are counted")
+        #expect(result.totals.usage.totalTokens == provider.calls.count * 200)
+    }
+}
