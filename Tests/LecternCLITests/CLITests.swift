@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+
+/// The `lectern` executable as users and CI run it: real processes, real exit codes, real
+/// signals.
+struct CLITests {
+    /// The built `lectern` binary, beside this test bundle's executable.
+    static let binary: URL = {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = me.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("lectern")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return me.deletingLastPathComponent().appendingPathComponent("lectern")
+    }()
+
+    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// A workspace with a scripted spec (pinned outline, 5 topics) and its own cache.
+    final class Workspace {
+        let root: URL
+        init(delayMilliseconds: Int = 0) throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            var script = try String(contentsOf: CLITests.fixtures.appendingPathComponent("course-script.json"), encoding: .utf8)
+            script = script.replacingOccurrences(of: "\"delay_ms\": 0", with: "\"delay_ms\": \(delayMilliseconds), \"call_log\": \"calls.log\"")
+            try script.write(to: root.appendingPathComponent("script.json"), atomically: true, encoding: .utf8)
+            try Self.spec.write(to: root.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
+        }
+        deinit { try? FileManager.default.removeItem(at: root) }
+
+        static let spec = """
+            kind: course
+            id: cli-course
+            description: A course for command-line tests.
+            outline:
+              title: CLI Course
+              subjects:
+                - title: Basics
+                  topics:
+                    - { title: Variables and values, objective: Store values with names. }
+                    - { title: Loops, objective: Repeat work with loops. }
+                    - { title: Conditions, objective: Choose between paths. }
+                - title: Functions
+                  topics:
+                    - { title: Defining functions, objective: Write functions. }
+                    - { title: Return values, objective: Return results. }
+            tone: { presets: [eli5] }
+            addons: { reinforcement: true }
+            model: { provider: scripted, script: script.json, max_concurrency: 2 }
+            """
+
+        var calls: [String] {
+            ((try? String(contentsOf: root.appendingPathComponent("calls.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        func arguments(_ extra: [String]) -> [String] {
+            extra + ["--cache-dir", root.appendingPathComponent("cache").path, "--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        }
+    }
+
+    @discardableResult
+    static func lectern(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Output {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func files(_ directory: URL) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let base = directory.standardizedFileURL.path
+        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[String(url.standardizedFileURL.path.dropFirst(base.count + 1))] = FileManager.default.contents(atPath: url.path)
+            }
+        }
+        return out
+    }
+
+    @Test func validateExitCodesAndLocatedMessages() throws {
+        let ws = try Workspace()
+        let presets = ["--presets", Self.repository.appendingPathComponent("pipelines/presets").path]
+        #expect(try Self.lectern(["validate", "job.yaml"] + presets, in: ws.root).status == 0)
+        try "kind: course\nid: x\ndescripton: typo\n".write(to: ws.root.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let bad = try Self.lectern(["validate", "bad.yaml"] + presets, in: ws.root)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.yaml:3:1: error: unknown key 'descripton'"))
+        #expect(bad.stderr.contains("did you mean 'description'?"))
+        let missing = try Self.lectern(["validate", "nope.yaml"] + presets, in: ws.root)
+        #expect(missing.status == 2 && missing.stderr.contains("nope.yaml"))
+    }
+
+    @Test func usageErrorsExitWithTwoAndHelpWithZero() throws {
+        let ws = try Workspace()
+        let bogus = try Self.lectern(["run", "job.yaml", "--cache", "bogus"], in: ws.root)
+        #expect(bogus.status == 2 && bogus.stderr.contains("--cache must be one of"))
+        #expect(try Self.lectern(["frobnicate"], in: ws.root).status == 2)
+        let help = try Self.lectern(["run", "--help"], in: ws.root)
+        #expect(help.status == 0 && help.stdout.contains("--allow-partial") && help.stdout.contains("--record-cassette"))
+        let top = try Self.lectern(["--help"], in: ws.root)
+        #expect(top.stdout.contains("Exit codes"))
+    }
+
+    @Test func runVerifyRerunAndTamper() throws {
+        let ws = try Workspace()
+        let first = try Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json"]), in: ws.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("wrote "))
+        // JSON lines on stderr, one event each.
+        let events = first.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(events.contains { $0.contains("\"event\":\"item_finished\"") && $0.contains("\"latency_ms\"") })
+        let calls = ws.calls.count
+        #expect(calls == 23)
+
+        let again = try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        #expect(again.status == 0 && again.stdout.contains("unchanged"))
+        #expect(ws.calls.count == calls, "an unchanged job makes zero provider calls")
+
+        let plan = try Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
+        #expect(plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":24"), "23 stored answers and the pinned outline: \(plan.stdout)")
+
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
+        #expect(try Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
+        let lecture = bundle.appendingPathComponent("lectures/01-02-loops.md")
+        var bytes = try Data(contentsOf: lecture)
+        bytes[10] ^= 0x20
+        try bytes.write(to: lecture)
+        let flipped = try Self.lectern(["verify", bundle.path], in: ws.root)
+        #expect(flipped.status == 1 && flipped.stderr.contains("lectures/01-02-loops.md: content differs"))
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("course.json"))
+        #expect(try Self.lectern(["verify", bundle.path], in: ws.root).stderr.contains("course.json: missing"))
+    }
+
+    @Test func aRunKilledMidwayResumesWithoutPayingTwiceAndGivesTheSameBundle() throws {
+        // Reference: an uninterrupted run.
+        let reference = try Workspace(delayMilliseconds: 30)
+        #expect(try Self.lectern(reference.arguments(["run", "job.yaml"]), in: reference.root).status == 0)
+        let expected = Self.files(reference.root.appendingPathComponent("output/cli-course/1.0.0"))
+        #expect(expected.count > 5)
+
+        let ws = try Workspace(delayMilliseconds: 30)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ws.arguments(["run", "job.yaml", "--log-format", "json"])
+        process.currentDirectoryURL = ws.root
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once some items are done and others in flight.
+        let deadline = Date().addingTimeInterval(20)
+        while ws.calls.count < 8 && Date() < deadline && process.isRunning { usleep(5_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the run was killed mid-way, not finished")
+        #expect(!FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("output/cli-course/1.0.0").path))
+
+        // What the cache holds at the moment of the kill: finished exchanges.
+        let stored = Set(Self.files(ws.root.appendingPathComponent("cache")).compactMap { path, data -> String? in
+            guard path.hasSuffix(".json"), !path.contains(".tmp-") else { return nil }
+            return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["item_id"] as? String
+        })
+        #expect(!stored.isEmpty)
+        let callsBefore = ws.calls.count
+
+        let resumed = try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let resumeCalls = ws.calls.dropFirst(callsBefore).map { String($0.split(separator: "\t")[0]) }
+        #expect(Set(resumeCalls).isDisjoint(with: stored), "no finished item is generated twice")
+        #expect(Set(resumeCalls).count == resumeCalls.count)
+        // Everything is asked once, apart from requests that were in flight at the kill (≤ concurrency).
+        #expect(ws.calls.count - 23 <= 2)
+        #expect(Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0")) == expected, "byte-identical to the uninterrupted run")
+    }
+
+    @Test func aSentinelKeyNeverReachesFilesOrLogs() throws {
+        let ws = try Workspace()
+        let sentinel = "sk-SENTINEL-\(UUID().uuidString)"
+        let env = ["OPENAI_API_KEY": sentinel, "ANTHROPIC_API_KEY": sentinel, "LECTERN_TEST_SECRET": sentinel]
+        let cassette = ws.root.appendingPathComponent("cassette.jsonl")
+        let run = try Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json", "--record-cassette", cassette.path]), in: ws.root, environment: env)
+        #expect(run.status == 0)
+        let plan = try Self.lectern(ws.arguments(["plan", "job.yaml"]), in: ws.root, environment: env)
+        var everything = [run.stdout, run.stderr, plan.stdout, plan.stderr]
+        for (_, data) in Self.files(ws.root) { everything.append(String(decoding: data, as: UTF8.self)) }
+        #expect(FileManager.default.fileExists(atPath: cassette.path))
+        #expect(!everything.contains { $0.contains(sentinel) })
+    }
+
+    @Test func offlineReplayFromACassetteNeedsNoProvider() throws {
+        let ws = try Workspace()
+        let cassette = ws.root.appendingPathComponent("cassette.jsonl")
+        #expect(try Self.lectern(ws.arguments(["run", "job.yaml", "--record-cassette", cassette.path]), in: ws.root).status == 0)
+        let original = Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0"))
+        // A different spec directory with no script at all: offline must not need the provider.
+        let other = ws.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try Workspace.spec.write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
+        let replay = try Self.lectern(
+            ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path,
+             "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(Self.files(other.appendingPathComponent("output/cli-course/1.0.0")) == original)
+        // A spec the cassette does not cover fails with exit 3 and names the item.
+        try Workspace.spec.replacingOccurrences(of: "title: Loops,", with: "title: Loops and more,").write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
+        let miss = try Self.lectern(
+            ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path, "--output", "out2",
+             "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
+        #expect(miss.status == 3)
+        #expect(miss.stderr.contains("no recorded answer for lecture/s01-t02"))
+    }
+
+    @Test func cacheStatsExportImportPrune() throws {
+        let ws = try Workspace()
+        #expect(try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
+        let stats = try Self.lectern(ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
+        #expect(stats.stdout.contains("entries: 23"))
+        let cacheArgs = ["--cache-dir", ws.root.appendingPathComponent("cache").path]
+        let export = ws.root.appendingPathComponent("all.jsonl")
+        #expect(try Self.lectern(["cache", "export", export.path] + cacheArgs, in: ws.root).status == 0)
+        let pruned = try Self.lectern(["cache", "prune", "--all"] + cacheArgs, in: ws.root)
+        #expect(pruned.stdout.contains("removed 23"))
+        let imported = try Self.lectern(["cache", "import", export.path] + cacheArgs, in: ws.root)
+        #expect(imported.stdout.contains("imported 23"))
+        #expect(try Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
+    }
+}
