@@ -61,6 +61,7 @@ let package = Package(
             ]),
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
         .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),
+        .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender"], path: "benchmarks/RenderBench"),
 
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),

@@ -77,12 +77,22 @@ struct RunCommand: AsyncParsableCommand {
             case .auto: progress ?? JSONLinesEventSink()
             }
         var provider: (any LLMProvider)?
-        if mode != .offline {
-            // Validate the provider's configuration now (a missing key is a clear error at the
-            // start), but create it on the first cache miss.
-            let specCopy = spec
-            provider = LazyProvider(kind: spec.model.provider, maxConcurrency: spec.model.maxConcurrency) {
-                try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
+        if mode == .record || mode == .off {
+            if spec.model.provider == "local" {
+                // The local model server starts on the first cache miss, so a fully cached run
+                // never loads a model.
+                let specCopy = spec
+                provider = LazyProvider(kind: spec.model.provider, maxConcurrency: spec.model.maxConcurrency) {
+                    try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
+                }
+            } else {
+                // Made now, so a missing key or script is a clear error before any work starts.
+                do {
+                    provider = try JobSetup.makeProvider(spec: spec, specURL: specURL, environment: environment, events: events)
+                } catch let error as LLMError {
+                    Console.error("\(path): error: \(error.message)")
+                    return error.kind == .authentication ? LecternExit.provider.rawValue : LecternExit.usage.rawValue
+                }
             }
         }
         let exchanger = Exchanger(providerKind: spec.model.provider, provider: provider, cache: cacheStore, mode: mode)
@@ -177,7 +187,3 @@ enum RendererSetup {
     static func make() -> (any DocumentRenderer)? { nil }
 }
 
-/// Prices from the provider price table.
-enum PricingSetup {
-    static let cost: CostFunction = { _, _, _ in 0 }
-}

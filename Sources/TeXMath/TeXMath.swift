@@ -7,22 +7,59 @@ public struct MathMLConversion: Sendable, Equatable {
     /// `<merror>` in `mathML`; an empty list means the conversion was clean.
     public var warnings: [String]
 
+    /// Wraps a finished conversion.
     public init(mathML: String, warnings: [String]) {
         self.mathML = mathML
         self.warnings = warnings
     }
 }
 
-/// TeX → MathML Core.
+/// TeX → MathML Core, in pure Swift with no dependencies.
+///
+/// The output is always one well-formed `<math xmlns="http://www.w3.org/1998/Math/MathML">`
+/// element (with `display="block"` in display mode) shaped as
+/// `<semantics><mrow>…</mrow><annotation encoding="application/x-tex">source</annotation></semantics>`.
+///
+/// What it can emit — sanitizers should allow exactly this:
+/// - elements: ``emittedElements`` (MathML Core presentation elements only; never `maction`,
+///   `mglyph`, `annotation-xml`, `a`, `menclose`);
+/// - attributes: ``emittedAttributes``. Values are generated, never copied from the input:
+///   lengths are `<number><CSS unit>`, colours match MathML Core's colour grammar (`red`, `#f00`,
+///   `#ff0000`), booleans are `true`/`false`, `mathvariant` is only `normal`, and `style` is only
+///   one of ``emittedStyleValues`` (column alignment, \boxed frames, strike-through) — never a URL.
+/// - never `href`, `xlink:href`, `on…` handlers, `class` or `id`: \href, \url, \class, \style,
+///   \cssId, \htmlId, \htmlClass, \htmlStyle and \htmlData render only their content as math/text.
+///
+/// Unknown commands render as `<merror><mtext>\foo</mtext></merror>` with a warning. Macro
+/// expansion (\newcommand, \def …) and nesting depth are bounded, so hostile input ends with an
+/// error node rather than a hang or a crash.
 public enum TeXMath {
     /// Converts `tex` (the text between the delimiters, without them) to MathML. `display` selects
     /// `display="block"`. Never throws and never traps: bad input yields `merror` and warnings.
     public static func convert(_ tex: String, display: Bool) -> MathMLConversion {
-        // Placeholder until the converter lands: shows the source in an merror.
-        let escaped = tex.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-        return MathMLConversion(
-            mathML: "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"\(display ? " display=\"block\"" : "")><merror><mtext>\(escaped)</mtext></merror></math>",
-            warnings: ["TeX converter not implemented"])
+        let converter = Converter(source: tex, display: display)
+        var content = converter.parseTop()
+        if converter.stream.limitExceeded {
+            converter.warn("Macro expansion limit exceeded (recursive definition?); the rest is not rendered")
+            content.append(.error("macro expansion limit exceeded"))
+        }
+        var out = "<math xmlns=\"http://www.w3.org/1998/Math/MathML\""
+        if display { out += " display=\"block\"" }
+        out += "><semantics>"
+        MathNode(.mrow, content).write(to: &out)
+        out += "<annotation encoding=\"application/x-tex\">"
+        XML.appendEscaped(tex, to: &out, inAttribute: false)
+        out += "</annotation></semantics></math>"
+        return MathMLConversion(mathML: out, warnings: converter.warnings)
     }
+
+    /// Every element name `convert` can produce.
+    public static let emittedElements: Set<String> = Set(MathTag.allCases.map(\.rawValue))
+
+    /// Every attribute name `convert` can produce (on any emitted element).
+    public static let emittedAttributes: Set<String> = Set(MathAttribute.allCases.map(\.rawValue))
+
+    /// The only values the `style` attribute ever has: fixed declarations for layouts MathML Core
+    /// has no attribute for. A sanitizer can compare against this set verbatim.
+    public static let emittedStyleValues: Set<String> = Set(FixedStyle.allCases.map(\.rawValue))
 }

@@ -68,8 +68,18 @@ struct CLITests {
         }
     }
 
+    /// Runs `lectern` to completion on a dispatch thread, so waiting never blocks the
+    /// cooperative pool that other tests' async work shares.
     @discardableResult
-    static func lectern(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Output {
+    static func lectern(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, in: directory, environment: environment) })
+            }
+        }
+    }
+
+    static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -101,33 +111,33 @@ struct CLITests {
         return out
     }
 
-    @Test func validateExitCodesAndLocatedMessages() throws {
+    @Test func validateExitCodesAndLocatedMessages() async throws {
         let ws = try Workspace()
         let presets = ["--presets", Self.repository.appendingPathComponent("pipelines/presets").path]
-        #expect(try Self.lectern(["validate", "job.yaml"] + presets, in: ws.root).status == 0)
+        #expect(try await Self.lectern(["validate", "job.yaml"] + presets, in: ws.root).status == 0)
         try "kind: course\nid: x\ndescripton: typo\n".write(to: ws.root.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
-        let bad = try Self.lectern(["validate", "bad.yaml"] + presets, in: ws.root)
+        let bad = try await Self.lectern(["validate", "bad.yaml"] + presets, in: ws.root)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bad.yaml:3:1: error: unknown key 'descripton'"))
         #expect(bad.stderr.contains("did you mean 'description'?"))
-        let missing = try Self.lectern(["validate", "nope.yaml"] + presets, in: ws.root)
+        let missing = try await Self.lectern(["validate", "nope.yaml"] + presets, in: ws.root)
         #expect(missing.status == 2 && missing.stderr.contains("nope.yaml"))
     }
 
-    @Test func usageErrorsExitWithTwoAndHelpWithZero() throws {
+    @Test func usageErrorsExitWithTwoAndHelpWithZero() async throws {
         let ws = try Workspace()
-        let bogus = try Self.lectern(["run", "job.yaml", "--cache", "bogus"], in: ws.root)
+        let bogus = try await Self.lectern(["run", "job.yaml", "--cache", "bogus"], in: ws.root)
         #expect(bogus.status == 2 && bogus.stderr.contains("--cache must be one of"))
-        #expect(try Self.lectern(["frobnicate"], in: ws.root).status == 2)
-        let help = try Self.lectern(["run", "--help"], in: ws.root)
+        #expect(try await Self.lectern(["frobnicate"], in: ws.root).status == 2)
+        let help = try await Self.lectern(["run", "--help"], in: ws.root)
         #expect(help.status == 0 && help.stdout.contains("--allow-partial") && help.stdout.contains("--record-cassette"))
-        let top = try Self.lectern(["--help"], in: ws.root)
+        let top = try await Self.lectern(["--help"], in: ws.root)
         #expect(top.stdout.contains("Exit codes"))
     }
 
-    @Test func runVerifyRerunAndTamper() throws {
+    @Test func runVerifyRerunAndTamper() async throws {
         let ws = try Workspace()
-        let first = try Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json"]), in: ws.root)
+        let first = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json"]), in: ws.root)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("wrote "))
         // JSON lines on stderr, one event each.
@@ -136,33 +146,33 @@ struct CLITests {
         let calls = ws.calls.count
         #expect(calls == 23)
 
-        let again = try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(again.status == 0 && again.stdout.contains("unchanged"))
         #expect(ws.calls.count == calls, "an unchanged job makes zero provider calls")
 
-        let plan = try Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
+        let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
         #expect(plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":24"), "23 stored answers and the pinned outline: \(plan.stdout)")
 
         let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
-        #expect(try Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
+        #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
         let lecture = bundle.appendingPathComponent("lectures/01-02-loops.md")
         var bytes = try Data(contentsOf: lecture)
         bytes[10] ^= 0x20
         try bytes.write(to: lecture)
-        let flipped = try Self.lectern(["verify", bundle.path], in: ws.root)
+        let flipped = try await Self.lectern(["verify", bundle.path], in: ws.root)
         #expect(flipped.status == 1 && flipped.stderr.contains("lectures/01-02-loops.md: content differs"))
         try FileManager.default.removeItem(at: bundle.appendingPathComponent("course.json"))
-        #expect(try Self.lectern(["verify", bundle.path], in: ws.root).stderr.contains("course.json: missing"))
+        #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).stderr.contains("course.json: missing"))
     }
 
-    @Test func aRunKilledMidwayResumesWithoutPayingTwiceAndGivesTheSameBundle() throws {
+    @Test func aRunKilledMidwayResumesWithoutPayingTwiceAndGivesTheSameBundle() async throws {
         // Reference: an uninterrupted run.
-        let reference = try Workspace(delayMilliseconds: 30)
-        #expect(try Self.lectern(reference.arguments(["run", "job.yaml"]), in: reference.root).status == 0)
+        let reference = try Workspace(delayMilliseconds: 150)
+        #expect(try await Self.lectern(reference.arguments(["run", "job.yaml"]), in: reference.root).status == 0)
         let expected = Self.files(reference.root.appendingPathComponent("output/cli-course/1.0.0"))
         #expect(expected.count > 5)
 
-        let ws = try Workspace(delayMilliseconds: 30)
+        let ws = try Workspace(delayMilliseconds: 150)
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ws.arguments(["run", "job.yaml", "--log-format", "json"])
@@ -172,9 +182,9 @@ struct CLITests {
         try process.run()
         // Kill it once some items are done and others in flight.
         let deadline = Date().addingTimeInterval(20)
-        while ws.calls.count < 8 && Date() < deadline && process.isRunning { usleep(5_000) }
+        while ws.calls.count < 8 && Date() < deadline && process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         #expect(process.terminationReason == .uncaughtSignal, "the run was killed mid-way, not finished")
         #expect(!FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("output/cli-course/1.0.0").path))
 
@@ -186,7 +196,7 @@ struct CLITests {
         #expect(!stored.isEmpty)
         let callsBefore = ws.calls.count
 
-        let resumed = try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        let resumed = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let resumeCalls = ws.calls.dropFirst(callsBefore).map { String($0.split(separator: "\t")[0]) }
         #expect(Set(resumeCalls).isDisjoint(with: stored), "no finished item is generated twice")
@@ -196,55 +206,55 @@ struct CLITests {
         #expect(Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0")) == expected, "byte-identical to the uninterrupted run")
     }
 
-    @Test func aSentinelKeyNeverReachesFilesOrLogs() throws {
+    @Test func aSentinelKeyNeverReachesFilesOrLogs() async throws {
         let ws = try Workspace()
         let sentinel = "sk-SENTINEL-\(UUID().uuidString)"
         let env = ["OPENAI_API_KEY": sentinel, "ANTHROPIC_API_KEY": sentinel, "LECTERN_TEST_SECRET": sentinel]
         let cassette = ws.root.appendingPathComponent("cassette.jsonl")
-        let run = try Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json", "--record-cassette", cassette.path]), in: ws.root, environment: env)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json", "--record-cassette", cassette.path]), in: ws.root, environment: env)
         #expect(run.status == 0)
-        let plan = try Self.lectern(ws.arguments(["plan", "job.yaml"]), in: ws.root, environment: env)
+        let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml"]), in: ws.root, environment: env)
         var everything = [run.stdout, run.stderr, plan.stdout, plan.stderr]
         for (_, data) in Self.files(ws.root) { everything.append(String(decoding: data, as: UTF8.self)) }
         #expect(FileManager.default.fileExists(atPath: cassette.path))
         #expect(!everything.contains { $0.contains(sentinel) })
     }
 
-    @Test func offlineReplayFromACassetteNeedsNoProvider() throws {
+    @Test func offlineReplayFromACassetteNeedsNoProvider() async throws {
         let ws = try Workspace()
         let cassette = ws.root.appendingPathComponent("cassette.jsonl")
-        #expect(try Self.lectern(ws.arguments(["run", "job.yaml", "--record-cassette", cassette.path]), in: ws.root).status == 0)
+        #expect(try await Self.lectern(ws.arguments(["run", "job.yaml", "--record-cassette", cassette.path]), in: ws.root).status == 0)
         let original = Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0"))
         // A different spec directory with no script at all: offline must not need the provider.
         let other = ws.root.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         try Workspace.spec.write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
-        let replay = try Self.lectern(
+        let replay = try await Self.lectern(
             ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path,
              "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(Self.files(other.appendingPathComponent("output/cli-course/1.0.0")) == original)
         // A spec the cassette does not cover fails with exit 3 and names the item.
         try Workspace.spec.replacingOccurrences(of: "title: Loops,", with: "title: Loops and more,").write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
-        let miss = try Self.lectern(
+        let miss = try await Self.lectern(
             ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path, "--output", "out2",
              "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
         #expect(miss.status == 3)
         #expect(miss.stderr.contains("no recorded answer for lecture/s01-t02"))
     }
 
-    @Test func cacheStatsExportImportPrune() throws {
+    @Test func cacheStatsExportImportPrune() async throws {
         let ws = try Workspace()
-        #expect(try Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
-        let stats = try Self.lectern(ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
+        #expect(try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
+        let stats = try await Self.lectern(ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
         #expect(stats.stdout.contains("entries: 23"))
         let cacheArgs = ["--cache-dir", ws.root.appendingPathComponent("cache").path]
         let export = ws.root.appendingPathComponent("all.jsonl")
-        #expect(try Self.lectern(["cache", "export", export.path] + cacheArgs, in: ws.root).status == 0)
-        let pruned = try Self.lectern(["cache", "prune", "--all"] + cacheArgs, in: ws.root)
+        #expect(try await Self.lectern(["cache", "export", export.path] + cacheArgs, in: ws.root).status == 0)
+        let pruned = try await Self.lectern(["cache", "prune", "--all"] + cacheArgs, in: ws.root)
         #expect(pruned.stdout.contains("removed 23"))
-        let imported = try Self.lectern(["cache", "import", export.path] + cacheArgs, in: ws.root)
+        let imported = try await Self.lectern(["cache", "import", export.path] + cacheArgs, in: ws.root)
         #expect(imported.stdout.contains("imported 23"))
-        #expect(try Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
+        #expect(try await Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
     }
 }

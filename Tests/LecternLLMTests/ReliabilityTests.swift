@@ -76,6 +76,23 @@ struct RetryPolicyTests {
         #expect(rig.sleeper.waits.isEmpty)
     }
 
+    @Test("a server that is not there: retried, then an error saying what to check")
+    func refused() async throws {
+        let server = try LoopbackServer()
+        let configuration = Flavor.openai.configuration(server, maxRetries: 1)
+        server.stop()
+        try await Task.sleep(for: .milliseconds(50))
+        let rig = TestRig()
+        let provider = try Flavor.openai.provider(configuration, rig: rig)
+        let error = await #expect(throws: LLMError.self) {
+            _ = try await provider.complete(simpleRequest(.openai), context: testContext)
+        }
+        #expect(error?.kind == .unavailable)
+        #expect(error?.message.contains("after 2 attempt(s): could not connect") == true)
+        #expect(error?.message.contains("check baseURL") == true)
+        #expect(rig.sleeper.waits.count == 1)
+    }
+
     @Test("retries run out into an unavailable error with advice")
     func exhausted() async throws {
         let server = try LoopbackServer(fallback: .json(503, Flavor.anthropic.errorBody("Overloaded")))

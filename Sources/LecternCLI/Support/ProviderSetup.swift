@@ -3,9 +3,44 @@ import LecternCore
 import LecternLLM
 import LecternPipeline
 
-/// Real providers (OpenAI-compatible, Anthropic, local) from a spec's model section.
+/// Real providers (OpenAI-compatible, Anthropic) from a spec's model section.
 enum ProviderSetup {
+    /// The provider configuration a spec's `model:` section describes. Holds no secret.
+    static func configuration(_ model: ModelSpec) -> ProviderConfiguration {
+        ProviderConfiguration(
+            kind: model.provider, model: model.name, baseURL: model.baseURL.flatMap(URL.init(string:)),
+            apiKeyEnvironmentVariable: model.apiKeyEnv, maxConcurrency: model.maxConcurrency,
+            requestsPerMinute: model.requestsPerMinute, tokensPerMinute: model.tokensPerMinute, maxRetries: model.maxRetries,
+            maxTokensCeiling: max(model.maxTokens * 4, 8_192), defaultMaxTokens: model.maxTokens)
+    }
+
     static func make(spec: JobSpec, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
-        throw LLMError(.invalidRequest, "the '\(spec.model.provider)' provider is not available in this build yet; use 'provider: scripted' or '--cache offline' with a cassette")
+        switch spec.model.provider {
+        case "openai", "anthropic":
+            return try ProviderFactory.make(configuration(spec.model), environment: environment) { event in
+                events.emit(.provider(id: event.itemID ?? "-", message: event.message))
+            }
+        default:
+            throw LLMError(.invalidRequest, "the '\(spec.model.provider)' provider is not available in this build; use 'openai', 'anthropic' or 'scripted'")
+        }
+    }
+}
+
+/// Prices from the provider price table (built in, plus `$LECTERN_PRICE_TABLE` when set; see
+/// docs/pricing.md).
+enum PricingSetup {
+    static let table: PriceTable = {
+        if let path = ProcessInfo.processInfo.environment["LECTERN_PRICE_TABLE"], !path.isEmpty {
+            do {
+                return try PriceTable.builtInMerged(withFileAt: URL(fileURLWithPath: path))
+            } catch {
+                Console.error("warning: cannot read the price table \(path) (LECTERN_PRICE_TABLE): \(error); using the built-in prices")
+            }
+        }
+        return PriceTable.builtIn
+    }()
+
+    static let cost: CostFunction = { provider, model, usage in
+        table.cost(provider: provider, model: model, usage: usage)
     }
 }

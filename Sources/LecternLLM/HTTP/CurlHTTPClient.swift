@@ -20,7 +20,8 @@ public final class CurlHTTPClient: Sendable {
         public var connectTimeout: Duration
         /// Total timeout for requests that do not set one.
         public var requestTimeout: Duration
-        /// Idle connections kept open for reuse.
+        /// Idle connections kept open for reuse; 0 lets libcurl size the cache (four times the
+        /// transfers in flight), which keeps every connection of a large burst reusable.
         public var maxCachedConnections: Int
         /// Connections open at once to one host; 0 means no limit. Requests beyond it wait
         /// inside libcurl for a free connection.
@@ -33,7 +34,7 @@ public final class CurlHTTPClient: Sendable {
         /// Creates a configuration; the defaults suit LLM APIs.
         public init(
             connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(300),
-            maxCachedConnections: Int = 256, maxConnectionsPerHost: Int = 0,
+            maxCachedConnections: Int = 0, maxConnectionsPerHost: Int = 0,
             maxTotalConnections: Int = 0, userAgent: String = "Lectern"
         ) {
             self.connectTimeout = connectTimeout
@@ -144,7 +145,9 @@ private final class CurlEngine: @unchecked Sendable {
         self.configuration = configuration
         multi = curl_multi_init()
         if let multi {
-            _ = lectern_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxCachedConnections)
+            if configuration.maxCachedConnections > 0 {
+                _ = lectern_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxCachedConnections)
+            }
             _ = lectern_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
             _ = lectern_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
             _ = lectern_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -228,12 +231,12 @@ private final class CurlEngine: @unchecked Sendable {
     func run() {
         guard let multi else { return }
         while true {
-            let (submitted, cancelled, stopping) = inbox.withLock { inbox in
-                defer {
-                    inbox.submitted.removeAll(keepingCapacity: true)
-                    inbox.cancelled.removeAll(keepingCapacity: true)
-                }
-                return (inbox.submitted, inbox.cancelled, inbox.stopping)
+            var submitted: [CurlTransfer] = []
+            var cancelled: [CurlTransfer] = []
+            let stopping = inbox.withLock { inbox in
+                swap(&submitted, &inbox.submitted)
+                swap(&cancelled, &inbox.cancelled)
+                return inbox.stopping
             }
             for transfer in submitted { start(transfer, multi: multi) }
             for transfer in cancelled {

@@ -67,7 +67,8 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
             method: "POST", url: endpoint, headers: headers,
             body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
-            timeout: .seconds(clamping: configuration.requestTimeoutSeconds))
+            timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
+            idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })
     }
 
     /// The JSON body of a Messages request.

@@ -65,7 +65,8 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
         return HTTPRequest(
             method: "POST", url: endpoint, headers: headers, body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
-            timeout: .seconds(clamping: configuration.requestTimeoutSeconds))
+            timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
+            idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })
     }
 
     /// The JSON body of a Chat Completions request.

@@ -39,6 +39,9 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
     public var connectTimeoutSeconds: Double
     /// Seconds for one whole request (the model writes its full answer in this time).
     public var requestTimeoutSeconds: Double
+    /// Abort a request when no byte arrives for this many seconds; `nil` (the default) never
+    /// does, because a non-streaming answer sends nothing until the model has finished.
+    public var idleTimeoutSeconds: Double?
     /// Retries after the first attempt for 408/409/429/5xx, connection errors and timeouts.
     public var maxRetries: Int
     /// How to ask for structured output; `nil` uses the kind's native form.
@@ -57,7 +60,8 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
     public init(
         kind: String, model: String, baseURL: URL? = nil, apiKeyEnvironmentVariable: String? = nil,
         maxConcurrency: Int = 4, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil,
-        connectTimeoutSeconds: Double = 10, requestTimeoutSeconds: Double = 600, maxRetries: Int = 3,
+        connectTimeoutSeconds: Double = 10, requestTimeoutSeconds: Double = 600, idleTimeoutSeconds: Double? = nil,
+        maxRetries: Int = 3,
         schemaMode: SchemaMode? = nil, maxTokensCeiling: Int = 16384, defaultMaxTokens: Int? = nil,
         maxTokensParameter: String? = nil
     ) {
@@ -70,6 +74,7 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
         self.tokensPerMinute = tokensPerMinute
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
         self.maxRetries = maxRetries
         self.schemaMode = schemaMode
         self.maxTokensCeiling = maxTokensCeiling
@@ -79,7 +84,7 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case kind, model, baseURL, apiKeyEnvironmentVariable, maxConcurrency, requestsPerMinute, tokensPerMinute
-        case connectTimeoutSeconds, requestTimeoutSeconds, maxRetries, schemaMode, maxTokensCeiling
+        case connectTimeoutSeconds, requestTimeoutSeconds, idleTimeoutSeconds, maxRetries, schemaMode, maxTokensCeiling
         case defaultMaxTokens, maxTokensParameter
     }
 
@@ -98,6 +103,7 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
             try c.decodeIfPresent(Double.self, forKey: .connectTimeoutSeconds) ?? defaults.connectTimeoutSeconds
         requestTimeoutSeconds =
             try c.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? defaults.requestTimeoutSeconds
+        idleTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .idleTimeoutSeconds)
         maxRetries = try c.decodeIfPresent(Int.self, forKey: .maxRetries) ?? defaults.maxRetries
         schemaMode = try c.decodeIfPresent(SchemaMode.self, forKey: .schemaMode)
         maxTokensCeiling = try c.decodeIfPresent(Int.self, forKey: .maxTokensCeiling) ?? defaults.maxTokensCeiling

@@ -227,14 +227,26 @@ struct ProviderExchange: Sendable {
     }
 
     private func transportExhaustedError(_ error: HTTPClientError, context: RequestContext, attempts: Int) -> LLMError {
-        let advice =
-            error.kind == .timedOut
-            ? "raise requestTimeoutSeconds (now \(Int(configuration.requestTimeoutSeconds)) s) or try again later"
-            : "check the network and that \(host) is reachable"
+        let what: String
+        let advice: String
+        switch error.kind {
+        case .timedOut:
+            what = "timed out"
+            advice =
+                "raise requestTimeoutSeconds (now \(Int(configuration.requestTimeoutSeconds)) s) if answers are long, "
+                + "or try again later"
+        case .connectionFailed:
+            what = "could not connect"
+            advice = "check baseURL, the network, and that the server at \(host) is running"
+        default:
+            what = "the connection broke"
+            advice = "check the network and proxies between here and \(host), or try again later"
+        }
+        let code = error.curlCode.map { ", curl error \($0)" } ?? ""
         return LLMError(
             .unavailable,
-            "No answer from \(host) for item \(context.itemID) after \(attempts) attempt(s): "
-                + "\(redact(error.description)) Then \(advice).")
+            "No answer from \(host) for item \(context.itemID) after \(attempts) attempt(s): \(what) "
+                + "(\(redact(error.detail))\(code)); \(advice).")
     }
 
     private func cancelled(_ context: RequestContext) -> LLMError {

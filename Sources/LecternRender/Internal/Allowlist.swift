@@ -6,8 +6,9 @@ import TeXMath
 /// per-element and global attributes, URL protocols, the list-item and table-part transformers),
 /// with Lectern's own additions: `span`, a `class` limited to Lectern's container classes and
 /// `language-*`, `style` limited to the `text-align` the writer puts on table cells, and no
-/// `github-windows` / `github-mac` link schemes. MathML is limited to what the TeX converter emits,
-/// minus anything that can link, script or style.
+/// `github-windows` / `github-mac` link schemes. MathML is limited to what the TeX converter emits
+/// (`TeXMath.emittedElements` / `emittedAttributes`), minus anything that can link or script, and
+/// `style` only with one of the converter's fixed values.
 enum Allowlist {
     static let xhtmlNamespace = "http://www.w3.org/1999/xhtml"
     static let mathMLNamespace = "http://www.w3.org/1998/Math/MathML"
@@ -87,28 +88,19 @@ enum Allowlist {
 
     // MARK: MathML
 
-    /// MathML Core presentation elements plus `semantics` / `annotation`: used until the converter
-    /// publishes the exact set it emits.
-    static let mathMLCoreElements: Set<String> = [
-        "math", "semantics", "annotation", "mi", "mn", "mo", "ms", "mspace", "mtext", "mrow", "mfrac", "msqrt",
-        "mroot", "mstyle", "merror", "mpadded", "mphantom", "msub", "msup", "msubsup", "munder", "mover",
-        "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd",
-    ]
-
-    static let mathMLCoreAttributes: Set<String> = [
-        "display", "alttext", "encoding", "dir", "displaystyle", "scriptlevel", "mathvariant", "mathsize",
-        "mathcolor", "mathbackground", "linethickness", "lspace", "rspace", "voffset", "height", "depth",
-        "width", "form", "fence", "separator", "stretchy", "symmetric", "maxsize", "minsize", "largeop",
-        "movablelimits", "accent", "accentunder", "columnspan", "rowspan", "columnalign", "rowalign",
-        "columnlines", "rowlines", "columnspacing", "rowspacing", "frame", "framespacing", "equalrows",
-        "equalcolumns", "notation",
-    ]
-
     /// Never kept, whatever the converter says: they can link, script, restyle the page or clobber
     /// the DOM, or (`annotation-xml`, `maction`, `mglyph`) carry the known parser-differential tricks.
-    static let mathMLDroppedElements: Set<String> = ["annotation-xml", "maction", "mglyph"]
-    static let mathMLDeniedAttributes: Set<String> = ["href", "src", "style", "id", "class", "xlink:href", "actiontype"]
+    static let mathMLDroppedElements: Set<String> = ["annotation-xml", "maction", "mglyph", "math"]
+    static let mathMLDeniedAttributes: Set<String> = [
+        "href", "src", "style", "id", "class", "xlink:href", "actiontype", "xmlns",
+    ]
 
-    static let mathMLElements: Set<String> = mathMLCoreElements.subtracting(mathMLDroppedElements)
-    static let mathMLAttributes: Set<String> = mathMLCoreAttributes.subtracting(mathMLDeniedAttributes)
+    /// MathML elements kept inside a formula (`math` itself is kept only as a formula's root).
+    static let mathMLElements: Set<String> = TeXMath.emittedElements.subtracting(mathMLDroppedElements)
+    /// MathML attributes kept (`style` is handled apart: see `mathMLStyles`).
+    static let mathMLAttributes: Set<String> = TeXMath.emittedAttributes.subtracting(mathMLDeniedAttributes)
+    /// The converter's fixed `style` declarations (array column alignment, `\boxed` frames,
+    /// strike-through): generated, never copied from the input, and compared verbatim. Any other
+    /// `style` on MathML is removed.
+    static let mathMLStyles: Set<String> = TeXMath.emittedStyleValues
 }

@@ -64,14 +64,13 @@ enum CMarkParser {
     static let options = CMARK_OPT_VALIDATE_UTF8
 
     /// Parses `markdown`; the caller frees the result with `cmark_node_free`.
-    static func parse(_ markdown: String) -> OpaquePointer? {
+    static func parse(_ markdown: [UInt8]) -> OpaquePointer? {
         let registry = self.registry
         guard let parser = cmark_parser_new(options) else { return nil }
         defer { cmark_parser_free(parser) }
         for ext in registry.extensions { cmark_parser_attach_syntax_extension(parser, ext) }
-        var text = markdown
         return lock.withLock {
-            text.withUTF8 { bytes -> OpaquePointer? in
+            markdown.withUnsafeBufferPointer { bytes -> OpaquePointer? in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     if let base = chars.baseAddress { cmark_parser_feed(parser, base, chars.count) }
                 }

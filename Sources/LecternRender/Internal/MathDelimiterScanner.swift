@@ -37,8 +37,10 @@ struct MathFormula: Sendable, Equatable {
 
 /// Markdown with every formula replaced by a placeholder token.
 struct ProtectedMarkdown: Sendable {
-    /// What cmark-gfm parses.
-    var text: String
+    /// What cmark-gfm parses (UTF-8).
+    var bytes: [UInt8]
+    /// `bytes` as a string.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
     /// Formulas, indexed by the number inside their token.
     var formulas: [MathFormula]
     /// (first protected line after a multi-line formula, lines removed so far), ascending.
@@ -130,6 +132,10 @@ enum MathToken {
 enum MathDelimiterScanner {
     static func protect(_ markdown: String) -> ProtectedMarkdown {
         var bytes = Array(markdown.utf8)
+        // Nothing that could open a formula or look like a token: nothing to do.
+        if !bytes.contains(where: { $0 == ASCII.dollar || $0 == ASCII.backslash || $0 == 0xEE }) {
+            return ProtectedMarkdown(bytes: bytes, formulas: [], lineShifts: [])
+        }
         return bytes.withUnsafeMutableBufferPointer { buffer in
             var scanner = BlockScanner(source: UnsafeBufferPointer(buffer))
             scanner.run()
@@ -191,6 +197,7 @@ private struct BlockScanner {
     var spans: [(start: Int, end: Int, formula: MathFormula)] = []
     /// Byte offsets of line starts, for positions in messages.
     var lineStarts: [Int] = []
+    var lastPosition: (offset: Int, line: Int, column: Int)?
 
     init(source: UnsafeBufferPointer<UInt8>) {
         self.src = source
@@ -719,8 +726,10 @@ private struct BlockScanner {
         for (start, end, contentStart, contentEnd, delimiter) in found {
             let srcStart = toSource(start)
             let srcEnd = toSource(end - 1) + 1
-            let tex = String(decoding: buffer[contentStart..<contentEnd], as: UTF8.self)
-            let source = String(decoding: src[srcStart..<srcEnd], as: UTF8.self)
+            let tex = buffer.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[contentStart..<contentEnd]), as: UTF8.self)
+            }
+            let source = String(decoding: UnsafeBufferPointer(rebasing: src[srcStart..<srcEnd]), as: UTF8.self)
             let (line, column) = position(of: srcStart)
             let display = delimiter == .doubleDollar || delimiter == .bracket
             spans.append(
@@ -733,7 +742,9 @@ private struct BlockScanner {
         }
     }
 
-    func position(of offset: Int) -> (line: Int, column: Int) {
+    /// Line and column of `offset`. Formulas come in source order, so counting resumes from the
+    /// previous answer when it is on the same line (many formulas on one long line stay linear).
+    mutating func position(of offset: Int) -> (line: Int, column: Int) {
         var lo = 0
         var hi = lineStarts.count - 1
         while lo < hi {
@@ -742,10 +753,15 @@ private struct BlockScanner {
         }
         var column = 1
         var i = lineStarts[lo]
+        if let last = lastPosition, last.line == lo + 1, last.offset <= offset {
+            column = last.column
+            i = last.offset
+        }
         while i < offset {
             if src[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
+        lastPosition = (offset, lo + 1, column)
         return (lo + 1, column)
     }
 
@@ -762,20 +778,23 @@ private struct BlockScanner {
 
         func copy(_ from: Int, _ to: Int, _ out: inout [UInt8], _ protectedLine: inout Int) {
             var i = from
+            var runStart = from
             while i < to {
                 let b = src[i]
                 if b == 0xEE, i + 2 < src.count, src[i + 1] == 0x80, src[i + 2] == 0x80 {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: src[runStart..<i]))
                     out += MathToken.open
                     out += MathToken.close
                     i += 3
+                    runStart = i
                     continue
                 }
                 if b == ASCII.lf || (b == ASCII.cr && !(i + 1 < to && src[i + 1] == ASCII.lf)) {
                     protectedLine += 1
                 }
-                out.append(b)
                 i += 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: src[runStart..<to]))
         }
 
         var cursor = 0
@@ -790,7 +809,7 @@ private struct BlockScanner {
                 indexBySource[span.formula.source] = index
             }
             out += MathToken.open
-            out += Array(String(index).utf8)
+            out.append(contentsOf: String(index).utf8)
             out += MathToken.close
             var newlines = 0
             var i = span.start
@@ -808,8 +827,7 @@ private struct BlockScanner {
             cursor = span.end
         }
         copy(cursor, src.count, &out, &protectedLine)
-        return ProtectedMarkdown(
-            text: String(decoding: out, as: UTF8.self), formulas: formulas, lineShifts: lineShifts)
+        return ProtectedMarkdown(bytes: out, formulas: formulas, lineShifts: lineShifts)
     }
 }
 
@@ -891,6 +909,8 @@ struct InlineScanner {
     private mutating func displayMath(contentStart: Int, c1: UInt8, c2: UInt8) -> (contentEnd: Int, end: Int)? {
         let n = buf.count
         guard contentStart < n else { return nil }
+        // pandoc's many1Till: the content may not begin with the closer.
+        if contentStart + 1 < n, buf[contentStart] == c1, buf[contentStart + 1] == c2 { return nil }
         let from = contentStart + 1
         let isDollar = c1 == ASCII.dollar
         if from >= (isDollar ? displayDollarHopelessFrom : displayBracketHopelessFrom) { return nil }
@@ -928,16 +948,15 @@ struct InlineScanner {
             budget -= 1
             if budget <= 0 { return nil }
             let c = buf[j]
-            // pandoc's many1Till: the first step never closes.
-            if !firstStep {
-                if closer == .dollar, c == ASCII.dollar {
-                    if j + 1 < n, ASCII.isDigit(buf[j + 1]) { return nil }
-                    return (j, j + 1)
-                }
-                if closer == .parenthesis, c == ASCII.backslash, j + 1 < n, buf[j + 1] == ASCII.rparen {
-                    if j + 2 < n, ASCII.isDigit(buf[j + 2]) { return nil }
-                    return (j, j + 2)
-                }
+            // pandoc's many1Till: the content may not begin with the closer; after that the first
+            // closer ends the formula, unless a digit follows it.
+            if closer == .dollar, c == ASCII.dollar {
+                if firstStep || (j + 1 < n && ASCII.isDigit(buf[j + 1])) { return nil }
+                return (j, j + 1)
+            }
+            if closer == .parenthesis, c == ASCII.backslash, j + 1 < n, buf[j + 1] == ASCII.rparen {
+                if firstStep || (j + 2 < n && ASCII.isDigit(buf[j + 2])) { return nil }
+                return (j, j + 2)
             }
             firstStep = false
             if c == ASCII.backslash {

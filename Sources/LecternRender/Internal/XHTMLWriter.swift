@@ -52,7 +52,7 @@ struct XHTMLWriter {
     init(protected: ProtectedMarkdown) {
         self.protected = protected
         self.mathML = Array(repeating: nil, count: protected.formulas.count)
-        out.reserveCapacity(protected.text.utf8.count * 2 + 256)
+        out.reserveCapacity(protected.bytes.count * 2 + 256)
     }
 
     // MARK: Walk
@@ -234,7 +234,7 @@ struct XHTMLWriter {
             let conversion = TeXMath.convert(tex, display: true)
             for w in conversion.warnings { warn("line \(blockLine + 1): ```math block: \(w)") }
             XMLBytes.append("<div class=\"lectern-math\" dir=\"ltr\">", to: &out)
-            out.append(contentsOf: conversion.mathML.utf8)
+            XMLBytes.appendMarkup(conversion.mathML, to: &out)
             XMLBytes.append("</div>\n", to: &out)
             return
         }
@@ -483,17 +483,17 @@ struct XHTMLWriter {
                 paragraph = p
             }
             XMLBytes.append("<div class=\"lectern-math\" dir=\"ltr\">", to: &out)
-            out.append(contentsOf: markup.utf8)
+            XMLBytes.appendMarkup(markup, to: &out)
             XMLBytes.append("</div>\n", to: &out)
             return
         }
         openInline()
         if f.display {
             XMLBytes.append("<span class=\"lectern-math lectern-math-display\" dir=\"ltr\">", to: &out)
-            out.append(contentsOf: markup.utf8)
+            XMLBytes.appendMarkup(markup, to: &out)
             XMLBytes.append("</span>", to: &out)
         } else {
-            out.append(contentsOf: markup.utf8)
+            XMLBytes.appendMarkup(markup, to: &out)
         }
     }
 
@@ -540,14 +540,16 @@ struct XHTMLWriter {
     }
 
     static func quoted(_ s: String) -> String {
-        var shown = ""
+        var shown = String.UnicodeScalarView()
+        var count = 0
         for scalar in s.unicodeScalars {
-            if shown.unicodeScalars.count >= 60 {
-                shown += "…"
+            if count == 60 {
+                shown.append("…")
                 break
             }
-            shown.unicodeScalars.append(scalar.value < 0x20 ? "\u{FFFD}" : scalar)
+            shown.append(scalar.value < 0x20 ? " " : scalar)
+            count += 1
         }
-        return "“" + shown + "”"
+        return "“" + String(shown) + "”"
     }
 }

@@ -6,47 +6,83 @@
     import Darwin
 #endif
 
-/// Escaping for XML text and attribute values, on UTF-8 bytes.
+/// Escaping for XML text and attribute values, on UTF-8 bytes. Runs of plain bytes are copied in
+/// bulk; only `& < > "`, control characters and U+FFFE/U+FFFF need attention.
 enum XMLBytes {
-    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]  // U+FFFD
-
     /// Appends `bytes` escaped for XML character data; characters XML 1.0 forbids become U+FFFD.
-    @inline(__always)
-    static func appendText<C: Collection>(_ bytes: C, to out: inout [UInt8], attribute: Bool = false)
-    where C.Element == UInt8, C.Index == Int {
-        var i = bytes.startIndex
-        let end = bytes.endIndex
-        while i < end {
+    static func appendText(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], attribute: Bool = false) {
+        let n = bytes.count
+        var runStart = 0
+        var i = 0
+        while i < n {
             let b = bytes[i]
+            guard b < 0x20 || b == 0x26 || b == 0x3C || b == 0x3E || b == 0xEF || (attribute && b == 0x22) else {
+                i += 1
+                continue
+            }
+            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            var width = 1
             switch b {
-            case 0x26: out += [0x26, 0x61, 0x6D, 0x70, 0x3B]  // &amp;
-            case 0x3C: out += [0x26, 0x6C, 0x74, 0x3B]  // &lt;
-            case 0x3E: out += [0x26, 0x67, 0x74, 0x3B]  // &gt;
-            case 0x22 where attribute: out += [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]  // &quot;
-            case 0x09, 0x0A, 0x0D:
-                if attribute {
-                    out += [0x26, 0x23, 0x78, b < 0x0A ? 0x39 : (b == 0x0A ? 0x41 : 0x44), 0x3B]  // &#x9; &#xA; &#xD;
+            case 0x26: append("&amp;", to: &out)
+            case 0x3C: append("&lt;", to: &out)
+            case 0x3E: append("&gt;", to: &out)
+            case 0x22: append("&quot;", to: &out)
+            case 0x09: if attribute { append("&#x9;", to: &out) } else { out.append(b) }
+            case 0x0A: if attribute { append("&#xA;", to: &out) } else { out.append(b) }
+            case 0x0D: if attribute { append("&#xD;", to: &out) } else { out.append(b) }
+            case 0xEF:
+                // U+FFFE and U+FFFF are not XML characters.
+                if i + 2 < n, bytes[i + 1] == 0xBF, bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF {
+                    append("\u{FFFD}", to: &out)
+                    width = 3
                 } else {
                     out.append(b)
                 }
-            case 0x00..<0x20: out += replacement
-            case 0xEF:
-                // U+FFFE and U+FFFF are not XML characters.
-                if i + 2 < end, bytes[i + 1] == 0xBF, bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF {
-                    out += replacement
-                    i += 3
-                    continue
-                }
-                out.append(b)
-            default: out.append(b)
+            default: append("\u{FFFD}", to: &out)  // other C0 controls
             }
-            i += 1
+            i += width
+            runStart = i
         }
+        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+    }
+
+    static func appendText(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8], attribute: Bool = false) {
+        appendText(UnsafeBufferPointer(rebasing: bytes), to: &out, attribute: attribute)
+    }
+
+    static func appendText(_ bytes: [UInt8], to out: inout [UInt8], attribute: Bool = false) {
+        bytes.withUnsafeBufferPointer { appendText($0, to: &out, attribute: attribute) }
     }
 
     static func appendText(_ s: String, to out: inout [UInt8], attribute: Bool = false) {
         var copy = s
         copy.withUTF8 { appendText($0, to: &out, attribute: attribute) }
+    }
+
+    /// Appends markup from elsewhere (the TeX converter's MathML) unescaped, except that characters
+    /// XML 1.0 forbids become U+FFFD: a stray control character must not fail the whole document.
+    static func appendMarkup(_ s: String, to out: inout [UInt8]) {
+        var copy = s
+        copy.withUTF8 { bytes in
+            let n = bytes.count
+            var runStart = 0
+            var i = 0
+            while i < n {
+                let b = bytes[i]
+                let forbidden =
+                    (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D)
+                    || (b == 0xEF && i + 2 < n && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF))
+                guard forbidden else {
+                    i += 1
+                    continue
+                }
+                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                append("\u{FFFD}", to: &out)
+                i += b == 0xEF ? 3 : 1
+                runStart = i
+            }
+            if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+        }
     }
 
     @inline(__always)

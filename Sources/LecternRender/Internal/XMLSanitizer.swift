@@ -61,6 +61,12 @@ struct XMLSanitizer {
     private(set) var out: [UInt8] = []
     private(set) var warnings: [String] = []
     private var warned: Set<String> = []
+    /// libxml2 interns names in the parser's dictionary, so one string per distinct pointer.
+    private var names: [UnsafeRawPointer: String] = [:]
+    private var namespaces: [UnsafeRawPointer: Namespace] = [:]
+
+    private enum Namespace { case xhtml, mathML, other(String) }
+    private static let tableParts: Set<String> = ["thead", "tbody", "tfoot", "tr", "td", "th"]
 
     private struct Context {
         var inMath = false
@@ -109,19 +115,36 @@ struct XMLSanitizer {
         return String(cString: UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
     }
 
+    private mutating func name(_ p: UnsafePointer<xmlChar>?) -> String {
+        guard let p else { return "" }
+        let key = UnsafeRawPointer(p)
+        if let known = names[key] { return known }
+        let s = Self.string(p)
+        names[key] = s
+        return s
+    }
+
+    private mutating func namespace(_ ns: xmlNsPtr?) -> Namespace {
+        guard let ns, let href = ns.pointee.href else { return .other("") }
+        let key = UnsafeRawPointer(href)
+        if let known = namespaces[key] { return known }
+        let s = Self.string(href)
+        let kind: Namespace =
+            s == Allowlist.xhtmlNamespace ? .xhtml : s == Allowlist.mathMLNamespace ? .mathML : .other(s)
+        namespaces[key] = kind
+        return kind
+    }
+
     private mutating func warn(_ message: String) {
         if warned.insert(message).inserted, warnings.count < 50 { warnings.append(message) }
     }
 
     private mutating func element(_ node: xmlNodePtr, _ context: Context) {
-        let name = Self.string(node.pointee.name)
-        let namespace = node.pointee.ns.map { Self.string($0.pointee.href) } ?? ""
-        if namespace == Allowlist.xhtmlNamespace {
-            xhtmlElement(node, name: name, context)
-        } else if namespace == Allowlist.mathMLNamespace {
-            mathMLElement(node, name: name, context)
-        } else {
-            warn("removed <\(name)> from namespace “\(namespace)”")
+        let name = self.name(node.pointee.name)
+        switch namespace(node.pointee.ns) {
+        case .xhtml: xhtmlElement(node, name: name, context)
+        case .mathML: mathMLElement(node, name: name, context)
+        case .other(let uri): warn("removed <\(name)> from namespace “\(uri)”")
         }
     }
 
@@ -141,7 +164,7 @@ struct XMLSanitizer {
         }
         // html-pipeline's transformers: list items outside lists and table parts outside tables
         // could break out of the markup that contains the content.
-        let tablePart = ["thead", "tbody", "tfoot", "tr", "td", "th"].contains(name)
+        let tablePart = Self.tableParts.contains(name)
         if (name == "li" && !context.inList) || (tablePart && !context.inTable) {
             children(of: node, context)
             return
@@ -155,10 +178,11 @@ struct XMLSanitizer {
                 warn("removed namespaced attribute \(Self.string(a.pointee.name)) on <\(name)>")
                 continue
             }
-            let attributeName = Self.string(a.pointee.name)
-            let value = Self.value(of: a)
-            if keepXHTMLAttribute(attributeName, value: value, element: name) {
-                writeAttribute(attributeName, value)
+            let attributeName = self.name(a.pointee.name)
+            Self.withValue(of: a) { value in
+                if keepXHTMLAttribute(attributeName, value: value, element: name) {
+                    writeAttribute(attributeName, value)
+                }
             }
         }
         if Allowlist.voidElements.contains(name) {
@@ -170,20 +194,23 @@ struct XMLSanitizer {
         if name == "ul" || name == "ol" { inner.inList = true }
         if name == "table" { inner.inTable = true }
         children(of: node, inner)
-        out += [0x3C, 0x2F]
+        out.append(0x3C)
+        out.append(0x2F)
         out.append(contentsOf: name.utf8)
         out.append(0x3E)
     }
 
-    private mutating func keepXHTMLAttribute(_ attribute: String, value: [UInt8], element: String) -> Bool {
+    private mutating func keepXHTMLAttribute(_ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String)
+        -> Bool
+    {
         if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
-            if URLPolicy.isAllowed(value, schemes: schemes) { return true }
+            if URLPolicy.isAllowed(Array(value), schemes: schemes) { return true }
             warn("removed \(attribute) with a disallowed URL scheme on <\(element)>")
             return false
         }
         if Allowlist.globalAttributes.contains(attribute) { return true }
         if Allowlist.elementAttributes[element]?.contains(attribute) == true { return true }
-        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(value) {
+        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(Array(value)) {
             return true
         }
         if attribute == "style", element == "th" || element == "td",
@@ -201,7 +228,7 @@ struct XMLSanitizer {
             warn("removed misplaced MathML <\(name)>")
             return
         }
-        guard Allowlist.mathMLElements.contains(name) else {
+        guard name == "math" || Allowlist.mathMLElements.contains(name) else {
             warn("removed MathML <\(name)> and its content")
             return
         }
@@ -213,16 +240,26 @@ struct XMLSanitizer {
         var attribute = node.pointee.properties
         while let a = attribute {
             attribute = a.pointee.next
-            let attributeName = Self.string(a.pointee.name)
+            let attributeName = self.name(a.pointee.name)
             guard a.pointee.ns == nil else {
                 warn("removed namespaced attribute \(attributeName) in MathML")
+                continue
+            }
+            if attributeName == "style" {
+                Self.withValue(of: a) { value in
+                    if Allowlist.mathMLStyles.contains(String(decoding: value, as: UTF8.self)) {
+                        writeAttribute(attributeName, value)
+                    } else {
+                        warn("removed style in MathML")
+                    }
+                }
                 continue
             }
             guard Allowlist.mathMLAttributes.contains(attributeName), !attributeName.lowercased().hasPrefix("on") else {
                 warn("removed attribute \(attributeName) in MathML")
                 continue
             }
-            writeAttribute(attributeName, Self.value(of: a))
+            Self.withValue(of: a) { writeAttribute(attributeName, $0) }
         }
         guard node.pointee.children != nil else {
             XMLBytes.append("/>", to: &out)
@@ -243,33 +280,38 @@ struct XMLSanitizer {
         } else {
             children(of: node, inner)
         }
-        out += [0x3C, 0x2F]
+        out.append(0x3C)
+        out.append(0x2F)
         out.append(contentsOf: name.utf8)
         out.append(0x3E)
     }
 
-    private mutating func writeAttribute(_ name: String, _ value: [UInt8]) {
+    private mutating func writeAttribute(_ name: String, _ value: UnsafeBufferPointer<UInt8>) {
         out.append(0x20)
         out.append(contentsOf: name.utf8)
-        out += [0x3D, 0x22]
+        out.append(0x3D)
+        out.append(0x22)
         XMLBytes.appendText(value, to: &out, attribute: true)
         out.append(0x22)
     }
 
-    /// An attribute's value with character references decoded (its text children joined).
-    private static func value(of attribute: xmlAttrPtr) -> [UInt8] {
+    /// Calls `body` with an attribute's value, character references decoded (its text children
+    /// joined; libxml2 gives a single child in the usual case, which needs no copy).
+    private static func withValue<R>(of attribute: xmlAttrPtr, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let only = attribute.pointee.children, only.pointee.next == nil {
+            return body(UnsafeBufferPointer.cString(contentChars(only)))
+        }
         var bytes: [UInt8] = []
         var child = attribute.pointee.children
         while let c = child {
-            if let content = c.pointee.content {
-                var p = content
-                while p.pointee != 0 {
-                    bytes.append(p.pointee)
-                    p += 1
-                }
-            }
+            bytes.append(contentsOf: UnsafeBufferPointer.cString(contentChars(c)))
             child = c.pointee.next
         }
-        return bytes
+        return bytes.withUnsafeBufferPointer(body)
+    }
+
+    private static func contentChars(_ node: xmlNodePtr) -> UnsafePointer<CChar>? {
+        guard let content = node.pointee.content else { return nil }
+        return UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)
     }
 }

@@ -18,29 +18,46 @@ extension Converter {
         .row(parseArgumentNodes())
     }
 
-    /// Like `parseArgument` but returns the group's nodes unwrapped.
+    enum ArgumentStart {
+        case group, atom, missing
+    }
+
+    /// Like `parseArgument` but returns the group's nodes unwrapped. Kept small: it is on the
+    /// recursion path of every argument.
     func parseArgumentNodes() -> [MathNode] {
+        switch argumentStart() {
+        case .group:
+            let nodes = parseList(.endGroup)
+            expectEndGroup()
+            return nodes.isEmpty ? [MathNode(.mrow)] : nodes
+        case .atom:
+            guard enterNesting() else { return [.error("…")] }
+            defer { depth -= 1 }
+            return [parseAtom(single: true) ?? MathNode(.mrow)]
+        case .missing:
+            return [MathNode(.mrow)]
+        }
+    }
+
+    /// Skips spaces and classifies what starts an argument (consuming a `{`).
+    private func argumentStart() -> ArgumentStart {
         while stream.peek() == .space { _ = stream.next() }
         guard let token = stream.peek() else {
             warn("Missing argument at the end of the formula")
-            return [MathNode(.mrow)]
+            return .missing
         }
         switch token {
         case .beginGroup:
             _ = stream.next()
-            let nodes = parseList(.endGroup)
-            expectEndGroup()
-            return nodes.isEmpty ? [MathNode(.mrow)] : nodes
+            return .group
         case .endGroup, .alignment, .superscript, .subscript, .mathShift:
             warn("Missing argument")
-            return [MathNode(.mrow)]
+            return .missing
         case .command(let name) where ["\\", "cr", "end", "right", "middle"].contains(name):
             warn("Missing argument before \\\(name)")
-            return [MathNode(.mrow)]
+            return .missing
         default:
-            guard enterNesting() else { return [.error("…")] }
-            defer { depth -= 1 }
-            return [parseAtom(single: true) ?? MathNode(.mrow)]
+            return .atom
         }
     }
 
@@ -67,26 +84,30 @@ extension Converter {
     /// Parses one atom. `single` limits numbers and words to one character (arguments).
     func parseAtom(single: Bool = false) -> MathNode? {
         guard let token = stream.next() else { return nil }
+        if token == .beginGroup { return finishGroup(parseList(.endGroup)) }
+        if case .command(let name) = token { return command(name) }
+        return simpleAtom(token, single: single)
+    }
+
+    private func simpleAtom(_ token: Token, single: Bool) -> MathNode? {
         switch token {
         case .char(let c): return charAtom(c, single: single)
-        case .beginGroup:
-            let nodes = parseList(.endGroup)
-            expectEndGroup()
-            if nodes.count == 1 {
-                var node = nodes[0]
-                node.role = node.role == .largeOperator || node.role == .namedOperator ? .ordinary : node.role
-                node.placement = .sides
-                node.mergeable = false
-                return node
-            }
-            return MathNode(.mrow, nodes)
-        case .command(let name): return command(name)
         case .active: return .mtext("\u{A0}")
         case .verbatim(let text): return .mtext(text)
         case .parameter(let n): return .mi("#\(n)")
-        case .space, .mathShift: return nil
-        case .endGroup, .alignment, .superscript, .subscript: return nil
+        default: return nil
         }
+    }
+
+    /// A `{…}` group as one ordinary atom (TeX makes `{\sum}` an ordinary symbol).
+    private func finishGroup(_ nodes: [MathNode]) -> MathNode {
+        expectEndGroup()
+        guard nodes.count == 1 else { return MathNode(.mrow, nodes) }
+        var node = nodes[0]
+        node.role = node.role == .largeOperator || node.role == .namedOperator ? .ordinary : node.role
+        node.placement = .sides
+        node.mergeable = false
+        return node
     }
 
     static func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
@@ -169,7 +190,9 @@ extension Converter {
             return .mo(String(c), [(.stretchy, "false")], role: .closing)
         case .spaceSeparator:
             return c == "\u{A0}" ? .mtext("\u{A0}") : .mtext(String(c))
-        case .control, .surrogate, .lineSeparator, .paragraphSeparator:
+        case .lineSeparator, .paragraphSeparator:
+            return nil
+        case .control, .surrogate:
             warn("Unsupported control character U+\(String(c.value, radix: 16, uppercase: true))")
             return nil
         case .otherSymbol:
@@ -300,6 +323,8 @@ extension Converter {
     func readColorArgument() -> String? {
         let model = stream.readOptionalRaw().map(Self.text(of:))
         let spec = readRawText()
+        // `\color{}` is a no-op rather than an error (as in MathJax).
+        if spec.isEmpty, model == nil { return nil }
         guard let color = Units.color(spec, model: model) else {
             warn("Unsupported colour \"\(spec)\"")
             return nil

@@ -99,192 +99,508 @@ extension Converter {
     static let ignoredCommands: Set<String> = [
         "nonumber", "notag", "hline", "hdashline", "relax", "displaybreak", "allowbreak", "nobreak",
         "nolinebreak", "protect", "hfil", "hfill", "hfilll", "/", "-", "noindent", "nulldelimiterspace",
-        "centering", "raggedright", "raggedleft", "mathstrut_", "limits", "nolimits", "displaylimits",
-        "nonscript", "scriptspace", "strut_",
+        "centering", "raggedright", "raggedleft", "limits", "nolimits", "displaylimits",
+        "nonscript", "scriptspace", "*",
     ]
 
     /// Commands whose single argument is consumed and dropped.
-    static let ignoredWithArgument: Set<String> = ["label", "leftroot", "uproot", "cline", "eqref_", "hdashline_"]
+    static let ignoredWithArgument: Set<String> = ["label", "leftroot", "uproot", "cline"]
 
     // MARK: Dispatch
 
-    func command(_ name: String) -> MathNode? {
-        if let info = Symbols.table[name] { return symbolNode(info) }
+    /// How a command is handled; found without recursion so `command` keeps a small frame.
+    enum CommandKind {
+        case symbol(SymbolInfo)
+        case space(String)
+        case accent(AccentInfo)
+        case mathFont(MathFont?)
+        case textFont(MathFont?)
+        case arrow(String)
+        case big(String, AtomRole)
+        case ignored
+        case ignoredWithArgument
+        case contentOnly
+        case textAccent
+        case handler(Handler)
+        case unknown
+    }
+
+    func commandKind(_ name: String) -> CommandKind {
+        if let info = Symbols.table[name] { return .symbol(info) }
         if let width = Self.spaces[name] { return .space(width) }
-        if let accent = Self.accents[name] { return accentNode(accent) }
-        if let entry = Self.argumentFonts[name] { return withFont(entry) }
-        if let entry = Self.textFonts[name] { return textCommand(font: entry) }
-        if let arrow = Self.extensibleArrows[name] { return extensibleArrow(arrow) }
-        if let size = Self.bigSizes[name] { return bigDelimiter(size, role: .ordinary) }
+        if let accent = Self.accents[name] { return .accent(accent) }
+        if let entry = Self.argumentFonts[name] { return .mathFont(entry) }
+        if let entry = Self.textFonts[name] { return .textFont(entry) }
+        if let arrow = Self.extensibleArrows[name] { return .arrow(arrow) }
+        if let size = Self.bigSizes[name] { return .big(size, .ordinary) }
         if name.count > 1, let size = Self.bigSizes[String(name.dropLast())], let suffix = name.last, "lrm".contains(suffix) {
-            return bigDelimiter(size, role: suffix == "l" ? .opening : suffix == "r" ? .closing : .operatorSymbol)
+            return .big(size, suffix == "l" ? .opening : suffix == "r" ? .closing : .operatorSymbol)
         }
-        if Self.ignoredCommands.contains(name) { return nil }
-        if Self.ignoredWithArgument.contains(name) {
+        if Self.ignoredCommands.contains(name) { return .ignored }
+        if Self.ignoredWithArgument.contains(name) { return .ignoredWithArgument }
+        if Self.contentOnlyWithOneDroppedArgument.contains(name) { return .contentOnly }
+        if Self.textAccents[name] != nil { return .textAccent }
+        if let handler = Self.handlers[name] { return .handler(handler) }
+        return .unknown
+    }
+
+    func command(_ name: String) -> MathNode? {
+        let kind = commandKind(name)
+        if case .handler(let handler) = kind { return handler(self, name) }
+        return otherCommand(kind, name)
+    }
+
+    private func otherCommand(_ kind: CommandKind, _ name: String) -> MathNode? {
+        switch kind {
+        case .symbol(let info): return symbolNode(info)
+        case .space(let width): return .space(width)
+        case .accent(let accent): return accentNode(accent)
+        case .mathFont(let entry): return withFont(entry)
+        case .textFont(let entry): return textCommand(font: entry)
+        case .arrow(let arrow): return extensibleArrow(arrow)
+        case .big(let size, let role): return bigDelimiter(size, role: role)
+        case .ignored: return nil
+        case .ignoredWithArgument:
             _ = readRawArgumentTokens()
             return nil
-        }
-        if Self.contentOnlyWithOneDroppedArgument.contains(name) {
+        case .contentOnly:
             // The URL/class/style/id argument is dropped unread; only the content is rendered.
             _ = readRawArgumentTokens()
             return parseArgument()
+        case .textAccent: return textAccentInMath(name)
+        case .handler(let handler): return handler(self, name)
+        case .unknown: return unknownCommand(name)
         }
-        if Self.textAccents[name] != nil { return textAccentInMath(name) }
+    }
+
+    /// Structural commands. A table of small methods rather than one large `switch`: every
+    /// nesting level passes through this dispatch, and a big switch makes debug-build stack
+    /// frames large enough to matter on 512 KiB threads.
+    typealias Handler = @Sendable (Converter, String) -> MathNode?
+
+    static let handlers: [String: Handler] = [
+        "frac": { $0.handleFrac($1) },
+        "dfrac": { $0.handleFrac($1) },
+        "tfrac": { $0.handleFrac($1) },
+        "cfrac": { $0.handleFrac($1) },
+        "sfrac": { $0.handleFrac($1) },
+        "nicefrac": { $0.handleFrac($1) },
+        "dbinom": { $0.handleFrac($1) },
+        "tbinom": { $0.handleFrac($1) },
+        "binom": { $0.handleFrac($1) },
+        "genfrac": { $0.handleFrac($1) },
+        "sqrt": { $0.handleSqrt($1) },
+        "left": { $0.handleLeft($1) },
+        "overset": { $0.handleOverset($1) },
+        "underset": { $0.handleOverset($1) },
+        "stackrel": { $0.handleOverset($1) },
+        "stackbin": { $0.handleOverset($1) },
+        "substack": { $0.handleSubstack($1) },
+        "sideset": { $0.handleSideset($1) },
+        "prescript": { $0.handlePrescript($1) },
+        "not": { $0.handleNot($1) },
+        "operatorname": { $0.handleOperatorname($1) },
+        "operatornamewithlimits": { $0.handleOperatorname($1) },
+        "mathop": { $0.handleMathop($1) },
+        "mathbin": { $0.handleMathop($1) },
+        "mathrel": { $0.handleMathop($1) },
+        "mathord": { $0.handleMathop($1) },
+        "mathopen": { $0.handleMathop($1) },
+        "mathclose": { $0.handleMathop($1) },
+        "mathpunct": { $0.handleMathop($1) },
+        "mathinner": { $0.handleMathop($1) },
+        "text": { $0.handleText($1) },
+        "mbox": { $0.handleText($1) },
+        "hbox": { $0.handleText($1) },
+        "textnormal": { $0.handleText($1) },
+        "vbox": { $0.handleText($1) },
+        " ": { $0.handleControlSpace($1) },
+        "space": { $0.handleControlSpace($1) },
+        "nobreakspace": { $0.handleControlSpace($1) },
+        "hspace": { $0.handleHspace($1) },
+        "hskip": { $0.handleHspace($1) },
+        "kern": { $0.handleHspace($1) },
+        "mkern": { $0.handleHspace($1) },
+        "mskip": { $0.handleHspace($1) },
+        "mspace": { $0.handleHspace($1) },
+        "hspace*": { $0.handleHspace($1) },
+        "phantom": { $0.handlePhantom($1) },
+        "hphantom": { $0.handleHphantom($1) },
+        "vphantom": { $0.handleVphantom($1) },
+        "smash": { $0.handleSmash($1) },
+        "mathstrut": { $0.handleMathstrut($1) },
+        "strut": { $0.handleStrut($1) },
+        "color": { $0.handleColor($1) },
+        "textcolor": { $0.handleTextcolor($1) },
+        "colorbox": { $0.handleColorbox($1) },
+        "fcolorbox": { $0.handleFcolorbox($1) },
+        "boxed": { $0.handleBoxed($1) },
+        "fbox": { $0.handleFbox($1) },
+        "framebox": { $0.handleFbox($1) },
+        "cancel": { $0.handleCancel($1) },
+        "bcancel": { $0.handleCancel($1) },
+        "xcancel": { $0.handleCancel($1) },
+        "sout": { $0.handleCancel($1) },
+        "cancelto": { $0.handleCancel($1) },
+        "bmod": { $0.handleBmod($1) },
+        "pmod": { $0.handlePmod($1) },
+        "pod": { $0.handlePmod($1) },
+        "mod": { $0.handlePmod($1) },
+        "smallint": { $0.handleSmallint($1) },
+        "idotsint": { $0.handleIdotsint($1) },
+        "varinjlim": { $0.handleVarinjlim($1) },
+        "varprojlim": { $0.handleVarinjlim($1) },
+        "varliminf": { $0.handleVarinjlim($1) },
+        "varlimsup": { $0.handleVarinjlim($1) },
+        "rule": { $0.handleRule($1) },
+        "LaTeX": { $0.handleLaTeX($1) },
+        "ref": { $0.handleRef($1) },
+        "eqref": { $0.handleRef($1) },
+        "TeX": { $0.handleTeX($1) },
+        "unicode": { $0.handleUnicode($1) },
+        "tag": { $0.handleTag($1) },
+        "ensuremath": { $0.handleEnsuremath($1) },
+        "vcenter": { $0.handleEnsuremath($1) },
+        "shoveleft": { $0.handleEnsuremath($1) },
+        "shoveright": { $0.handleEnsuremath($1) },
+        "raise": { $0.handleRaise($1) },
+        "lower": { $0.handleRaise($1) },
+        "raisebox": { $0.handleRaise($1) },
+        "moveleft": { $0.handleRaise($1) },
+        "moveright": { $0.handleRaise($1) },
+        "llap": { $0.handleLlap($1) },
+        "rlap": { $0.handleLlap($1) },
+        "clap": { $0.handleLlap($1) },
+        "mathllap": { $0.handleMathllap($1) },
+        "mathrlap": { $0.handleMathllap($1) },
+        "mathclap": { $0.handleMathllap($1) },
+        "mathchoice": { $0.handleMathchoice($1) },
+        "skew": { $0.handleSkew($1) },
+        "url": { $0.handleUrl($1) },
+        "bra": { $0.handleBra($1) },
+        "ket": { $0.handleBra($1) },
+        "braket": { $0.handleBra($1) },
+        "Bra": { $0.handleBra($1) },
+        "Ket": { $0.handleBra($1) },
+        "Braket": { $0.handleBra($1) },
+        "begin": { $0.handleBegin($1) },
+        "matrix": { $0.handleMatrix($1) },
+        "pmatrix": { $0.handleMatrix($1) },
+        "bmatrix": { $0.handleMatrix($1) },
+        "Bmatrix": { $0.handleMatrix($1) },
+        "vmatrix": { $0.handleMatrix($1) },
+        "Vmatrix": { $0.handleMatrix($1) },
+        "cases": { $0.handleMatrix($1) },
+        "displaylines": { $0.handleMatrix($1) },
+        "eqalign": { $0.handleMatrix($1) },
+        "eqalignno": { $0.handleMatrix($1) },
+        "newcommand": { $0.handleNewcommand($1) },
+        "renewcommand": { $0.handleNewcommand($1) },
+        "providecommand": { $0.handleNewcommand($1) },
+        "def": { $0.handleNewcommand($1) },
+        "gdef": { $0.handleNewcommand($1) },
+        "edef": { $0.handleNewcommand($1) },
+        "xdef": { $0.handleNewcommand($1) },
+        "let": { $0.handleNewcommand($1) },
+        "DeclareMathOperator": { $0.handleNewcommand($1) },
+        "newenvironment": { $0.handleNewcommand($1) },
+        "renewenvironment": { $0.handleNewcommand($1) },
+        "DeclareRobustCommand": { $0.handleNewcommand($1) },
+        "(": { $0.handleMathDelimiters($1) },
+        ")": { $0.handleMathDelimiters($1) },
+        "[": { $0.handleMathDelimiters($1) },
+        "]": { $0.handleMathDelimiters($1) },
+        "": { $0.handleLoneBackslash($1) },
+    ]
+
+    fileprivate func handleFrac(_ name: String) -> MathNode? {
+        return fraction(name)
+    }
+
+    fileprivate func handleSqrt(_ name: String) -> MathNode? {
+        return squareRoot()
+    }
+
+    fileprivate func handleLeft(_ name: String) -> MathNode? {
+        return leftRight()
+    }
+
+    fileprivate func handleOverset(_ name: String) -> MathNode? {
+        let script = withStyle(style.scriptChild) { parseArgument() }
+        var base = parseArgument()
+        let role = base.role
+        if base.tag == .mrow, base.children.count == 1 { base = base.children[0] }
+        var node = MathNode(name == "underset" ? .munder : .mover, [base, script])
+        node.role = role == .ordinary ? .ordinary : role
+        return node
+    }
+
+    fileprivate func handleSubstack(_ name: String) -> MathNode? {
+        return substack()
+    }
+
+    fileprivate func handleSideset(_ name: String) -> MathNode? {
+        return sideset()
+    }
+
+    fileprivate func handlePrescript(_ name: String) -> MathNode? {
+        let sup = withStyle(style.scriptChild) { parseArgument() }
+        let sub = withStyle(style.scriptChild) { parseArgument() }
+        let base = parseArgument()
+        return MathNode(.mmultiscripts, [base, MathNode(.mprescripts), sub, sup])
+    }
+
+    fileprivate func handleNot(_ name: String) -> MathNode? {
+        return negation()
+    }
+
+    fileprivate func handleOperatorname(_ name: String) -> MathNode? {
+        return operatorName(withLimits: name == "operatornamewithlimits")
+    }
+
+    fileprivate func handleMathop(_ name: String) -> MathNode? {
+        return mathClass(name)
+    }
+
+    fileprivate func handleText(_ name: String) -> MathNode? {
+        return textCommand(font: textFont)
+    }
+
+    fileprivate func handleControlSpace(_ name: String) -> MathNode? {
+        return .mtext("\u{A0}")
+    }
+
+    fileprivate func handleHspace(_ name: String) -> MathNode? {
+        if stream.peek() == .char("*") { _ = stream.next() }
+        guard let width = readDimension() else { return nil }
+        return .space(width)
+    }
+
+    fileprivate func handlePhantom(_ name: String) -> MathNode? {
+        return MathNode(.mphantom, parseArgumentNodes())
+    }
+
+    fileprivate func handleHphantom(_ name: String) -> MathNode? {
+        return MathNode(.mpadded, [MathNode(.mphantom, parseArgumentNodes())], attributes: [(.height, "0"), (.depth, "0")])
+    }
+
+    fileprivate func handleVphantom(_ name: String) -> MathNode? {
+        return MathNode(.mpadded, [MathNode(.mphantom, parseArgumentNodes())], attributes: [(.width, "0")])
+    }
+
+    fileprivate func handleSmash(_ name: String) -> MathNode? {
+        let which = stream.readOptionalRaw().map(Self.text(of:)) ?? "tb"
+        var attributes: [(MathAttribute, String)] = []
+        if which.contains("t") { attributes.append((.height, "0")) }
+        if which.contains("b") { attributes.append((.depth, "0")) }
+        return MathNode(.mpadded, parseArgumentNodes(), attributes: attributes)
+    }
+
+    fileprivate func handleMathstrut(_ name: String) -> MathNode? {
+        return MathNode(.mpadded, [MathNode(.mphantom, [.mo("(")])], attributes: [(.width, "0")])
+    }
+
+    fileprivate func handleStrut(_ name: String) -> MathNode? {
+        return MathNode(.mspace, attributes: [(.width, "0"), (.height, "0.7em"), (.depth, "0.3em")])
+    }
+
+    fileprivate func handleColor(_ name: String) -> MathNode? {
+        // Reached only where a whole list is not being parsed (e.g. a bare script): no effect.
+        _ = readColorArgument()
+        return nil
+    }
+
+    fileprivate func handleTextcolor(_ name: String) -> MathNode? {
+        let color = readColorArgument()
+        let content = parseArgumentNodes()
+        guard let color else { return .row(content) }
+        return MathNode(.mstyle, content, attributes: [(.mathcolor, color)])
+    }
+
+    fileprivate func handleColorbox(_ name: String) -> MathNode? {
+        let color = readColorArgument()
+        let content = textArgument(font: textFont)
+        guard let color else { return .row(content) }
+        return MathNode(.mstyle, content, attributes: [(.mathbackground, color)])
+    }
+
+    fileprivate func handleFcolorbox(_ name: String) -> MathNode? {
+        let frame = readColorArgument()
+        let background = readColorArgument()
+        let content = textArgument(font: textFont)
+        var attributes: [(MathAttribute, String)] = [(.style, FixedStyle.frame.rawValue)]
+        if let background { attributes.append((.mathbackground, background)) }
+        _ = frame
+        return MathNode(.mrow, content, attributes: attributes)
+    }
+
+    fileprivate func handleBoxed(_ name: String) -> MathNode? {
+        return MathNode(.mrow, parseArgumentNodes(), attributes: [(.style, FixedStyle.frame.rawValue)])
+    }
+
+    fileprivate func handleFbox(_ name: String) -> MathNode? {
+        while stream.readOptionalRaw() != nil {}
+        return MathNode(.mrow, textArgument(font: textFont), attributes: [(.style, FixedStyle.frame.rawValue)])
+    }
+
+    fileprivate func handleCancel(_ name: String) -> MathNode? {
+        if name == "cancelto" { _ = parseArgument() }
+        return MathNode(.mrow, parseArgumentNodes(), attributes: [(.style, FixedStyle.strike.rawValue)])
+    }
+
+    fileprivate func handleBmod(_ name: String) -> MathNode? {
+        return .mo("mod", [(.lspace, "0.2222em"), (.rspace, "0.2222em")])
+    }
+
+    fileprivate func handlePmod(_ name: String) -> MathNode? {
+        let argument = parseArgumentNodes()
+        var children: [MathNode] = [.space(name == "mod" ? "0.6667em" : "1em")]
+        if name != "mod" { children.append(.mo("(", [(.stretchy, "false")], role: .opening)) }
+        if name != "pod" { children.append(.mo("mod", [(.lspace, "0"), (.rspace, "0.3333em")])) }
+        children += argument
+        if name != "mod" { children.append(.mo(")", [(.stretchy, "false")], role: .closing)) }
+        return MathNode(.mrow, children)
+    }
+
+    fileprivate func handleSmallint(_ name: String) -> MathNode? {
+        return .mo("∫", [(.largeop, "false")], role: .largeOperator)
+    }
+
+    fileprivate func handleIdotsint(_ name: String) -> MathNode? {
+        var node = MathNode(.mrow, [.mo("∫"), .mo("⋯"), .mo("∫")])
+        node.role = .largeOperator
+        return node
+    }
+
+    fileprivate func handleVarinjlim(_ name: String) -> MathNode? {
+        let lim = MathNode.mo("lim", [(.lspace, "0"), (.rspace, "0")])
+        let mark: MathNode
         switch name {
-        case "frac", "dfrac", "tfrac", "cfrac", "sfrac", "nicefrac", "dbinom", "tbinom", "binom", "genfrac":
-            return fraction(name)
-        case "sqrt": return squareRoot()
-        case "left": return leftRight()
-        case "overset", "underset", "stackrel", "stackbin":
-            let script = withStyle(style.scriptChild) { parseArgument() }
-            var base = parseArgument()
-            let role = base.role
-            if base.tag == .mrow, base.children.count == 1 { base = base.children[0] }
-            var node = MathNode(name == "underset" ? .munder : .mover, [base, script])
-            node.role = role == .ordinary ? .ordinary : role
-            return node
-        case "substack": return substack()
-        case "sideset": return sideset()
-        case "prescript":
-            let sup = withStyle(style.scriptChild) { parseArgument() }
-            let sub = withStyle(style.scriptChild) { parseArgument() }
-            let base = parseArgument()
-            return MathNode(.mmultiscripts, [base, MathNode(.mprescripts), sub, sup])
-        case "not": return negation()
-        case "operatorname", "operatornamewithlimits": return operatorName(withLimits: name == "operatornamewithlimits")
-        case "mathop", "mathbin", "mathrel", "mathord", "mathopen", "mathclose", "mathpunct", "mathinner":
-            return mathClass(name)
-        case "text", "mbox", "hbox", "textnormal", "vbox":
-            return textCommand(font: textFont)
-        case " ", "space", "nobreakspace": return .mtext("\u{A0}")
-        case "hspace", "hskip", "kern", "mkern", "mskip", "mspace", "hspace*":
-            if stream.peek() == .char("*") { _ = stream.next() }
-            guard let width = readDimension() else { return nil }
-            return .space(width)
-        case "phantom":
-            return MathNode(.mphantom, parseArgumentNodes())
-        case "hphantom":
-            return MathNode(.mpadded, [MathNode(.mphantom, parseArgumentNodes())], attributes: [(.height, "0"), (.depth, "0")])
-        case "vphantom":
-            return MathNode(.mpadded, [MathNode(.mphantom, parseArgumentNodes())], attributes: [(.width, "0")])
-        case "smash":
-            let which = stream.readOptionalRaw().map(Self.text(of:)) ?? "tb"
-            var attributes: [(MathAttribute, String)] = []
-            if which.contains("t") { attributes.append((.height, "0")) }
-            if which.contains("b") { attributes.append((.depth, "0")) }
-            return MathNode(.mpadded, parseArgumentNodes(), attributes: attributes)
-        case "mathstrut":
-            return MathNode(.mpadded, [MathNode(.mphantom, [.mo("(")])], attributes: [(.width, "0")])
-        case "strut":
-            return MathNode(.mspace, attributes: [(.width, "0"), (.height, "0.7em"), (.depth, "0.3em")])
-        case "color":
-            // Reached only where a whole list is not being parsed (e.g. a bare script): no effect.
-            _ = readColorArgument()
-            return nil
-        case "textcolor":
-            let color = readColorArgument()
-            let content = parseArgumentNodes()
-            guard let color else { return .row(content) }
-            return MathNode(.mstyle, content, attributes: [(.mathcolor, color)])
-        case "colorbox":
-            let color = readColorArgument()
-            let content = textArgument(font: textFont)
-            guard let color else { return .row(content) }
-            return MathNode(.mstyle, content, attributes: [(.mathbackground, color)])
-        case "fcolorbox":
-            let frame = readColorArgument()
-            let background = readColorArgument()
-            let content = textArgument(font: textFont)
-            var attributes: [(MathAttribute, String)] = [(.style, FixedStyle.frame.rawValue)]
-            if let background { attributes.append((.mathbackground, background)) }
-            _ = frame
-            return MathNode(.mrow, content, attributes: attributes)
-        case "boxed":
-            return MathNode(.mrow, parseArgumentNodes(), attributes: [(.style, FixedStyle.frame.rawValue)])
-        case "fbox", "framebox":
-            while stream.readOptionalRaw() != nil {}
-            return MathNode(.mrow, textArgument(font: textFont), attributes: [(.style, FixedStyle.frame.rawValue)])
-        case "cancel", "bcancel", "xcancel", "sout", "cancelto":
-            if name == "cancelto" { _ = parseArgument() }
-            return MathNode(.mrow, parseArgumentNodes(), attributes: [(.style, FixedStyle.strike.rawValue)])
-        case "bmod":
-            return .mo("mod", [(.lspace, "0.2222em"), (.rspace, "0.2222em")])
-        case "pmod", "pod", "mod":
-            let argument = parseArgumentNodes()
-            var children: [MathNode] = [.space(name == "mod" ? "0.6667em" : "1em")]
-            if name != "mod" { children.append(.mo("(", [(.stretchy, "false")], role: .opening)) }
-            if name != "pod" { children.append(.mo("mod", [(.lspace, "0"), (.rspace, "0.3333em")])) }
-            children += argument
-            if name != "mod" { children.append(.mo(")", [(.stretchy, "false")], role: .closing)) }
-            return MathNode(.mrow, children)
-        case "LaTeX": return .mtext("LaTeX")
-        case "TeX": return .mtext("TeX")
-        case "unicode": return unicodeCommand()
-        case "tag":
-            let starred = stream.peek() == .char("*")
-            if starred { _ = stream.next() }
-            let content = textArgument(font: textFont)
-            let label: [MathNode] = starred ? content : [.mtext("(")] + content + [.mtext(")")]
-            return MathNode(.mrow, [.space("2em")] + label)
-        case "ensuremath", "vcenter", "shoveleft", "shoveright", "displaystyle_", "mathpalette_":
-            return .row(parseArgumentNodes())
-        case "raise", "lower", "raisebox", "moveleft", "moveright":
-            let dimension = readDimension()
-            let content = name == "raisebox" ? textArgument(font: textFont) : parseArgumentNodes()
-            guard let dimension else { return .row(content) }
-            switch name {
-            case "lower": return MathNode(.mpadded, content, attributes: [(.voffset, negate(dimension))])
-            case "moveleft": return MathNode(.mpadded, content, attributes: [(.lspace, negate(dimension))])
-            case "moveright": return MathNode(.mpadded, content, attributes: [(.lspace, dimension)])
-            default: return MathNode(.mpadded, content, attributes: [(.voffset, dimension)])
-            }
-        case "llap", "rlap", "clap":
-            return MathNode(.mpadded, textArgument(font: textFont), attributes: [(.width, "0")])
-        case "mathllap", "mathrlap", "mathclap":
-            return MathNode(.mpadded, parseArgumentNodes(), attributes: [(.width, "0")])
-        case "mathchoice":
-            let choices = (0..<4).map { _ in parseArgument() }
-            switch style {
-            case .display: return choices[0]
-            case .text: return choices[1]
-            case .script: return choices[2]
-            case .scriptScript: return choices[3]
-            }
-        case "skew":
-            _ = readRawArgumentTokens()
-            return parseArgument()
-        case "url":
-            return .mtext(Self.text(of: readRawArgumentTokens()))
-        case "bra", "ket", "braket", "Bra", "Ket", "Braket":
-            let content = parseArgumentNodes()
-            let lower = name.lowercased()
-            let open = lower == "ket" ? "|" : "⟨"
-            let close = lower == "bra" ? "|" : "⟩"
-            if name.first == "B" {
-                var row = MathNode(.mrow, [stretchyFence(open, role: .opening)] + content + [stretchyFence(close, role: .closing)])
-                row.role = .opening
-                return row
-            }
-            return MathNode(
-                .mrow,
-                [.mo(open, [(.stretchy, "false")], role: .opening)] + content + [.mo(close, [(.stretchy, "false")], role: .closing)])
-        case "begin": return environment()
-        case "matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "cases", "displaylines", "eqalign",
-            "eqalignno", "atopfrac_":
-            return plainTableCommand(name)
-        case "newcommand", "renewcommand", "providecommand", "def", "gdef", "edef", "xdef", "let",
-            "DeclareMathOperator", "newenvironment", "renewenvironment", "DeclareRobustCommand":
-            defineMacro(name)
-            return nil
-        case "(", ")", "[", "]":
-            // Math delimiters inside math: nothing to do.
-            return nil
-        case "":
-            warn("Lone backslash at the end of the formula")
-            return .error("\\")
-        default:
-            return unknownCommand(name)
+        case "varinjlim": mark = .mo("→", [(.stretchy, "true")])
+        case "varprojlim": mark = .mo("←", [(.stretchy, "true")])
+        case "varliminf": mark = .mo("_", [(.stretchy, "true")])
+        default: mark = .mo("‾", [(.stretchy, "true")])
         }
+        var node = MathNode(name == "varlimsup" ? .mover : .munder, [lim, mark])
+        node.setAttribute(name == "varlimsup" ? .accent : .accentunder, "true")
+        node.role = .namedOperator
+        node.placement = .movable
+        return node
+    }
+
+    fileprivate func handleRule(_ name: String) -> MathNode? {
+        let raise = stream.readOptionalRaw().flatMap { Units.length(Self.text(of: $0)) }
+        let width = readDimension() ?? "0"
+        let height = readDimension() ?? "0"
+        var node = MathNode(.mspace, attributes: [(.width, width), (.height, height), (.mathbackground, "currentcolor")])
+        if let raise { node = MathNode(.mpadded, [node], attributes: [(.voffset, raise)]) }
+        return node
+    }
+
+    fileprivate func handleRef(_ name: String) -> MathNode? {
+        let label = Self.text(of: readRawArgumentTokens())
+        return .mtext(name == "eqref" ? "(" + label + ")" : label)
+    }
+
+    fileprivate func handleLaTeX(_ name: String) -> MathNode? {
+        return .mtext("LaTeX")
+    }
+
+    fileprivate func handleTeX(_ name: String) -> MathNode? {
+        return .mtext("TeX")
+    }
+
+    fileprivate func handleUnicode(_ name: String) -> MathNode? {
+        return unicodeCommand()
+    }
+
+    fileprivate func handleTag(_ name: String) -> MathNode? {
+        let starred = stream.peek() == .char("*")
+        if starred { _ = stream.next() }
+        let content = textArgument(font: textFont)
+        let label: [MathNode] = starred ? content : [.mtext("(")] + content + [.mtext(")")]
+        return MathNode(.mrow, [.space("2em")] + label)
+    }
+
+    fileprivate func handleEnsuremath(_ name: String) -> MathNode? {
+        return .row(parseArgumentNodes())
+    }
+
+    fileprivate func handleRaise(_ name: String) -> MathNode? {
+        let dimension = readDimension()
+        let content = name == "raisebox" ? textArgument(font: textFont) : parseArgumentNodes()
+        guard let dimension else { return .row(content) }
+        switch name {
+        case "lower": return MathNode(.mpadded, content, attributes: [(.voffset, negate(dimension))])
+        case "moveleft": return MathNode(.mpadded, content, attributes: [(.lspace, negate(dimension))])
+        case "moveright": return MathNode(.mpadded, content, attributes: [(.lspace, dimension)])
+        default: return MathNode(.mpadded, content, attributes: [(.voffset, dimension)])
+        }
+    }
+
+    fileprivate func handleLlap(_ name: String) -> MathNode? {
+        return MathNode(.mpadded, textArgument(font: textFont), attributes: [(.width, "0")])
+    }
+
+    fileprivate func handleMathllap(_ name: String) -> MathNode? {
+        return MathNode(.mpadded, parseArgumentNodes(), attributes: [(.width, "0")])
+    }
+
+    fileprivate func handleMathchoice(_ name: String) -> MathNode? {
+        let choices = (0..<4).map { _ in parseArgument() }
+        switch style {
+        case .display: return choices[0]
+        case .text: return choices[1]
+        case .script: return choices[2]
+        case .scriptScript: return choices[3]
+        }
+    }
+
+    fileprivate func handleSkew(_ name: String) -> MathNode? {
+        _ = readRawArgumentTokens()
+        return parseArgument()
+    }
+
+    fileprivate func handleUrl(_ name: String) -> MathNode? {
+        return .mtext(Self.text(of: readRawArgumentTokens()))
+    }
+
+    fileprivate func handleBra(_ name: String) -> MathNode? {
+        let content = parseArgumentNodes()
+        let lower = name.lowercased()
+        let open = lower == "ket" ? "|" : "⟨"
+        let close = lower == "bra" ? "|" : "⟩"
+        if name.first == "B" {
+            var row = MathNode(.mrow, [stretchyFence(open, role: .opening)] + content + [stretchyFence(close, role: .closing)])
+            row.role = .opening
+            return row
+        }
+        return MathNode(
+            .mrow,
+            [.mo(open, [(.stretchy, "false")], role: .opening)] + content + [.mo(close, [(.stretchy, "false")], role: .closing)])
+    }
+
+    fileprivate func handleBegin(_ name: String) -> MathNode? {
+        return environment()
+    }
+
+    fileprivate func handleMatrix(_ name: String) -> MathNode? {
+        return plainTableCommand(name)
+    }
+
+    fileprivate func handleNewcommand(_ name: String) -> MathNode? {
+        defineMacro(name)
+        return nil
+    }
+
+    fileprivate func handleMathDelimiters(_ name: String) -> MathNode? {
+        // Math delimiters inside math: nothing to do.
+        return nil
+    }
+
+    fileprivate func handleLoneBackslash(_ name: String) -> MathNode? {
+        warn("Lone backslash at the end of the formula")
+        return .error("\\")
     }
 
     func withStyle<T>(_ newStyle: MathStyle, _ body: () -> T) -> T {
@@ -306,6 +622,8 @@ extension Converter {
         defer { font = saved }
         var node = parseArgument()
         node.role = node.role == .function ? .function : .ordinary
+        // Words merge inside one font argument, never across two (\mathbb{R}\mathrm{d}).
+        node.mergeable = false
         return node
     }
 
@@ -340,8 +658,11 @@ extension Converter {
         default: break
         }
         let outer = forcedStyle ?? style
-        var numerator = withStyle(outer.fractionChild) { parseArgument() }
-        var denominator = withStyle(outer.fractionChild) { parseArgument() }
+        let saved = style
+        style = outer.fractionChild
+        var numerator = parseArgument()
+        var denominator = parseArgument()
+        style = saved
         if name == "cfrac" {
             numerator = MathNode(.mstyle, [numerator], attributes: MathStyle.display.attributes)
             denominator = MathNode(.mstyle, [denominator], attributes: MathStyle.display.attributes)
@@ -451,7 +772,7 @@ extension Converter {
     private func substack() -> MathNode {
         guard stream.peek() == .beginGroup else { return parseArgument() }
         _ = stream.next()
-        return table(kind: .substack, terminator: .group)
+        return table(kind: .substack(columns: []), terminator: .group)
     }
 
     private func sideset() -> MathNode {
@@ -522,6 +843,11 @@ extension Converter {
         var flat = ""
         var flattenable = true
         for node in nodes {
+            if node.tag == .mspace {
+                // `\operatorname{arg\,max}`: a small space stays inside the one operator name.
+                if node.attribute(.width)?.hasPrefix("-") == false { flat += "\u{2006}" }
+                continue
+            }
             guard node.tag == .mi || node.tag == .mn || node.tag == .mo, node.children.isEmpty else {
                 flattenable = false
                 break

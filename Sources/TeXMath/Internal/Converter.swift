@@ -88,9 +88,9 @@ struct InfixFraction {
 /// warnings without inout plumbing; it never escapes `TeXMath.convert`.
 final class Converter {
     /// Nesting (groups, arguments, environments, \left…\right) beyond this yields an error node.
-    /// TeX itself stops at 255 groups; formulas in the wild stay far below 100. The bound keeps
+    /// TeX itself stops at 255 groups; formulas in the wild stay far below 60. The bound keeps
     /// the recursion (and the serializer's) well inside a 512 KiB thread stack.
-    static let maxDepth = 100
+    static let maxDepth = 60
     static let maxWarnings = 50
 
     var stream: TokenStream
@@ -185,8 +185,37 @@ final class Converter {
 
     // MARK: Lists
 
+    /// What the list loop does with the token at the head of the input.
+    enum ListAction {
+        case stop
+        case handled
+        case atom
+        case script(superscript: Bool)
+    }
+
+    /// The state of one math list while it is parsed.
+    struct ListState {
+        var entries: [ListEntry] = []
+        var segment = SegmentStyle()
+        var infix: InfixFraction?
+
+        var lastItemIndex: Int? {
+            if case .item = entries.last { return entries.count - 1 }
+            return nil
+        }
+
+        mutating func switchSegment(_ update: (inout SegmentStyle) -> Void) {
+            update(&segment)
+            entries.append(.styleChange(segment))
+        }
+    }
+
     /// Parses atoms until a stop token (left unconsumed) or the end of input. Font and style
     /// switches made inside are undone on return, as TeX groups do.
+    ///
+    /// This function is on every recursion path, so it stays small: the token analysis lives in
+    /// `listAction`, which returns before any recursive call is made (debug-build frames of big
+    /// functions are large, and deep input must fit a 512 KiB stack).
     func parseList(_ stops: Stops) -> [MathNode] {
         guard enterNesting() else {
             skipToStop(stops)
@@ -199,144 +228,157 @@ final class Converter {
             font = savedFont
             style = savedStyle
         }
-        var entries: [ListEntry] = []
-        var segment = SegmentStyle()
-        var infix: InfixFraction?
-
-        func lastItemIndex() -> Int? {
-            if case .item = entries.last { return entries.count - 1 }
-            return nil
-        }
-
-        func switchSegment(_ update: (inout SegmentStyle) -> Void) {
-            update(&segment)
-            entries.append(.styleChange(segment))
-        }
-
-        while let token = stream.peek() {
-            if isStop(token, stops) {
-                // A user environment's \end is not a stop for the enclosing table.
-                if case .command("end") = token, stops.contains(.end), endsUserEnvironment() { continue }
-                break
-            }
-            switch token {
-            case .space:
-                _ = stream.next()
-            case .superscript, .subscript:
-                _ = stream.next()
-                let isSup = token == .superscript
+        var state = ListState()
+        loop: while true {
+            switch listAction(stops, &state) {
+            case .stop: break loop
+            case .handled: continue
+            case .atom:
+                if let node = parseAtom() { append(node, to: &state.entries) }
+            case .script(let isSup):
                 let script = parseScriptArgument()
-                if let index = lastItemIndex(), case .item(var item) = entries[index],
-                    isSup ? item.sup == nil : item.sub == nil
-                {
-                    if isSup { item.sup = script } else { item.sub = script }
-                    entries[index] = .item(item)
-                } else {
-                    if lastItemIndex() != nil { warn(isSup ? "Double superscript" : "Double subscript") }
-                    entries.append(.item(ScriptedItem(base: nil, sub: isSup ? nil : script, sup: isSup ? script : nil)))
-                }
-            case .char("'"):
-                var count = 0
-                while stream.peek() == .char("'") {
-                    _ = stream.next()
-                    count += 1
-                }
-                if let index = lastItemIndex(), case .item(var item) = entries[index], item.sup == nil {
-                    item.primes += count
-                    entries[index] = .item(item)
-                } else {
-                    entries.append(.item(ScriptedItem(base: nil, primes: count)))
-                }
-            case .endGroup:
-                _ = stream.next()
-                warn("Unmatched }")
-            case .alignment:
-                _ = stream.next()
-                warn("Misplaced & outside a table")
-                entries.append(.item(ScriptedItem(base: .space("1em"))))
-            case .mathShift:
-                _ = stream.next()
-            case .char(let c) where isCombiningMark(c):
-                _ = stream.next()
-                if let index = lastItemIndex(), case .item(var item) = entries[index], !item.hasScripts,
-                    var base = item.base, base.tag.holdsText
-                {
-                    base.text.unicodeScalars.append(c)
-                    item.base = base
-                    entries[index] = .item(item)
-                } else {
-                    entries.append(.item(ScriptedItem(base: .mi(String(c)))))
-                }
-            case .command(let name):
-                switch name {
-                case "limits", "nolimits", "displaylimits":
-                    _ = stream.next()
-                    if let index = lastItemIndex(), case .item(var item) = entries[index] {
-                        item.placementOverride = name == "limits" ? .stacked : name == "nolimits" ? .sides : .movable
-                        entries[index] = .item(item)
-                    } else {
-                        warn("\\\(name) is allowed only on operators")
-                    }
-                case "over", "atop", "choose", "brace", "brack", "above", "abovewithdelims", "atopwithdelims",
-                    "overwithdelims":
-                    _ = stream.next()
-                    let fraction = readInfixFraction(name, at: entries.count)
-                    if infix == nil {
-                        infix = fraction
-                    } else {
-                        warn("Ambiguous: more than one \\\(name)-like fraction in a group; add braces")
-                    }
-                case "displaystyle", "textstyle", "scriptstyle", "scriptscriptstyle":
-                    _ = stream.next()
-                    let newStyle: MathStyle =
-                        name == "displaystyle" ? .display : name == "textstyle" ? .text : name == "scriptstyle" ? .script : .scriptScript
-                    style = newStyle
-                    switchSegment { $0.mathStyle = newStyle }
-                case "color":
-                    _ = stream.next()
-                    if let color = readColorArgument() {
-                        switchSegment { $0.color = color }
-                    }
-                case "tiny", "Tiny", "scriptsize", "footnotesize", "small", "normalsize", "large", "Large", "LARGE",
-                    "huge", "Huge":
-                    _ = stream.next()
-                    let size = Self.sizes[name] ?? "100%"
-                    switchSegment { $0.size = size }
-                case _ where Self.switchFonts[name] != nil:
-                    _ = stream.next()
-                    font = Self.switchFonts[name] ?? nil
-                case "end" where !stops.contains(.end):
-                    if !endsUserEnvironment() {
-                        _ = stream.next()
-                        let name = readRawText()
-                        warn("\\end{\(name)} without matching \\begin")
-                    }
-                case "right", "middle":
-                    _ = stream.next()
-                    _ = readDelimiter()
-                    warn("\\\(name) without matching \\left")
-                case "\\", "cr", "newline", "tabularnewline":
-                    // A row break outside a table: TeX would complain; there is nothing to break.
-                    _ = stream.next()
-                    _ = stream.readOptionalRaw()
-                default:
-                    appendAtom(&entries)
-                }
-            default:
-                appendAtom(&entries)
+                attach(script, superscript: isSup, &state)
             }
         }
-
-        if let fraction = infix {
-            let numerator = materialize(Array(entries[..<min(fraction.index, entries.count)]))
-            let denominator = materialize(Array(entries[min(fraction.index, entries.count)...]))
-            return [buildInfix(fraction, numerator: numerator, denominator: denominator)]
-        }
-        return materialize(entries)
+        return finishList(state)
     }
 
-    private func appendAtom(_ entries: inout [ListEntry]) {
-        guard let node = parseAtom() else { return }
+    private func finishList(_ state: ListState) -> [MathNode] {
+        if let fraction = state.infix {
+            let split = min(fraction.index, state.entries.count)
+            let numerator = materialize(Array(state.entries[..<split]))
+            let denominator = materialize(Array(state.entries[split...]))
+            return [buildInfix(fraction, numerator: numerator, denominator: denominator)]
+        }
+        return materialize(state.entries)
+    }
+
+    private func attach(_ script: MathNode, superscript isSup: Bool, _ state: inout ListState) {
+        if let index = state.lastItemIndex, case .item(var item) = state.entries[index],
+            isSup ? item.sup == nil : item.sub == nil
+        {
+            if isSup { item.sup = script } else { item.sub = script }
+            state.entries[index] = .item(item)
+        } else {
+            if state.lastItemIndex != nil { warn(isSup ? "Double superscript" : "Double subscript") }
+            state.entries.append(.item(ScriptedItem(base: nil, sub: isSup ? nil : script, sup: isSup ? script : nil)))
+        }
+    }
+
+    /// Consumes what the list loop handles itself (spaces, primes, switches, stray closers) and
+    /// says what to do next. Never recurses into parsing.
+    private func listAction(_ stops: Stops, _ state: inout ListState) -> ListAction {
+        guard let token = stream.peek() else { return .stop }
+        if isStop(token, stops) {
+            // A user environment's \end is not a stop for the enclosing table.
+            if case .command("end") = token, stops.contains(.end), endsUserEnvironment() { return .handled }
+            return .stop
+        }
+        switch token {
+        case .space:
+            _ = stream.next()
+        case .superscript, .subscript:
+            _ = stream.next()
+            return .script(superscript: token == .superscript)
+        case .char("'"):
+            var count = 0
+            while stream.peek() == .char("'") {
+                _ = stream.next()
+                count += 1
+            }
+            if let index = state.lastItemIndex, case .item(var item) = state.entries[index], item.sup == nil {
+                item.primes += count
+                state.entries[index] = .item(item)
+            } else {
+                state.entries.append(.item(ScriptedItem(base: nil, primes: count)))
+            }
+        case .endGroup:
+            _ = stream.next()
+            warn("Unmatched }")
+        case .alignment:
+            _ = stream.next()
+            warn("Misplaced & outside a table")
+            state.entries.append(.item(ScriptedItem(base: .space("1em"))))
+        case .mathShift:
+            _ = stream.next()
+        case .char(let c) where isCombiningMark(c):
+            _ = stream.next()
+            if let index = state.lastItemIndex, case .item(var item) = state.entries[index], !item.hasScripts,
+                var base = item.base, base.tag.holdsText
+            {
+                base.text.unicodeScalars.append(c)
+                item.base = base
+                state.entries[index] = .item(item)
+            } else {
+                state.entries.append(.item(ScriptedItem(base: .mi(String(c)))))
+            }
+        case .command(let name):
+            return listCommand(name, stops, &state)
+        default:
+            return .atom
+        }
+        return .handled
+    }
+
+    private func listCommand(_ name: String, _ stops: Stops, _ state: inout ListState) -> ListAction {
+        switch name {
+        case "limits", "nolimits", "displaylimits":
+            _ = stream.next()
+            if let index = state.lastItemIndex, case .item(var item) = state.entries[index] {
+                item.placementOverride = name == "limits" ? .stacked : name == "nolimits" ? .sides : .movable
+                state.entries[index] = .item(item)
+            } else {
+                warn("\\\(name) is allowed only on operators")
+            }
+        case "over", "atop", "choose", "brace", "brack", "above", "abovewithdelims", "atopwithdelims",
+            "overwithdelims":
+            _ = stream.next()
+            let fraction = readInfixFraction(name, at: state.entries.count)
+            if state.infix == nil {
+                state.infix = fraction
+            } else {
+                warn("Ambiguous: more than one \\\(name)-like fraction in a group; add braces")
+            }
+        case "displaystyle", "textstyle", "scriptstyle", "scriptscriptstyle":
+            _ = stream.next()
+            let newStyle: MathStyle =
+                name == "displaystyle" ? .display : name == "textstyle" ? .text : name == "scriptstyle" ? .script : .scriptScript
+            style = newStyle
+            state.switchSegment { $0.mathStyle = newStyle }
+        case "color":
+            _ = stream.next()
+            if let color = readColorArgument() {
+                state.switchSegment { $0.color = color }
+            }
+        case "tiny", "Tiny", "scriptsize", "footnotesize", "small", "normalsize", "large", "Large", "LARGE",
+            "huge", "Huge":
+            _ = stream.next()
+            let size = Self.sizes[name] ?? "100%"
+            state.switchSegment { $0.size = size }
+        case _ where Self.switchFonts[name] != nil:
+            _ = stream.next()
+            font = Self.switchFonts[name] ?? nil
+        case "end" where !stops.contains(.end):
+            if !endsUserEnvironment() {
+                _ = stream.next()
+                let environment = readRawText()
+                warn("\\end{\(environment)} without matching \\begin")
+            }
+        case "right", "middle":
+            _ = stream.next()
+            _ = readDelimiter()
+            warn("\\\(name) without matching \\left")
+        case "\\", "cr", "newline", "tabularnewline":
+            // A row break outside a table: TeX would complain; there is nothing to break.
+            _ = stream.next()
+            _ = stream.readOptionalRaw()
+        default:
+            return .atom
+        }
+        return .handled
+    }
+
+    private func append(_ node: MathNode, to entries: inout [ListEntry]) {
         if node.mergeable, case .item(var item)? = entries.last, !item.hasScripts, var base = item.base,
             base.mergeable, item.placementOverride == nil
         {
@@ -356,7 +398,7 @@ final class Converter {
         let nameTokens = readRawArgumentTokens()
         let name = Self.text(of: nameTokens)
         if let environment = stream.environments[name] {
-            stream.pushFront(environment.end + [.endGroup])
+            stream.pushExpansion(environment.end + [.endGroup])
             return true
         }
         stream.pushFront([.command("end"), .beginGroup] + nameTokens + [.endGroup])

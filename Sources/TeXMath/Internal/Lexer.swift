@@ -6,7 +6,7 @@ enum Token: Equatable, Sendable {
     case beginGroup
     case endGroup
     case superscript
-    case subscript
+    case `subscript`
     case alignment
     case parameter(Int)
     case space

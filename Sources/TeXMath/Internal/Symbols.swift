@@ -238,6 +238,8 @@ mathsterling i £
 yen i ¥
 euro i €
 % i %
+& o &
+slash o /
 $ i $
 # i #
 _ i _

@@ -89,6 +89,19 @@ struct TokenStream {
         return token
     }
 
+    /// Splices tokens produced by a definition (a user environment's begin/end code) and counts
+    /// them against the same limits as macro expansion, so self-referencing environments stop.
+    mutating func pushExpansion(_ tokens: [Token]) {
+        expansions += 1
+        expandedTokens += tokens.count
+        guard expansions <= Self.maxExpansions, expandedTokens <= Self.maxExpandedTokens else {
+            limitExceeded = true
+            discardAll()
+            return
+        }
+        pushFront(tokens)
+    }
+
     private mutating func expand(_ macro: MacroDefinition) {
         expansions += 1
         guard expansions <= Self.maxExpansions, expandedTokens <= Self.maxExpandedTokens else {

@@ -29,7 +29,7 @@ enum Units {
 
     static func formatNumber(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
-        let scaled = Int((abs(value) * 10_000).rounded())
+        let scaled = roundToInt(abs(value) * 10_000)
         let whole = scaled / 10_000
         var fraction = scaled % 10_000
         var text = (value < 0 && scaled != 0 ? "-" : "") + String(whole)
@@ -65,19 +65,26 @@ enum Units {
         case "rgb"?:
             let parts = numbers(trimmed)
             guard parts.count == 3, parts.allSatisfy({ $0 >= 0 && $0 <= 1 }) else { return nil }
-            return "#" + parts.map { hexByte(Int(($0 * 255).rounded())) }.joined()
+            return "#" + parts.map { hexByte(roundToInt($0 * 255)) }.joined()
         case "RGB"?:
             let parts = numbers(trimmed)
             guard parts.count == 3, parts.allSatisfy({ $0 >= 0 && $0 <= 255 }) else { return nil }
-            return "#" + parts.map { hexByte(Int($0.rounded())) }.joined()
+            return "#" + parts.map { hexByte(roundToInt($0)) }.joined()
         case "gray"?:
             let parts = numbers(trimmed)
             guard parts.count == 1, parts[0] >= 0, parts[0] <= 1 else { return nil }
-            let byte = hexByte(Int((parts[0] * 255).rounded()))
+            let byte = hexByte(roundToInt(parts[0] * 255))
             return "#" + byte + byte + byte
         default:
             return nil
         }
+    }
+
+    /// Rounds half up without libm (the module links nothing but the standard library).
+    static func roundToInt(_ value: Double) -> Int {
+        guard value.isFinite else { return 0 }
+        let clamped = Swift.max(-1e15, Swift.min(1e15, value))
+        return clamped >= 0 ? Int(clamped + 0.5) : -Int(-clamped + 0.5)
     }
 
     private static func isHex(_ s: Unicode.Scalar) -> Bool {

@@ -109,23 +109,26 @@ final class LoopbackServer: Sendable {
         state.withLock { $0.replies.append(contentsOf: replies) }
     }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and closes every connection. Safe to call more than once: only the
+    /// first call touches descriptors, and connection descriptors are shut down under the lock
+    /// that `serve` holds while forgetting one, so a number the system has already reused for
+    /// another socket is never touched.
     func stop() {
-        let connections = state.withLock { state -> Set<Int32> in
-            guard !state.stopped else { return [] }
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            return state.connections
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR { continue }
-                break
+                if state.withLock({ $0.stopped }) { break }
+                usleep(1000)  // EINTR, ECONNABORTED, EMFILE: try again
+                continue
             }
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopped else { return false }
