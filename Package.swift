@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLecternSystem", path: "Sources/CLecternSystem"),
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
@@ -38,7 +39,7 @@ let package = Package(
         .target(
             name: "LecternLLM",
             dependencies: [
-                "CCurl",
+                "CCurl", "CLecternSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Markdown + math → sanitized XHTML + MathML.
@@ -46,7 +47,7 @@ let package = Package(
         // Bundle writer/reader, manifest, verify.
         .target(
             name: "LecternBundle",
-            dependencies: ["LecternCore", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["LecternCore", "CLecternSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Stages, work graph, engine.
         .target(
             name: "LecternPipeline",
@@ -63,6 +64,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),
         .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender"], path: "benchmarks/RenderBench"),
 
+        .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),

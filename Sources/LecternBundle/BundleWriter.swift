@@ -1,3 +1,4 @@
+import CLecternSystem
 import Foundation
 import LecternCore
 
@@ -24,7 +25,7 @@ public enum BundleWriteResult: Sendable, Equatable {
 }
 
 /// Writes `output/<id>/<version>/` atomically: every file into a temporary directory beside it,
-/// each fsynced, the manifest last, then one rename. A version directory, once there, is never
+/// the manifest last, one `syncfs` for them all, then one rename and an fsync of the parent. A version directory, once there, is never
 /// modified.
 public struct BundleWriter: Sendable {
     public let outputRoot: URL
@@ -83,11 +84,15 @@ public struct BundleWriter: Sendable {
                 if directories.insert(dir.path).inserted {
                     try fm.createDirectory(at: dir, withIntermediateDirectories: true)
                 }
-                try Self.writeSynced(data, to: url)
+                try Self.write(data, to: url)
             }
-            try Self.writeSynced(manifestData, to: temporary.appendingPathComponent(Manifest.fileName))
-            for dir in directories.sorted() { Self.syncDirectory(URL(fileURLWithPath: dir)) }
-            Self.syncDirectory(temporary)
+            try Self.write(manifestData, to: temporary.appendingPathComponent(Manifest.fileName))
+            // One flush of the file system for all files and directories, then the rename.
+            let fd = open(temporary.path, O_RDONLY | O_DIRECTORY)
+            if fd >= 0 {
+                _ = lectern_syncfs(fd)
+                close(fd)
+            }
             if rename(temporary.path, destination.path) != 0 {
                 let reason = String(cString: strerror(errno))
                 // Another run may have written the same version meanwhile.
@@ -118,7 +123,7 @@ public struct BundleWriter: Sendable {
             "\(destination.path) already exists with different content, and a version is never changed; bump 'version' in the spec (e.g. to a new patch version) or remove the old directory yourself")
     }
 
-    static func writeSynced(_ data: Data, to url: URL) throws {
+    static func write(_ data: Data, to url: URL) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw BundleError(.io, "cannot create \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -134,7 +139,6 @@ public struct BundleWriter: Sendable {
                 written += n
             }
         }
-        guard fsync(fd) == 0 else { throw BundleError(.io, "cannot flush \(url.path): \(String(cString: strerror(errno)))") }
     }
 
     static func syncDirectory(_ url: URL) {

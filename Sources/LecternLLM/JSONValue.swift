@@ -75,6 +75,13 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     static func writeString(_ s: String, into out: inout String) {
+        // Most strings need no escaping: append them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -98,10 +98,7 @@ public final class ScriptedProvider: LLMProvider {
         if let error = answer.error {
             throw LLMError(error, "scripted \(error.rawValue) failure for \(context.itemID)")
         }
-        var text = answer.content
-        for (name, value) in context.variables {
-            text = text.replacingOccurrences(of: "{{\(name)}}", with: value)
-        }
+        let text = Placeholders.fill(answer.content, context.variables)
         return LLMResponse(content: text, finishReason: answer.finishReason, usage: answer.usage, model: request.model)
     }
 

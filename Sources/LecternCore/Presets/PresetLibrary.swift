@@ -64,7 +64,7 @@ public struct PresetLibrary: Sendable {
                 reader.report("preset file name '\(name)' is not a slug", at: nil, hint: "rename it to lowercase letters, digits and hyphens")
             }
             if let summary, let instructions {
-                preset = Preset(name: name, summary: summary, instructions: instructions.trimmingCharacters(in: .whitespacesAndNewlines))
+                preset = Preset(name: name, summary: summary, instructions: instructions.trimmed)
             }
         }
         try reader.throwIfErrors()

@@ -149,7 +149,7 @@ public final class MappingReader {
             reader.report("'\(name)' is \(text.count) characters long; the limit is \(maxLength)", at: value, hint: "shorten it")
             return nil
         }
-        if required && text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if required && text.trimmed.isEmpty {
             reader.report("'\(name)' is empty", at: value, hint: hint ?? "give it a value")
             return nil
         }

@@ -63,7 +63,7 @@ public enum QuestionRules {
                 seen[key] = index
             }
             if option.text.count > 300 { issues.append(.error("option \(index + 1) is longer than 300 characters")) }
-            if option.feedback.trimmingCharacters(in: .whitespacesAndNewlines).count < 3 {
+            if option.feedback.trimmed.count < 3 {
                 issues.append(.error("option \(index + 1) has no feedback; every option needs feedback explaining why it is right or wrong"))
             }
         }
@@ -97,7 +97,7 @@ public enum QuestionRules {
         case .multipleChoice:
             issues += checkMultipleChoice(prompt: question.prompt, options: question.options ?? [])
         case .freeText:
-            if (question.referenceAnswer ?? "").trimmingCharacters(in: .whitespacesAndNewlines).count < 10 {
+            if (question.referenceAnswer ?? "").trimmed.count < 10 {
                 issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
             }
         }
@@ -105,7 +105,7 @@ public enum QuestionRules {
     }
 
     public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
-        let count = text.trimmingCharacters(in: .whitespacesAndNewlines).count
+        let count = text.trimmed.count
         if count < range.lowerBound { return [.error("'\(field)' is too short (\(count) characters; at least \(range.lowerBound))")] }
         if count > range.upperBound { return [.error("'\(field)' is too long (\(count) characters; at most \(range.upperBound))")] }
         return []
@@ -118,7 +118,7 @@ public enum LectureRules {
 
     /// Removes a fence that wraps the whole answer (small models write ```markdown … ```).
     public static func unwrapFence(_ text: String) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") else { return text }
         var lines = trimmed.components(separatedBy: "\n")
         guard lines.count >= 2 else { return text }
@@ -225,7 +225,11 @@ public enum LectureRules {
 
     /// Reading time at 200 words a minute, at least one minute.
     public static func readingMinutes(_ markdown: String) -> Int {
-        max(1, Int((Double(wordCount(markdown)) / 200).rounded()))
+        readingMinutes(words: wordCount(markdown))
+    }
+
+    public static func readingMinutes(words: Int) -> Int {
+        max(1, Int((Double(words) / 200).rounded()))
     }
 }
 

@@ -68,6 +68,9 @@ public final class Exchanger: Sendable {
         return ExchangeOutcome(record: record, cached: false)
     }
 
+    /// Makes the cache's new entries durable (call at the end of a run).
+    public func flush() { cache.flush() }
+
     /// The exchanges this run used, for writing a cassette.
     public func usedRecords() -> [ExchangeRecord] {
         used.withLock { Array($0.values) }.filter { $0.response.finishReason == .stop }

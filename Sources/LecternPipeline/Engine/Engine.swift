@@ -109,35 +109,46 @@ public struct Engine: Sendable {
     }
 
     public func run(_ initial: [WorkItem], results: ResultStore) async -> EngineOutcome {
-        var pending: [WorkItem] = []
-        var known = Set<String>()
-        var done = Set<String>()
-        var failed: [String: ItemFailure] = [:]
-        var failureOrder: [String] = []
-        var completed: [String] = []
-        var reports: [String: ItemReport] = [:]
-        var totals: [String: Int] = [:]
-        var itemsByID: [String: WorkItem] = [:]
+        var state = SchedulerState()
         var budgetExceeded = false
         var providerStopped = false
 
-        func add(_ items: [WorkItem]) {
-            var grew = false
-            for item in items where !known.contains(item.id) {
-                known.insert(item.id)
-                pending.append(item)
-                itemsByID[item.id] = item
-                totals[item.stage, default: 0] += 1
-                grew = true
-            }
-            if grew { events.emit(.planned(totals: totals)) }
-        }
-
         func fail(_ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String]) {
             let failure = ItemFailure(id: item.id, stage: item.stage, context: item.context, attempts: attempts, reason: reason, errors: errors)
-            failed[item.id] = failure
-            failureOrder.append(item.id)
+            state.failed[item.id] = failure
+            state.failureOrder.append(item.id)
             events.emit(.itemFailed(failure))
+            // Everything waiting on it, transitively, can never run.
+            var stack = state.dependents.removeValue(forKey: item.id) ?? []
+            while let next = stack.popLast() {
+                guard state.waiting.removeValue(forKey: next) != nil, let dependent = state.items[next] else { continue }
+                let cascade = ItemFailure(id: dependent.id, stage: dependent.stage, context: dependent.context, attempts: 0, reason: .dependency, errors: ["\(item.id) failed"])
+                state.failed[dependent.id] = cascade
+                state.failureOrder.append(dependent.id)
+                events.emit(.itemFailed(cascade))
+                stack += state.dependents.removeValue(forKey: dependent.id) ?? []
+            }
+        }
+
+        func add(_ newItems: [WorkItem]) {
+            var grew = false
+            for item in newItems where state.items[item.id] == nil {
+                state.items[item.id] = item
+                state.totals[item.stage, default: 0] += 1
+                grew = true
+                if let dead = item.dependencies.first(where: { state.failed[$0] != nil }) {
+                    fail(item, reason: .dependency, attempts: 0, errors: ["\(dead) failed"])
+                    continue
+                }
+                let unresolved = Set(item.dependencies.filter { !state.done.contains($0) })
+                if unresolved.isEmpty {
+                    state.enqueue(item)
+                } else {
+                    state.waiting[item.id] = unresolved.count
+                    for dependency in unresolved { state.dependents[dependency, default: []].append(item.id) }
+                }
+            }
+            if grew { events.emit(.planned(totals: state.totals)) }
         }
 
         add(initial)
@@ -146,64 +157,62 @@ public struct Engine: Sendable {
             var runningModel = 0
             var runningLocal = 0
 
-            func schedule() {
-                var index = 0
-                var progress = true
-                // Loop until no item changes state: failures cascade to dependents in one pass.
-                while progress {
-                    progress = false
-                    index = 0
-                    while index < pending.count {
-                        let item = pending[index]
-                        if let dead = item.dependencies.first(where: { failed[$0] != nil }) {
-                            pending.remove(at: index)
-                            fail(item, reason: .dependency, attempts: 0, errors: ["\(dead) failed"])
-                            progress = true
-                            continue
-                        }
-                        let stopped = Task.isCancelled || (item.usesModel && (budgetExceeded || providerStopped))
-                        if stopped {
-                            pending.remove(at: index)
-                            let reason: ItemFailure.Reason = Task.isCancelled ? .cancelled : budgetExceeded ? .budget : .provider
-                            fail(item, reason: reason, attempts: 0, errors: ["not started: \(reason == .budget ? "the budget was reached" : reason == .cancelled ? "the run was interrupted" : "the provider failed for an earlier item")"])
-                            progress = true
-                            continue
-                        }
-                        let ready = item.dependencies.allSatisfy { done.contains($0) }
-                        let hasRoom = item.usesModel ? runningModel < modelConcurrency : runningLocal < localConcurrency
-                        if ready && hasRoom {
-                            pending.remove(at: index)
-                            if item.usesModel { runningModel += 1 } else { runningLocal += 1 }
-                            events.emit(.itemStarted(id: item.id, stage: item.stage))
-                            let context = WorkContext(itemID: item.id, results: results)
-                            group.addTask {
-                                do {
-                                    return (item.id, .success(try await item.body(context)))
-                                } catch {
-                                    return (item.id, .failure(error))
-                                }
-                            }
-                            continue
-                        }
-                        index += 1
+            func start(_ item: WorkItem) {
+                events.emit(.itemStarted(id: item.id, stage: item.stage))
+                let context = WorkContext(itemID: item.id, results: results)
+                group.addTask {
+                    do {
+                        return (item.id, .success(try await item.body(context)))
+                    } catch {
+                        return (item.id, .failure(error))
                     }
+                }
+            }
+
+            func schedule() {
+                while runningLocal < localConcurrency, let item = state.readyLocal.popFirst() {
+                    if Task.isCancelled {
+                        fail(item, reason: .cancelled, attempts: 0, errors: ["not started: the run was interrupted"])
+                        continue
+                    }
+                    runningLocal += 1
+                    start(item)
+                }
+                while runningModel < modelConcurrency || Task.isCancelled || budgetExceeded || providerStopped, let item = state.readyModel.popFirst() {
+                    if Task.isCancelled || budgetExceeded || providerStopped {
+                        let reason: ItemFailure.Reason = Task.isCancelled ? .cancelled : budgetExceeded ? .budget : .provider
+                        let why = reason == .budget ? "the budget was reached" : reason == .cancelled ? "the run was interrupted" : "the provider failed for an earlier item"
+                        fail(item, reason: reason, attempts: 0, errors: ["not started: \(why)"])
+                        continue
+                    }
+                    runningModel += 1
+                    start(item)
                 }
             }
 
             schedule()
             while let (id, result) = await group.next() {
-                guard let item = itemsByID[id] else { continue }
+                guard let item = state.items[id] else { continue }
                 if item.usesModel { runningModel -= 1 } else { runningLocal -= 1 }
                 switch result {
                 case .success(let output):
                     results.set(id, output.value)
-                    done.insert(id)
-                    completed.append(id)
+                    state.done.insert(id)
+                    state.completed.append(id)
                     if let report = output.report {
-                        reports[id] = report
+                        state.reports[id] = report
                         events.emit(.itemFinished(report))
                     } else {
                         events.emit(.itemFinished(ItemReport(id: id, stage: item.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true, latency: .zero)))
+                    }
+                    for dependent in state.dependents.removeValue(forKey: id) ?? [] {
+                        guard let remaining = state.waiting[dependent] else { continue }
+                        if remaining <= 1 {
+                            state.waiting.removeValue(forKey: dependent)
+                            if let next = state.items[dependent] { state.enqueue(next) }
+                        } else {
+                            state.waiting[dependent] = remaining - 1
+                        }
                     }
                     add(output.spawn)
                 case .failure(let error):
@@ -219,13 +228,57 @@ public struct Engine: Sendable {
                 }
                 schedule()
             }
-            // Anything still pending could not start (a dependency never finished).
-            for item in pending where failed[item.id] == nil && !done.contains(item.id) {
-                fail(item, reason: Task.isCancelled ? .cancelled : .dependency, attempts: 0, errors: ["never became ready"])
+            // Anything still waiting could not start (a dependency never appeared).
+            for id in state.waiting.keys.sorted() {
+                if let item = state.items[id] {
+                    state.waiting.removeValue(forKey: id)
+                    fail(item, reason: Task.isCancelled ? .cancelled : .dependency, attempts: 0, errors: ["never became ready"])
+                }
             }
         }
         return EngineOutcome(
-            completed: completed, failures: failureOrder.compactMap { failed[$0] }, reports: reports,
+            completed: state.completed, failures: state.failureOrder.compactMap { state.failed[$0] }, reports: state.reports,
             budgetExceeded: budgetExceeded, providerStopped: providerStopped, cancelled: Task.isCancelled)
+    }
+}
+
+/// The engine's bookkeeping: dependency counts and ready queues, so each completion costs time
+/// proportional to its dependents, not to the whole graph.
+struct SchedulerState {
+    var items: [String: WorkItem] = [:]
+    var totals: [String: Int] = [:]
+    var done = Set<String>()
+    var completed: [String] = []
+    var failed: [String: ItemFailure] = [:]
+    var failureOrder: [String] = []
+    var reports: [String: ItemReport] = [:]
+    /// Unfinished dependencies per waiting item.
+    var waiting: [String: Int] = [:]
+    /// Items waiting on each id.
+    var dependents: [String: [String]] = [:]
+    var readyModel = FIFO<WorkItem>()
+    var readyLocal = FIFO<WorkItem>()
+
+    mutating func enqueue(_ item: WorkItem) {
+        if item.usesModel { readyModel.append(item) } else { readyLocal.append(item) }
+    }
+}
+
+/// A first-in first-out queue with O(1) pops (ready items start in the order they were planned).
+struct FIFO<Element> {
+    private var storage: [Element] = []
+    private var head = 0
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head > 1_024 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
     }
 }

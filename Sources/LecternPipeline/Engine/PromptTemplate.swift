@@ -1,5 +1,6 @@
 import Foundation
 import LecternLLM
+import Synchronization
 
 /// A versioned prompt template from `Prompts/<name>.prompt`: a front matter with name and
 /// version, then `[system]` and `[user]` sections with `{{variable}}` placeholders. Its
@@ -47,8 +48,8 @@ public struct PromptTemplate: Sendable, Hashable {
         guard let user = sections["user"] else { throw PipelineError("prompt template \(file) has no [user] section") }
         self.init(
             name: name, version: version,
-            system: (sections["system"] ?? []).joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines),
-            user: user.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
+            system: (sections["system"] ?? []).joined(separator: "\n").trimmed,
+            user: user.joined(separator: "\n").trimmed)
     }
 
     /// The chat messages with `variables` filled in. An unknown placeholder is a programming
@@ -61,27 +62,24 @@ public struct PromptTemplate: Sendable, Hashable {
     }
 
     static func fill(_ text: String, _ variables: [String: String]) -> String {
-        var result = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            result += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
-                rest = rest[open.lowerBound...]
-                break
-            }
-            let name = String(rest[open.upperBound..<close.lowerBound])
-            result += variables[name] ?? "{{\(name)}}"
-            rest = rest[close.upperBound...]
-        }
-        result += rest
-        return result
+        Placeholders.fill(text, variables)
     }
 }
 
 /// The templates shipped with Lectern.
 public enum PromptLibrary {
+    /// Parsed templates: each resource file is read once per process.
+    private static let loaded = Mutex<[String: PromptTemplate]>([:])
+
     /// Loads `name` from the package resources.
     public static func template(_ name: String) throws -> PromptTemplate {
+        if let cached = loaded.withLock({ $0[name] }) { return cached }
+        let template = try load(name)
+        loaded.withLock { $0[name] = template }
+        return template
+    }
+
+    static func load(_ name: String) throws -> PromptTemplate {
         guard let url = Bundle.module.url(forResource: name, withExtension: "prompt", subdirectory: "Prompts")
             ?? Bundle.module.url(forResource: name, withExtension: "prompt")
         else {

@@ -154,9 +154,10 @@ public struct CourseJob: Sendable {
                     files[rendered.path] = Data(rendered.xhtml.utf8)
                     xhtmlPath = rendered.path
                 }
+                let words = LectureRules.wordCount(markdown)
                 topic.lecture = Lecture(
-                    topicID: place.topicID, path: path, xhtmlPath: xhtmlPath, wordCount: LectureRules.wordCount(markdown),
-                    readingMinutes: LectureRules.readingMinutes(markdown))
+                    topicID: place.topicID, path: path, xhtmlPath: xhtmlPath, wordCount: words,
+                    readingMinutes: LectureRules.readingMinutes(words: words))
             }
             topic.engagementQuestion = results.optionalValue("engagement-question/\(place.topicID)", as: Question.self).map(renderQuestion)
             topic.bonusQuestion = results.optionalValue("bonus-question/\(place.topicID)", as: Question.self).map(renderQuestion)
@@ -178,7 +179,7 @@ public struct CourseJob: Sendable {
         }
         let course = Course(
             id: job.spec.id, version: job.spec.version, language: job.spec.language, title: outline.title,
-            description: job.spec.description.trimmingCharacters(in: .whitespacesAndNewlines), audience: job.spec.audience,
+            description: job.spec.description.trimmed, audience: job.spec.audience,
             tone: Tone(presets: job.course.tone.presets, text: job.course.tone.text, instruction: job.toneInstruction),
             subjects: subjects, tonePreview: preview)
         files["course.json"] = try CanonicalJSON.encode(course, pretty: true)

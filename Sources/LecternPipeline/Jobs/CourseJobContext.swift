@@ -24,14 +24,14 @@ public struct CourseJobContext: Sendable {
     /// Presets and free text combined into one instruction, in the order given.
     static func combineTone(_ tone: ToneSpec, presets: PresetLibrary) -> String {
         var parts = tone.presets.compactMap { presets.tone[$0]?.instructions.replacingOccurrences(of: "\n", with: " ") }
-        if let text = tone.text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty { parts.append(text) }
+        if let text = tone.text?.trimmed, !text.isEmpty { parts.append(text) }
         if parts.isEmpty { return "clear, friendly and direct" }
         return parts.joined(separator: " Also: ")
     }
 
     var commonVariables: [String: String] {
         [
-            "description": spec.description.trimmingCharacters(in: .whitespacesAndNewlines),
+            "description": spec.description.trimmed,
             "audience": spec.audience,
             "language": Self.languageName(spec.language),
             "tone": toneInstruction,

@@ -75,6 +75,8 @@ public struct JobRunner: Sendable {
         let engine = Engine(modelConcurrency: concurrency, events: events)
         let results = ResultStore()
         let outcome = await engine.run(job.initialItems(), results: results)
+        // Whatever happens next, what was paid for is on disk.
+        exchanger.flush()
         let totals = ledger.totals
         let itemCount = outcome.completed.count + outcome.failures.count
         if outcome.cancelled {

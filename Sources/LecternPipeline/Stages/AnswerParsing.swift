@@ -47,7 +47,7 @@ enum AnswerParsing {
     /// Decodes `T` from the answer, or returns errors phrased for a repair request.
     static func decode<T: Decodable>(_ type: T.Type, from text: String) -> Decoded<T> {
         guard let json = extractJSONObject(text) else {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmed
             if trimmed.hasPrefix("{") {
                 return .failure(["the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object"])
             }

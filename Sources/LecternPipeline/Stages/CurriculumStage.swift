@@ -45,12 +45,12 @@ public struct CurriculumStage: Sendable {
         case .failure(let errors): return .invalid(errors)
         case .success(let answer):
             let outline = Outline(
-                title: answer.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                title: answer.title.trimmed,
                 subjects: answer.subjects.map { subject in
                     OutlineSubject(
-                        title: subject.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                        title: subject.title.trimmed,
                         topics: subject.topics.map {
-                            OutlineTopic(title: $0.title.trimmingCharacters(in: .whitespacesAndNewlines), objective: $0.objective.trimmingCharacters(in: .whitespacesAndNewlines))
+                            OutlineTopic(title: $0.title.trimmed, objective: $0.objective.trimmed)
                         })
                 })
             let issues = CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)

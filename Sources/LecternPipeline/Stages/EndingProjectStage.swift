@@ -52,10 +52,10 @@ public struct EndingProjectStage: Sendable {
                 case .failure(let errors): return .invalid(errors)
                 case .success(let a):
                     let project = EndingProject(
-                        subjectID: a.subject_id.trimmingCharacters(in: .whitespaces), title: a.title.trimmingCharacters(in: .whitespacesAndNewlines),
-                        brief: a.brief.trimmingCharacters(in: .whitespacesAndNewlines),
-                        requirements: a.requirements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty },
-                        deliverables: a.deliverables.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty },
+                        subjectID: a.subject_id.trimmed, title: a.title.trimmed,
+                        brief: a.brief.trimmed,
+                        requirements: a.requirements.map { $0.trimmed }.filter { !$0.isEmpty },
+                        deliverables: a.deliverables.map { $0.trimmed }.filter { !$0.isEmpty },
                         rubric: a.rubric.map { RubricCriterion(criterion: $0.criterion, points: $0.points, excellent: $0.excellent) })
                     let issues = ProjectRules.check(project, expectedSubjectID: subjectID)
                     if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }

@@ -56,13 +56,13 @@ public struct EngagementQuestionStage: Sendable {
         case .failure(let errors): return .invalid(errors)
         case .success(let a):
             let question = Question(
-                topicID: a.topic_id.trimmingCharacters(in: .whitespaces), format: format,
-                prompt: a.prompt.trimmingCharacters(in: .whitespacesAndNewlines),
+                topicID: a.topic_id.trimmed, format: format,
+                prompt: a.prompt.trimmed,
                 options: format == .multipleChoice
-                    ? (a.options ?? []).map { Choice(text: $0.text.trimmingCharacters(in: .whitespacesAndNewlines), correct: $0.correct, feedback: $0.feedback.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    ? (a.options ?? []).map { Choice(text: $0.text.trimmed, correct: $0.correct, feedback: $0.feedback.trimmed) }
                     : nil,
-                referenceAnswer: format == .freeText ? a.reference_answer?.trimmingCharacters(in: .whitespacesAndNewlines) : nil,
-                explanation: a.explanation.trimmingCharacters(in: .whitespacesAndNewlines))
+                referenceAnswer: format == .freeText ? a.reference_answer?.trimmed : nil,
+                explanation: a.explanation.trimmed)
             let issues = QuestionRules.check(question, expectedTopicID: topicID)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
             return .valid(question, warnings: issues.warnings.map(\.message))

@@ -19,7 +19,7 @@ public struct LectureStage: Sendable {
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("lecture"), variables: variables, schema: nil,
             check: { text in
                 // Small models wrap the whole answer in ```markdown fences: unwrap, then check.
-                let markdown = LectureRules.unwrapFence(text).trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+                let markdown = LectureRules.unwrapFence(text).trimmed + "\n"
                 let issues = LectureRules.check(markdown, topicTitle: title)
                 if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
                 return .valid(markdown, warnings: issues.warnings.map(\.message))

@@ -51,15 +51,15 @@ public struct ReinforcementStage: Sendable {
                     let questions = a.questions.sorted { $0.level < $1.level }.map { item -> ReinforcementQuestion in
                         let attributes = ReinforcementQuestion.attributes(level: item.level)
                         let options = item.options.map { list in
-                            list.map { Choice(text: $0.text.trimmingCharacters(in: .whitespacesAndNewlines), correct: $0.correct, feedback: $0.feedback.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                            list.map { Choice(text: $0.text.trimmed, correct: $0.correct, feedback: $0.feedback.trimmed) }
                         }
                         return ReinforcementQuestion(
-                            topicID: item.topic_id.trimmingCharacters(in: .whitespaces), level: item.level, difficulty: attributes.difficulty,
+                            topicID: item.topic_id.trimmed, level: item.level, difficulty: attributes.difficulty,
                             frequencyDays: attributes.frequency, occurrence: Self.occurrence, format: attributes.format,
-                            prompt: item.prompt.trimmingCharacters(in: .whitespacesAndNewlines),
+                            prompt: item.prompt.trimmed,
                             options: (options?.isEmpty ?? true) ? nil : options,
-                            referenceAnswer: item.reference_answer.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 },
-                            explanation: item.explanation.trimmingCharacters(in: .whitespacesAndNewlines), jeevaDifficulty: attributes.jeeva)
+                            referenceAnswer: item.reference_answer.map { $0.trimmed }.flatMap { $0.isEmpty ? nil : $0 },
+                            explanation: item.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
                     }
                     let issues = ReinforcementRules.check(questions, expectedTopicID: topicID)
                     if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }

@@ -24,7 +24,7 @@ public struct TonePreviewStage: Sendable {
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("tone-preview"),
             variables: place.variables(job, outline: outline), schema: nil,
             check: { text in
-                let markdown = LectureRules.unwrapFence(text).trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+                let markdown = LectureRules.unwrapFence(text).trimmed + "\n"
                 let words = LectureRules.wordCount(markdown)
                 if words < 40 { return .invalid(["the sample is too short (\(words) words; write 120 to 200 words)"]) }
                 if words > 600 { return .invalid(["the sample is too long (\(words) words; write 120 to 200 words)"]) }
