@@ -319,6 +319,37 @@ extension Converter {
         return length
     }
 
+    /// Skips TeX glue's stretch and shrink (`\hskip 1em plus 1fil minus 2pt`): MathML spaces
+    /// do not stretch, and the keywords must not render as letters.
+    func skipGlueStretch() {
+        for keyword in ["plus", "minus"] {
+            stream.skipRawSpaces()
+            var consumed: [Token] = []
+            for expected in keyword.unicodeScalars {
+                guard let token = stream.peekRaw(), token == .char(expected) else { break }
+                consumed.append(token)
+                _ = stream.nextRaw()
+            }
+            guard consumed.count == keyword.unicodeScalars.count else {
+                stream.pushFront(consumed)
+                continue
+            }
+            stream.skipRawSpaces()
+            var sawNumber = false
+            while case .char(let c)? = stream.peekRaw(), Self.isDigit(c) || c == "." || c == "," || c == "-" || c == "+" {
+                sawNumber = true
+                _ = stream.nextRaw()
+            }
+            guard sawNumber else {
+                // "plus" not followed by a dimension is ordinary text: put it back.
+                stream.pushFront(consumed)
+                return
+            }
+            stream.skipRawSpaces()
+            while case .char(let c)? = stream.peekRaw(), Lexer.isLetter(c) { _ = stream.nextRaw() }
+        }
+    }
+
     /// `{spec}` or `[model]{spec}` as a validated colour; nil (with a warning) otherwise.
     func readColorArgument() -> String? {
         let model = stream.readOptionalRaw().map(Self.text(of:))

@@ -141,6 +141,9 @@ extension Converter {
         if Self.contentOnlyWithOneDroppedArgument.contains(name) { return .contentOnly }
         if Self.textAccents[name] != nil { return .textAccent }
         if let handler = Self.handlers[name] { return .handler(handler) }
+        // Text symbols used in math (`\textdegree`, `\copyright`): TeX would switch fonts; the
+        // character is what the author meant.
+        if let text = Symbols.textTable[name] { return .symbol(SymbolInfo(text: text, symbolClass: .identifier)) }
         return .unknown
     }
 
@@ -373,6 +376,7 @@ extension Converter {
     fileprivate func handleHspace(_ name: String) -> MathNode? {
         if stream.peek() == .char("*") { _ = stream.next() }
         guard let width = readDimension() else { return nil }
+        if name == "hskip" || name == "mskip" { skipGlueStretch() }
         return .space(width)
     }
 

@@ -185,7 +185,7 @@ partial i ∂
 nabla I ∇
 infty i ∞
 emptyset i ∅
-varnothing i ⌀
+varnothing i ∅
 complement i ∁
 eth i ð
 Finv i Ⅎ
@@ -375,7 +375,7 @@ vDash o ⊨
 Vdash o ⊩
 Vvdash o ⊪
 VDash o ⊫
-models o ⊨
+models o ⊧
 perp o ⊥
 mid o ∣
 parallel o ∥
@@ -601,7 +601,7 @@ llbracket O ⟦
 rrbracket C ⟧
 lBrace O ⦃
 rBrace C ⦄
-backslash o ∖
+backslash o \\
 ldots o …
 dots o …
 dotsc o …

@@ -26,8 +26,10 @@ struct TokenStream {
         var index: Int
     }
 
-    static let maxExpansions = 10_000
-    static let maxExpandedTokens = 500_000
+    /// Like KaTeX's `maxExpand`. Output grows with expanded tokens, so the token cap is what keeps
+    /// a short self-doubling macro (`\def\a{\a\a}`) from producing megabytes of MathML.
+    static let maxExpansions = 1_000
+    static let maxExpandedTokens = 20_000
 
     private var frames: [Frame]
     var macros: [String: MacroDefinition] = [:]
