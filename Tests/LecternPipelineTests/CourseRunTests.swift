@@ -71,9 +71,8 @@ struct CourseRunTests {
         let provider = try RecordingProvider(script: ws.script())
         let result = try await ws.run(changed, provider: provider)
         #expect(result.status == .complete)
-        // The tone reaches every prompt but the curriculum's and the reinforcement pool's (which
-        // depends on the lecture text, unchanged here because the script ignores the tone).
-        let all = Set(["tone-preview", "lecture", "engagement-question", "bonus-question"].flatMap { stage in
+        // The tone reaches every prompt but the curriculum's.
+        let all = Set(["tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement"].flatMap { stage in
             ["s01-t01", "s01-t02", "s01-t03", "s02-t01", "s02-t02"].map { "\(stage)/\($0)" }
         }).subtracting(["tone-preview/s01-t01", "tone-preview/s01-t02", "tone-preview/s01-t03", "tone-preview/s02-t01", "tone-preview/s02-t02"])
             .union(["tone-preview", "ending-project/s01", "ending-project/s02"])
@@ -127,9 +126,7 @@ struct CourseRunTests {
         for (context, request) in provider.requests where context.stage != "curriculum" {
             let text = request.messages.map(\.content).joined(separator: "\n")
             #expect(text.contains("who have never written code") || text.contains("curious adults"), "\(context.itemID): audience")
-            if context.stage != "reinforcement" {
-                #expect(text.contains("five-year-old"), "\(context.itemID): tone")
-            }
+            #expect(text.contains("five-year-old"), "\(context.itemID): tone")
             if context.itemID.contains("/s") && !context.itemID.hasPrefix("ending-project") {
                 #expect(text.contains(" of ") && text.contains("in subject"), "\(context.itemID): place in the curriculum")
             }
