@@ -51,13 +51,13 @@ let package = Package(
         // Stages, work graph, engine.
         .target(
             name: "LecternPipeline",
-            dependencies: ["LecternCore", "LecternLLM", "LecternBundle"],
+            dependencies: ["LecternCore", "LecternLLM", "LecternBundle", "LecternRender"],
             resources: [.copy("Prompts")]),
         // The command-line interface as a library, so tests can drive it.
         .target(
             name: "LecternCLI",
             dependencies: [
-                "LecternCore", "LecternLLM", "LecternPipeline", "LecternBundle",  // LecternRender: re-added when it lands
+                "LecternCore", "LecternLLM", "LecternPipeline", "LecternBundle", "LecternRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),

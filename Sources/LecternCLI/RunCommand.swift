@@ -182,8 +182,8 @@ final class InterruptHandler: @unchecked Sendable {
     }
 }
 
-/// The renderer used for `.xhtml` renditions (none until LecternRender is wired in).
+/// The renderer used for `.xhtml` renditions.
 enum RendererSetup {
-    static func make() -> (any DocumentRenderer)? { nil }
+    static func make() -> (any DocumentRenderer)? { MarkdownDocumentRenderer() }
 }
 

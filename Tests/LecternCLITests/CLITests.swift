@@ -151,7 +151,7 @@ struct CLITests {
         #expect(ws.calls.count == calls, "an unchanged job makes zero provider calls")
 
         let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
-        #expect(plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":24"), "23 stored answers and the pinned outline: \(plan.stdout)")
+        #expect(plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":30"), "23 stored answers, the pinned outline and 6 renders: \(plan.stdout)")
 
         let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
         #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
@@ -204,6 +204,34 @@ struct CLITests {
         // Everything is asked once, apart from requests that were in flight at the kill (≤ concurrency).
         #expect(ws.calls.count - 23 <= 2)
         #expect(Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0")) == expected, "byte-identical to the uninterrupted run")
+    }
+
+    @Test func renderPrintsSanitizedXHTMLWithMathML() async throws {
+        let ws = try Workspace()
+        let md = "# Areas\n\nThe area is $A = \\pi r^2$.\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n"
+        try md.write(to: ws.root.appendingPathComponent("lecture.md"), atomically: true, encoding: .utf8)
+        let out = try await Self.lectern(["render", "lecture.md"], in: ws.root)
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.hasPrefix("<?xml"))
+        #expect(out.stdout.contains("<math") && out.stdout.contains("application/x-tex"))
+        #expect(!out.stdout.contains("<script") && !out.stdout.lowercased().contains("javascript:"))
+        let arabic = try await Self.lectern(["render", "lecture.md", "--language", "ar"], in: ws.root)
+        #expect(arabic.stdout.contains("dir=\"rtl\""))
+        #expect(try await Self.lectern(["render", "missing.md"], in: ws.root).status == 2)
+    }
+
+    @Test func bundlesCarryXHTMLRenditions() async throws {
+        let ws = try Workspace()
+        #expect(try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
+        let files = Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0"))
+        let xhtml = files.keys.filter { $0.hasSuffix(".xhtml") }.sorted()
+        #expect(xhtml.count == 6, "5 lectures and the tone preview: \(xhtml)")
+        #expect(files["lectern.css"] != nil)
+        let loops = String(decoding: try #require(files["lectures/01-02-loops.xhtml"]), as: UTF8.self)
+        #expect(loops.contains("<h1>Loops</h1>") && loops.contains("lectern-code") && loops.contains("<math"))
+        let course = String(decoding: try #require(files["course.json"]), as: UTF8.self)
+        #expect(course.contains("\"xhtml_path\" : \"lectures/01-02-loops.xhtml\""))
+        #expect(course.contains("\"prompt_xhtml\""))
     }
 
     @Test func aSentinelKeyNeverReachesFilesOrLogs() async throws {
