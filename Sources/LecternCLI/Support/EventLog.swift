@@ -101,15 +101,18 @@ final class TerminalProgressSink: EngineEventSink {
 
     private let state = Mutex(State())
     private let start = ContinuousClock.now
+    /// Stages in the order the pipeline reaches them.
+    static let stageOrder = ["curriculum", "curriculum-edit", "tone-preview", "lecture", "render", "engagement-question", "bonus-question", "reinforcement", "ending-project"]
 
     func emit(_ event: EngineEvent) {
         state.withLock { s in
             switch event {
             case .planned(let totals):
-                for (stage, total) in totals.sorted(by: { $0.key < $1.key }) {
+                for (stage, total) in totals {
                     if s.stages[stage] == nil { s.order.append(stage) }
                     s.stages[stage, default: StageLine()].total = total
                 }
+                s.order.sort { (Self.stageOrder.firstIndex(of: $0) ?? 99, $0) < (Self.stageOrder.firstIndex(of: $1) ?? 99, $1) }
             case .itemStarted(_, let stage):
                 s.stages[stage, default: StageLine()].running += 1
             case .itemFinished(let r):
@@ -164,7 +167,15 @@ final class TerminalProgressSink: EngineEventSink {
                 + String(format: "%9d tok  $%.4f", line.tokens, line.cost) + failed + eta
             out += "\u{1B}[2K" + text + "\n"
         }
-        s.drawnLines = s.order.count
+        let all = s.stages.values
+        let done = all.reduce(0) { $0 + $1.done }
+        let total = all.reduce(0) { $0 + $1.total }
+        let tokens = all.reduce(0) { $0 + $1.tokens }
+        let cost = all.reduce(0) { $0 + $1.cost }
+        let totalCounts = "\(done)/\(total)".padding(toLength: 11, withPad: " ", startingAt: 0)
+        out += "\u{1B}[2K" + "total".padding(toLength: 20, withPad: " ", startingAt: 0) + " " + totalCounts
+            + String(format: "%9d tok  $%.4f  %.0fs elapsed", tokens, cost, elapsed) + "\n"
+        s.drawnLines = s.order.count + 1
         FileHandle.standardError.write(Data(out.utf8))
     }
 }
