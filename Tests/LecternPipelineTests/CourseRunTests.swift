@@ -136,3 +136,15 @@ struct CourseRunTests {
         }
     }
 }
+
+/// Every stage's schema is accepted by OpenAI's strict structured output.
+struct SchemaTests {
+    @Test func everyStageSchemaIsStrictCompatible() {
+        let schemas = [
+            CurriculumStage.schema, EndingProjectStage.schema, ReinforcementStage.schema,
+            EngagementQuestionStage.schema(.multipleChoice), EngagementQuestionStage.schema(.freeText),
+        ]
+        for schema in schemas { #expect(StrictSchema.isCompatible(schema.schema), "\(schema.name)") }
+        #expect(!StrictSchema.isCompatible(["type": "object", "properties": ["a": ["type": "string"]], "required": [], "additionalProperties": false]))
+    }
+}

@@ -52,17 +52,19 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
         let budget = request.maxTokens ?? configuration.defaultMaxTokens ?? Self.fallbackMaxTokens
         return try await exchange.perform(
             request, context: context, budget: budget,
-            encode: { budget in try httpRequest(for: request, maxTokens: budget ?? Self.fallbackMaxTokens) },
+            encode: { budget in try httpRequest(for: request, maxTokens: budget ?? Self.fallbackMaxTokens, context: context) },
             decode: { response in try decode(response, request: request, context: context) })
     }
 
     // MARK: Wire format
 
-    func httpRequest(for request: LLMRequest, maxTokens: Int) throws -> HTTPRequest {
+    /// The HTTP request for `request` with the given budget; `context` adds the item-tracing headers.
+    func httpRequest(for request: LLMRequest, maxTokens: Int, context: RequestContext? = nil) throws -> HTTPRequest {
         var headers: HTTPHeaders = [
             "Content-Type": "application/json", "Accept": "application/json", "anthropic-version": Self.apiVersion,
         ]
         if let apiKey { headers.add(name: "x-api-key", value: apiKey.value) }
+        if let context { TracingHeaders.add(context, to: &headers) }
         return HTTPRequest(
             method: "POST", url: endpoint, headers: headers,
             body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),

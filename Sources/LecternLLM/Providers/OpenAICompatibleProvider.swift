@@ -52,16 +52,17 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     public func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
         try await exchange.perform(
             request, context: context, budget: request.maxTokens ?? configuration.defaultMaxTokens,
-            encode: { budget in try httpRequest(for: request, maxTokens: budget) },
+            encode: { budget in try httpRequest(for: request, maxTokens: budget, context: context) },
             decode: { response in try decode(response, request: request, context: context) })
     }
 
     // MARK: Wire format
 
-    /// The HTTP request for `request` with the given budget.
-    func httpRequest(for request: LLMRequest, maxTokens: Int?) throws -> HTTPRequest {
+    /// The HTTP request for `request` with the given budget; `context` adds the item-tracing headers.
+    func httpRequest(for request: LLMRequest, maxTokens: Int?, context: RequestContext? = nil) throws -> HTTPRequest {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
         if let apiKey { headers.add(name: "Authorization", value: "Bearer \(apiKey.value)") }
+        if let context { TracingHeaders.add(context, to: &headers) }
         return HTTPRequest(
             method: "POST", url: endpoint, headers: headers, body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
@@ -79,7 +80,10 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
                 body["response_format"] = [
                     "type": "json_schema",
                     "json_schema": [
-                        "name": .string(Self.schemaName(schema.name)), "schema": schema.schema, "strict": true,
+                        "name": .string(Self.schemaName(schema.name)), "schema": schema.schema,
+                        // OpenAI refuses strict mode for schemas with optional properties; ask for
+                        // it only where it will be accepted.
+                        "strict": .bool(StrictSchema.isCompatible(schema.schema)),
                     ],
                 ]
             case .jsonObjectWithSchema:

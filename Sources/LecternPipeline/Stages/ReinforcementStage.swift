@@ -29,9 +29,12 @@ public struct ReinforcementStage: Sendable {
                     SchemaParts.object(
                         [
                             "topic_id": SchemaParts.string, "level": ["type": "integer", "enum": [1, 2, 3, 4]], "prompt": SchemaParts.string,
-                            "options": SchemaParts.array(SchemaParts.option, max: 4), "reference_answer": SchemaParts.string,
+                            // Required but nullable: levels 3–4 may have no options, level 1 no
+                            // reference answer (and strict structured output needs every key required).
+                            "options": ["type": ["array", "null"], "items": SchemaParts.option, "maxItems": 4],
+                            "reference_answer": ["type": ["string", "null"]],
                             "explanation": SchemaParts.string,
-                        ], required: ["topic_id", "level", "prompt", "explanation"]), min: 4, max: 4)
+                        ], required: ["topic_id", "level", "prompt", "options", "reference_answer", "explanation"]), min: 4, max: 4)
             ], required: ["questions"]))
 
     public let job: CourseJobContext
