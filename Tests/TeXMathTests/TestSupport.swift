@@ -12,7 +12,13 @@ enum Paths {
         packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
     }
 
-    static var schema: URL { corpora.appendingPathComponent("mathml-schema/mathml4-core.rng") }
+    /// The MathML Core schema: the shared corpus copy when present, else the project's own copy
+    /// in Fixtures (see Fixtures/SOURCES.md), so the tests run without ../shared.
+    static var schema: URL {
+        let shared = corpora.appendingPathComponent("mathml-schema/mathml4-core.rng")
+        if FileManager.default.fileExists(atPath: shared.path) { return shared }
+        return packageRoot.appendingPathComponent("Tests/TeXMathTests/Fixtures/mathml4-core.rng")
+    }
 }
 
 /// One line of a JSONL corpus.
