@@ -14,7 +14,8 @@ public enum BundleVerifier {
     public static func verify(_ directory: URL) throws -> Report {
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw BundleError(.invalid, "\(directory.path) has no manifest.json: it is not a Lectern bundle (name a directory such as output/<id>/<version>)")
+            throw BundleError(
+                .invalid, "\(directory.path) has no manifest.json: it is not a Lectern bundle (name a directory such as output/<id>/<version>)")
         }
         let manifest: Manifest
         do {
@@ -23,7 +24,10 @@ public enum BundleVerifier {
             throw BundleError(.invalid, "\(manifestURL.path) is not a valid manifest: \(error.localizedDescription)")
         }
         guard manifest.formatVersion <= Manifest.currentFormat else {
-            throw BundleError(.invalid, "\(manifestURL.path) has format version \(manifest.formatVersion); this Lectern reads up to \(Manifest.currentFormat): upgrade Lectern")
+            throw BundleError(
+                .invalid,
+                "\(manifestURL.path) has format version \(manifest.formatVersion); this Lectern reads up to \(Manifest.currentFormat): upgrade Lectern"
+            )
         }
         var problems: [String] = []
         var checked = 0

@@ -56,7 +56,8 @@ public struct BundleWriter: Sendable {
     /// Writes `files` plus `manifest.json` as version `manifest.version` of `manifest.id`.
     public func write(files: [String: Data], manifest base: Manifest) throws -> BundleWriteResult {
         guard Slug.isValidID(base.id), Slug.isValidVersion(base.version) else {
-            throw BundleError(.invalid, "refusing to write a bundle for id '\(base.id)' version '\(base.version)': not a safe slug and semantic version")
+            throw BundleError(
+                .invalid, "refusing to write a bundle for id '\(base.id)' version '\(base.version)': not a safe slug and semantic version")
         }
         for path in files.keys where !Self.isSafeRelativePath(path) || path == Manifest.fileName {
             throw BundleError(.invalid, "refusing to write '\(path)' into a bundle: paths must be relative, without '..' or hidden parts")
@@ -108,7 +109,8 @@ public struct BundleWriter: Sendable {
             throw error
         } catch {
             try? fm.removeItem(at: temporary)
-            throw BundleError(.io, "cannot write the bundle under \(parent.path): \(error.localizedDescription); check the disk space and permissions")
+            throw BundleError(
+                .io, "cannot write the bundle under \(parent.path): \(error.localizedDescription); check the disk space and permissions")
         }
         return .written(destination)
     }
@@ -120,7 +122,8 @@ public struct BundleWriter: Sendable {
         }
         throw BundleError(
             .versionExists,
-            "\(destination.path) already exists with different content, and a version is never changed; bump 'version' in the spec (e.g. to a new patch version) or remove the old directory yourself")
+            "\(destination.path) already exists with different content, and a version is never changed; bump 'version' in the spec (e.g. to a new patch version) or remove the old directory yourself"
+        )
     }
 
     static func write(_ data: Data, to url: URL) throws {

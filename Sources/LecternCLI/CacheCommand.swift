@@ -46,7 +46,8 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write the whole cache as a cassette (sorted JSONL). To export one job's exchanges, use 'lectern run --record-cassette'.")
+        static let configuration = CommandConfiguration(
+            abstract: "Write the whole cache as a cassette (sorted JSONL). To export one job's exchanges, use 'lectern run --record-cassette'.")
         @Argument(help: ArgumentHelp("The cassette file to write.", valueName: "FILE"))
         var file: String
         @OptionGroup var cacheOptions: CacheOptions

@@ -23,20 +23,33 @@ struct PlanCommand: AsyncParsableCommand {
         let (jobSpec, presets, _) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
         let cache = try cacheOptions.open(environment)
         let exchanger = Exchanger(providerKind: jobSpec.model.provider, provider: nil, cache: cache, mode: .replay)
-        let runner = JobRunner(spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
+        let runner = JobRunner(
+            spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
         let plan = try await runner.plan()
-        let order = ["curriculum", "curriculum-edit", "tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement", "ending-project", "render"]
+        let order = [
+            "curriculum", "curriculum-edit", "tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement", "ending-project",
+            "render",
+        ]
         let stages = plan.stages.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
         if json {
             var object: [String: JSONValue] = [
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
-                "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD), "estimated": .bool(plan.estimated),
+                "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
+                "estimated": .bool(plan.estimated),
             ]
-            object["stages"] = .object(Dictionary(uniqueKeysWithValues: stages.map { stage in
-                let c = plan.stages[stage]!
-                return (stage, JSONValue.object(["items": .number(Double(c.items)), "cached": .number(Double(c.cached)), "calls": .number(Double(c.toCall)), "estimated_tokens": .number(Double(c.estimatedTokens))]))
-            }))
+            object["stages"] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: stages.map { stage in
+                        let c = plan.stages[stage]!
+                        return (
+                            stage,
+                            JSONValue.object([
+                                "items": .number(Double(c.items)), "cached": .number(Double(c.cached)), "calls": .number(Double(c.toCall)),
+                                "estimated_tokens": .number(Double(c.estimatedTokens)),
+                            ])
+                        )
+                    }))
             Console.out(JSONValue.object(object).canonicalText)
             return
         }
@@ -51,7 +64,12 @@ struct PlanCommand: AsyncParsableCommand {
             Console.out(row([stage, "\(c.items)", "\(c.cached)", "\(c.toCall)", "\(c.estimatedTokens)"]))
         }
         Console.out(row(["total", "\(plan.totalItems)", "\(plan.totalCached)", "\(plan.totalCalls)", "\(plan.totalTokens)"]))
-        Console.out(String(format: "estimated cost: $%.4f%@", plan.estimatedCostUSD, plan.estimated ? " (the curriculum is not generated yet: per-topic counts are upper bounds from the spec's size limits)" as NSString : "" as NSString))
+        Console.out(
+            String(
+                format: "estimated cost: $%.4f%@", plan.estimatedCostUSD,
+                plan.estimated
+                    ? " (the curriculum is not generated yet: per-topic counts are upper bounds from the spec's size limits)" as NSString
+                    : "" as NSString))
         if plan.totalCalls > 0 {
             Console.out("calls are at least one per item; repairs of invalid answers add more")
         }

@@ -7,7 +7,9 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a Markdown file with math to a sanitized XHTML + MathML document on standard output.",
-        discussion: "Warnings (e.g. unknown TeX commands, shown as merror in the output) go to standard error. Exit 1 when the document cannot be rendered, 2 when the file cannot be read.")
+        discussion:
+            "Warnings (e.g. unknown TeX commands, shown as merror in the output) go to standard error. Exit 1 when the document cannot be rendered, 2 when the file cannot be read."
+    )
 
     @Argument(help: ArgumentHelp("The Markdown file; '-' reads standard input.", valueName: "FILE.md"))
     var file: String

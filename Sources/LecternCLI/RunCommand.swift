@@ -19,7 +19,10 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Job spec files (YAML).", valueName: "SPEC"))
     var specs: [String]
 
-    @Option(help: ArgumentHelp("record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error; offline: like replay and never start a provider; off: neither read nor write the cache.", valueName: "MODE"))
+    @Option(
+        help: ArgumentHelp(
+            "record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error; offline: like replay and never start a provider; off: neither read nor write the cache.",
+            valueName: "MODE"))
     var cache: String = "record"
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Directory the bundles are written under.", valueName: "DIR"))
@@ -28,10 +31,16 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-partial"), help: "Write the bundle even when some items failed (the manifest lists them under incomplete_items).")
     var allowPartial = false
 
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("auto: live progress on a terminal, JSON lines otherwise; text: a line per item; json: one JSON event per line on stderr.", valueName: "FORMAT"))
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp(
+            "auto: live progress on a terminal, JSON lines otherwise; text: a line per item; json: one JSON event per line on stderr.",
+            valueName: "FORMAT"))
     var logFormat: String = "auto"
 
-    @Option(name: .customLong("record-cassette"), help: ArgumentHelp("After the run, write every exchange it used to FILE as sorted JSONL (for committing fixtures).", valueName: "FILE"))
+    @Option(
+        name: .customLong("record-cassette"),
+        help: ArgumentHelp("After the run, write every exchange it used to FILE as sorted JSONL (for committing fixtures).", valueName: "FILE"))
     var recordCassette: String?
 
     @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Override the spec's model.max_concurrency.", valueName: "N"))
@@ -99,7 +108,11 @@ struct RunCommand: AsyncParsableCommand {
         let runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")
-        let task = Task { try await runner.run(options: JobRunner.Options(outputRoot: URL(fileURLWithPath: output, isDirectory: true), allowPartial: allowPartial, maxConcurrency: maxConcurrency)) }
+        let task = Task {
+            try await runner.run(
+                options: JobRunner.Options(
+                    outputRoot: URL(fileURLWithPath: output, isDirectory: true), allowPartial: allowPartial, maxConcurrency: maxConcurrency))
+        }
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.cancel() }
         let result: JobRunner.Result
@@ -134,7 +147,8 @@ struct RunCommand: AsyncParsableCommand {
         if !result.failures.isEmpty {
             let real = result.failures.filter { $0.reason != .dependency }
             let skipped = result.failures.count - real.count
-            Console.error("\(real.count) item\(real.count == 1 ? "" : "s") failed\(skipped > 0 ? " (\(skipped) more not started because of them)" : ""):")
+            Console.error(
+                "\(real.count) item\(real.count == 1 ? "" : "s") failed\(skipped > 0 ? " (\(skipped) more not started because of them)" : ""):")
             for failure in real.prefix(20) { Console.error("  " + failure.description.replacingOccurrences(of: "\n", with: "\n  ")) }
         }
         switch result.bundle {
@@ -145,7 +159,9 @@ struct RunCommand: AsyncParsableCommand {
         switch result.status {
         case .complete: return 0
         case .itemsFailed:
-            if result.bundle == nil { Console.error("no bundle written; fix the spec or prompts and re-run (finished items are cached), or pass --allow-partial") }
+            if result.bundle == nil {
+                Console.error("no bundle written; fix the spec or prompts and re-run (finished items are cached), or pass --allow-partial")
+            }
             return LecternExit.itemsFailed.rawValue
         case .providerFailed:
             Console.error("the model provider failed; finished items are cached — fix the cause and re-run to resume")
@@ -186,4 +202,3 @@ final class InterruptHandler: @unchecked Sendable {
 enum RendererSetup {
     static func make() -> (any DocumentRenderer)? { MarkdownDocumentRenderer() }
 }
-

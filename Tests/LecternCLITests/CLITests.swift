@@ -16,7 +16,8 @@ struct CLITests {
         return me.deletingLastPathComponent().appendingPathComponent("lectern")
     }()
 
-    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
 
     struct Output {
@@ -64,7 +65,10 @@ struct CLITests {
         }
 
         func arguments(_ extra: [String]) -> [String] {
-            extra + ["--cache-dir", root.appendingPathComponent("cache").path, "--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+            extra + [
+                "--cache-dir", root.appendingPathComponent("cache").path, "--presets",
+                CLITests.repository.appendingPathComponent("pipelines/presets").path,
+            ]
         }
     }
 
@@ -96,13 +100,15 @@ struct CLITests {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 
     static func files(_ directory: URL) -> [String: Data] {
         var out: [String: Data] = [:]
         let base = directory.standardizedFileURL.path
-        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
+        {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 out[String(url.standardizedFileURL.path.dropFirst(base.count + 1))] = FileManager.default.contents(atPath: url.path)
@@ -151,7 +157,9 @@ struct CLITests {
         #expect(ws.calls.count == calls, "an unchanged job makes zero provider calls")
 
         let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
-        #expect(plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":30"), "23 stored answers, the pinned outline and 6 renders: \(plan.stdout)")
+        #expect(
+            plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":30"),
+            "23 stored answers, the pinned outline and 6 renders: \(plan.stdout)")
 
         let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
         #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
@@ -189,10 +197,11 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("output/cli-course/1.0.0").path))
 
         // What the cache holds at the moment of the kill: finished exchanges.
-        let stored = Set(Self.files(ws.root.appendingPathComponent("cache")).compactMap { path, data -> String? in
-            guard path.hasSuffix(".json"), !path.contains(".tmp-") else { return nil }
-            return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["item_id"] as? String
-        })
+        let stored = Set(
+            Self.files(ws.root.appendingPathComponent("cache")).compactMap { path, data -> String? in
+                guard path.hasSuffix(".json"), !path.contains(".tmp-") else { return nil }
+                return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["item_id"] as? String
+            })
         #expect(!stored.isEmpty)
         let callsBefore = ws.calls.count
 
@@ -239,7 +248,8 @@ struct CLITests {
         let sentinel = "sk-SENTINEL-\(UUID().uuidString)"
         let env = ["OPENAI_API_KEY": sentinel, "ANTHROPIC_API_KEY": sentinel, "LECTERN_TEST_SECRET": sentinel]
         let cassette = ws.root.appendingPathComponent("cassette.jsonl")
-        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "json", "--record-cassette", cassette.path]), in: ws.root, environment: env)
+        let run = try await Self.lectern(
+            ws.arguments(["run", "job.yaml", "--log-format", "json", "--record-cassette", cassette.path]), in: ws.root, environment: env)
         #expect(run.status == 0)
         let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml"]), in: ws.root, environment: env)
         var everything = [run.stdout, run.stderr, plan.stdout, plan.stderr]
@@ -258,15 +268,21 @@ struct CLITests {
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         try Workspace.spec.write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
         let replay = try await Self.lectern(
-            ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path,
-             "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
+            [
+                "run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path,
+                "--presets", Self.repository.appendingPathComponent("pipelines/presets").path,
+            ], in: other)
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(Self.files(other.appendingPathComponent("output/cli-course/1.0.0")) == original)
         // A spec the cassette does not cover fails with exit 3 and names the item.
-        try Workspace.spec.replacingOccurrences(of: "title: Loops,", with: "title: Loops and more,").write(to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
+        try Workspace.spec.replacingOccurrences(of: "title: Loops,", with: "title: Loops and more,").write(
+            to: other.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
         let miss = try await Self.lectern(
-            ["run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path, "--output", "out2",
-             "--presets", Self.repository.appendingPathComponent("pipelines/presets").path], in: other)
+            [
+                "run", "job.yaml", "--cache", "offline", "--cassette", cassette.path, "--cache-dir", other.appendingPathComponent("empty-cache").path,
+                "--output", "out2",
+                "--presets", Self.repository.appendingPathComponent("pipelines/presets").path,
+            ], in: other)
         #expect(miss.status == 3)
         #expect(miss.stderr.contains("no recorded answer for lecture/s01-t02"))
     }
@@ -274,7 +290,8 @@ struct CLITests {
     @Test func cacheStatsExportImportPrune() async throws {
         let ws = try Workspace()
         #expect(try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
-        let stats = try await Self.lectern(ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
+        let stats = try await Self.lectern(
+            ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
         #expect(stats.stdout.contains("entries: 23"))
         let cacheArgs = ["--cache-dir", ws.root.appendingPathComponent("cache").path]
         let export = ws.root.appendingPathComponent("all.jsonl")

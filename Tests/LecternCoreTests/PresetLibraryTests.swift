@@ -22,7 +22,8 @@ struct PresetLibraryTests {
         let library = try PresetLibrary(directories: [root])
         #expect(library.curriculum["weekend-workshop"]?.instructions == "Fit everything into two days.")
         #expect(library.tone["noir"] != nil)
-        let spec = try SpecLoader(presets: library).load(YAMLSource(file: "s.yaml", data: Data("kind: course\nid: a\ndescription: d\ntone: { presets: [noir] }\n".utf8)))
+        let spec = try SpecLoader(presets: library).load(
+            YAMLSource(file: "s.yaml", data: Data("kind: course\nid: a\ndescription: d\ntone: { presets: [noir] }\n".utf8)))
         #expect(spec.course?.tone.presets == ["noir"])
     }
 
@@ -41,7 +42,8 @@ struct PresetLibraryTests {
 
     @Test func theShippedPresetsLoad() throws {
         // The project's own pipelines/presets, found from this file's place in the repository.
-        let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let library = try PresetLibrary(directories: [root.appendingPathComponent("pipelines/presets")])
         for name in ["comprehensive", "basic-to-advanced", "crash-course", "exam-prep"] { #expect(library.curriculum[name] != nil, "\(name)") }
         for name in ["eli5", "piratey", "like-my-mom", "socratic", "academic", "storyteller"] { #expect(library.tone[name] != nil, "\(name)") }

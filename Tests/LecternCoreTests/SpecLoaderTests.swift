@@ -47,7 +47,8 @@ struct SpecLoaderTests {
             let match = error.diagnostics.first { $0.message.contains(message) }
             #expect(match != nil, "\(name): no diagnostic contains '\(message)'; got:\n\(error)")
             if let match {
-                #expect(match.line == numbers[0] && match.column == numbers[1], "\(name): at \(match.line ?? 0):\(match.column ?? 0), expected \(place)")
+                #expect(
+                    match.line == numbers[0] && match.column == numbers[1], "\(name): at \(match.line ?? 0):\(match.column ?? 0), expected \(place)")
                 #expect(match.file == name)
                 if parts.count > 1 {
                     #expect((match.hint ?? "").contains(parts[1]), "\(name): hint '\(match.hint ?? "")' lacks '\(parts[1])'")
@@ -168,7 +169,9 @@ struct SpecLoaderTests {
     @Test func aliasesUnderTheCountLimitCannotExpandTheWalk() throws {
         // Few aliases, exponential expansion: each level doubles. 30 levels = 2^30 nodes if walked.
         var text = "kind: course\nid: x\ndescription: d\naudience: &a0 [x]\n"
-        for level in 1...30 { text += "variant: &a\(level) [*a\(level - 1), *a\(level - 1)]\n".replacingOccurrences(of: "variant", with: "k\(level)") }
+        for level in 1...30 {
+            text += "variant: &a\(level) [*a\(level - 1), *a\(level - 1)]\n".replacingOccurrences(of: "variant", with: "k\(level)")
+        }
         text += "curriculum:\n  edits: *a30\n"
         let error = try #require(throws: SpecError.self) { try Self.load(text) }
         #expect(error.diagnostics.count >= 1)

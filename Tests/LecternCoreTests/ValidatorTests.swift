@@ -12,22 +12,27 @@ struct ValidatorTests {
     static let good = options([("A list", true), ("A tuple", false), ("A set", false), ("A dict", false)])
 
     @Test func aValidQuestionPasses() {
-        let q = Question(topicID: "s01-t01", format: .multipleChoice, prompt: "Which type is mutable and ordered?", options: Self.good, referenceAnswer: nil, explanation: "Lists can change and keep their order.")
+        let q = Question(
+            topicID: "s01-t01", format: .multipleChoice, prompt: "Which type is mutable and ordered?", options: Self.good, referenceAnswer: nil,
+            explanation: "Lists can change and keep their order.")
         #expect(QuestionRules.check(q, expectedTopicID: "s01-t01").errors.isEmpty)
     }
 
     @Test func twoCorrectOptionsAreAnError() {
-        let issues = QuestionRules.checkMultipleChoice(prompt: "Pick one", options: Self.options([("a", true), ("b", true), ("c", false), ("d", false)]))
+        let issues = QuestionRules.checkMultipleChoice(
+            prompt: "Pick one", options: Self.options([("a", true), ("b", true), ("c", false), ("d", false)]))
         #expect(issues.errors.contains { $0.message.contains("exactly one option must be correct; 2") })
     }
 
     @Test func noCorrectOptionMeansTheAnswerIsOutsideTheOptions() {
-        let issues = QuestionRules.checkMultipleChoice(prompt: "Pick one", options: Self.options([("a", false), ("b", false), ("c", false), ("d", false)]))
+        let issues = QuestionRules.checkMultipleChoice(
+            prompt: "Pick one", options: Self.options([("a", false), ("b", false), ("c", false), ("d", false)]))
         #expect(issues.errors.contains { $0.message.contains("0 are marked correct") })
     }
 
     @Test func duplicateOptionsIgnoringCaseAndSpace() {
-        let issues = QuestionRules.checkMultipleChoice(prompt: "Pick one", options: Self.options([("A  List", true), ("a list", false), ("c", false), ("d", false)]))
+        let issues = QuestionRules.checkMultipleChoice(
+            prompt: "Pick one", options: Self.options([("A  List", true), ("a list", false), ("c", false), ("d", false)]))
         #expect(issues.errors.contains { $0.message.contains("options 1 and 2 are the same") })
     }
 
@@ -37,13 +42,17 @@ struct ValidatorTests {
     }
 
     @Test func answerGivenAwayInTheStem() {
-        let options = Self.options([("the global interpreter lock", true), ("garbage collection", false), ("a bytecode cache", false), ("the import system", false)])
+        let options = Self.options([
+            ("the global interpreter lock", true), ("garbage collection", false), ("a bytecode cache", false), ("the import system", false),
+        ])
         let issues = QuestionRules.checkMultipleChoice(prompt: "Why does the global interpreter lock limit threads?", options: options)
         #expect(issues.errors.contains { $0.message.contains("gives the answer away") })
     }
 
     @Test func longCorrectOptionIsFlaggedNotRejected() {
-        let options = Self.options([("Because it keeps a reference count for every object and frees it at zero", true), ("Speed", false), ("Habit", false), ("Luck", false)])
+        let options = Self.options([
+            ("Because it keeps a reference count for every object and frees it at zero", true), ("Speed", false), ("Habit", false), ("Luck", false),
+        ])
         let issues = QuestionRules.checkMultipleChoice(prompt: "Why is memory freed promptly?", options: options)
         #expect(issues.errors.isEmpty)
         #expect(issues.warnings.contains { $0.message.contains("length alone") })
@@ -52,14 +61,18 @@ struct ValidatorTests {
     @Test func missingFeedbackAndWrongTopic() {
         var options = Self.good
         options[2].feedback = ""
-        let q = Question(topicID: "s01-t02", format: .multipleChoice, prompt: "Which type is mutable?", options: options, referenceAnswer: nil, explanation: "Lists can change.")
+        let q = Question(
+            topicID: "s01-t02", format: .multipleChoice, prompt: "Which type is mutable?", options: options, referenceAnswer: nil,
+            explanation: "Lists can change.")
         let issues = QuestionRules.check(q, expectedTopicID: "s01-t01")
         #expect(issues.errors.contains { $0.message.contains("option 3 has no feedback") })
         #expect(issues.errors.contains { $0.message.contains("must be about topic s01-t01") })
     }
 
     @Test func freeTextNeedsAReferenceAnswer() {
-        let q = Question(topicID: "t", format: .freeText, prompt: "Explain recursion in a sentence.", options: nil, referenceAnswer: "", explanation: "Recursion is a function calling itself.")
+        let q = Question(
+            topicID: "t", format: .freeText, prompt: "Explain recursion in a sentence.", options: nil, referenceAnswer: "",
+            explanation: "Recursion is a function calling itself.")
         #expect(QuestionRules.check(q, expectedTopicID: "t").errors.contains { $0.message.contains("reference answer") })
     }
 
@@ -121,9 +134,13 @@ struct ValidatorTests {
     }
 
     @Test func curriculumBoundsAndDuplicates() {
-        let outline = Outline(title: "C", subjects: [
-            OutlineSubject(title: "S1", topics: [OutlineTopic(title: "Loops", objective: "Repeat work with loops."), OutlineTopic(title: "loops ", objective: "Again.")]),
-        ])
+        let outline = Outline(
+            title: "C",
+            subjects: [
+                OutlineSubject(
+                    title: "S1",
+                    topics: [OutlineTopic(title: "Loops", objective: "Repeat work with loops."), OutlineTopic(title: "loops ", objective: "Again.")])
+            ])
         let issues = CurriculumRules.check(outline, subjects: SizeRange(min: 2, max: 3), topicsPerSubject: SizeRange(min: 1, max: 5))
         #expect(issues.errors.contains { $0.message.contains("must have 2–3 subjects") })
         #expect(issues.errors.contains { $0.message.contains("appears twice") })
@@ -132,7 +149,9 @@ struct ValidatorTests {
 
     @Test func reinforcementNeedsEveryLevelAndRenditions() {
         let a = ReinforcementQuestion.attributes(level: 1)
-        let q1 = ReinforcementQuestion(topicID: "t", level: 1, difficulty: a.difficulty, frequencyDays: a.frequency, occurrence: 7, format: a.format, prompt: "What does a loop do?", options: nil, referenceAnswer: nil, explanation: "It repeats.", jeevaDifficulty: a.jeeva)
+        let q1 = ReinforcementQuestion(
+            topicID: "t", level: 1, difficulty: a.difficulty, frequencyDays: a.frequency, occurrence: 7, format: a.format,
+            prompt: "What does a loop do?", options: nil, referenceAnswer: nil, explanation: "It repeats.", jeevaDifficulty: a.jeeva)
         let issues = ReinforcementRules.check([q1], expectedTopicID: "t")
         #expect(issues.errors.contains { $0.message.contains("each level 1, 2, 3 and 4") })
         #expect(issues.errors.contains { $0.message.contains("must have multiple-choice options") })

@@ -66,15 +66,18 @@ struct CourseRunTests {
         let ws = try Workspace()
         let spec = try Workspace.spec(Specs.python)
         _ = try await ws.run(spec, provider: try RecordingProvider(script: ws.script()))
-        var changed = try Workspace.spec(Specs.python.replacingOccurrences(of: "text: friendly, with everyday analogies", with: "text: solemn and exact"))
+        var changed = try Workspace.spec(
+            Specs.python.replacingOccurrences(of: "text: friendly, with everyday analogies", with: "text: solemn and exact"))
         changed.version = "1.0.1"
         let provider = try RecordingProvider(script: ws.script())
         let result = try await ws.run(changed, provider: provider)
         #expect(result.status == .complete)
         // The tone reaches every prompt but the curriculum's.
-        let all = Set(["tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement"].flatMap { stage in
-            ["s01-t01", "s01-t02", "s01-t03", "s02-t01", "s02-t02"].map { "\(stage)/\($0)" }
-        }).subtracting(["tone-preview/s01-t01", "tone-preview/s01-t02", "tone-preview/s01-t03", "tone-preview/s02-t01", "tone-preview/s02-t02"])
+        let all = Set(
+            ["tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement"].flatMap { stage in
+                ["s01-t01", "s01-t02", "s01-t03", "s02-t01", "s02-t02"].map { "\(stage)/\($0)" }
+            }
+        ).subtracting(["tone-preview/s01-t01", "tone-preview/s01-t02", "tone-preview/s01-t03", "tone-preview/s02-t01", "tone-preview/s02-t02"])
             .union(["tone-preview", "ending-project/s01", "ending-project/s02"])
         #expect(Set(provider.calledItems) == all)
         #expect(provider.calls.count == all.count, "no item is called twice")
@@ -105,7 +108,10 @@ struct CourseRunTests {
 
     @Test func curriculumEditsApplyInOrder() async throws {
         let ws = try Workspace()
-        let spec = try Workspace.spec(Specs.python.replacingOccurrences(of: "  topics_per_subject: { min: 2, max: 3 }", with: "  topics_per_subject: { min: 1, max: 3 }\n  edits: [\"Drop conditions and return values.\"]"))
+        let spec = try Workspace.spec(
+            Specs.python.replacingOccurrences(
+                of: "  topics_per_subject: { min: 2, max: 3 }",
+                with: "  topics_per_subject: { min: 1, max: 3 }\n  edits: [\"Drop conditions and return values.\"]"))
         let provider = try RecordingProvider(script: ws.script())
         let result = try await ws.run(spec, provider: provider)
         #expect(result.status == .complete)
@@ -145,6 +151,7 @@ struct SchemaTests {
             EngagementQuestionStage.schema(.multipleChoice), EngagementQuestionStage.schema(.freeText),
         ]
         for schema in schemas { #expect(StrictSchema.isCompatible(schema.schema), "\(schema.name)") }
-        #expect(!StrictSchema.isCompatible(["type": "object", "properties": ["a": ["type": "string"]], "required": [], "additionalProperties": false]))
+        #expect(
+            !StrictSchema.isCompatible(["type": "object", "properties": ["a": ["type": "string"]], "required": [], "additionalProperties": false]))
     }
 }

@@ -27,7 +27,8 @@ struct EngineTests {
             }
         }
         let spawned = [item("c", deps: ["a"]), item("d", deps: ["c", "b"])]
-        let outcome = await Engine(modelConcurrency: 4, events: SilentEventSink()).run([item("a", spawn: spawned), item("b", deps: ["a"])], results: ResultStore())
+        let outcome = await Engine(modelConcurrency: 4, events: SilentEventSink()).run(
+            [item("a", spawn: spawned), item("b", deps: ["a"])], results: ResultStore())
         let seen = order.withLock { $0 }
         #expect(Set(seen) == ["a", "b", "c", "d"])
         #expect(seen.firstIndex(of: "a")! < seen.firstIndex(of: "c")!)
@@ -42,7 +43,10 @@ struct EngineTests {
         let other = WorkItem(id: "other", stage: "x", context: "c") { _ in WorkOutput(value: 1) }
         let outcome = await Engine(modelConcurrency: 2, events: SilentEventSink()).run([boom, child, grandchild, other], results: ResultStore())
         #expect(outcome.completed == ["other"])
-        #expect(Dictionary(uniqueKeysWithValues: outcome.failures.map { ($0.id, $0.reason) }) == ["boom": .invalid, "child": .dependency, "grandchild": .dependency])
+        #expect(
+            Dictionary(uniqueKeysWithValues: outcome.failures.map { ($0.id, $0.reason) }) == [
+                "boom": .invalid, "child": .dependency, "grandchild": .dependency,
+            ])
     }
 
     @Test func modelConcurrencyIsBoundedByTheLimit() async throws {

@@ -48,7 +48,9 @@ struct ExampleJobTests {
         let (course, files, provider) = try await run("intro-probability", script: "probability-script.json")
         #expect(course.title == "Introduction to Probability")
         #expect(course.subjects.count == 3)
-        let lectures = course.subjects.flatMap(\.topics).compactMap { $0.lecture.flatMap { files[$0.path] } }.map { String(decoding: $0, as: UTF8.self) }
+        let lectures = course.subjects.flatMap(\.topics).compactMap { $0.lecture.flatMap { files[$0.path] } }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
         #expect(lectures.count == 7 && lectures.allSatisfy { $0.contains("$$") && $0.contains("\\frac") })
         #expect(course.subjects.flatMap(\.topics).allSatisfy { $0.reinforcement == nil }, "reinforcement is off in this example")
         // Both presets reach the curriculum prompt.

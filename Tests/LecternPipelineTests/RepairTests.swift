@@ -26,7 +26,9 @@ struct RepairTests {
         return .object(q)
     }
 
-    static func answer(stage: String, item: String, attempt: Int? = nil, content: String? = nil, json: JSONValue? = nil, finish: String? = nil) -> JSONValue {
+    static func answer(
+        stage: String, item: String, attempt: Int? = nil, content: String? = nil, json: JSONValue? = nil, finish: String? = nil
+    ) -> JSONValue {
         var a: [String: JSONValue] = ["stage": .string(stage), "item": .string(item)]
         if let attempt { a["attempt"] = .number(Double(attempt)) }
         if let content { a["content"] = .string(content) }
@@ -46,20 +48,39 @@ struct RepairTests {
     static let questionItem = "engagement-question/\(topic)"
 
     @Test(arguments: [
-        ("two correct options", badQuestion { q in
-            q["options"] = [["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
-        }, "exactly one option must be correct"),
-        ("duplicate options", badQuestion { q in
-            q["options"] = [["text": "Loops", "correct": true, "feedback": "Yes."], ["text": "loops ", "correct": false, "feedback": "No."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
-        }, "are the same"),
-        ("answer outside the options", badQuestion { q in
-            q["options"] = [["text": "A", "correct": false, "feedback": "No."], ["text": "B", "correct": false, "feedback": "No."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
-            q["answer"] = "E"
-        }, "0 are marked correct"),
+        (
+            "two correct options",
+            badQuestion { q in
+                q["options"] = [
+                    ["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."],
+                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+                ]
+            }, "exactly one option must be correct"
+        ),
+        (
+            "duplicate options",
+            badQuestion { q in
+                q["options"] = [
+                    ["text": "Loops", "correct": true, "feedback": "Yes."], ["text": "loops ", "correct": false, "feedback": "No."],
+                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+                ]
+            }, "are the same"
+        ),
+        (
+            "answer outside the options",
+            badQuestion { q in
+                q["options"] = [
+                    ["text": "A", "correct": false, "feedback": "No."], ["text": "B", "correct": false, "feedback": "No."],
+                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+                ]
+                q["answer"] = "E"
+            }, "0 are marked correct"
+        ),
         ("wrong topic id", badQuestion { q in q["topic_id"] = "s02-t01" }, "must be about topic s01-t02"),
     ])
     func invalidQuestionsAreRepaired(_ name: String, _ bad: JSONValue, _ expectedError: String) async throws {
-        let (result, provider) = try await runWithFirstAttempt(Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: bad), item: Self.questionItem)
+        let (result, provider) = try await runWithFirstAttempt(
+            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: bad), item: Self.questionItem)
         #expect(result.status == .complete, "\(name)")
         let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem }
         #expect(attempts.map(\.0.attempt) == [1, 2], "\(name)")
@@ -72,7 +93,9 @@ struct RepairTests {
 
     @Test func truncatedJSONIsRepaired() async throws {
         let (result, provider) = try await runWithFirstAttempt(
-            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, content: "{\"topic_id\": \"s01-t02\", \"format\": \"multiple_choice\", \"prompt\": \"Which"), item: Self.questionItem)
+            Self.answer(
+                stage: "engagement-question", item: Self.questionItem, attempt: 1,
+                content: "{\"topic_id\": \"s01-t02\", \"format\": \"multiple_choice\", \"prompt\": \"Which"), item: Self.questionItem)
         #expect(result.status == .complete)
         let last = try #require(provider.requests.last { $0.0.itemID == Self.questionItem })
         #expect(last.0.attempt == 2)
@@ -82,13 +105,16 @@ struct RepairTests {
     @Test func answerCutOffByTheTokenBudgetIsNeverTakenAsComplete() async throws {
         // Syntactically complete JSON, but the provider says it stopped for length.
         let (result, provider) = try await runWithFirstAttempt(
-            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { _ in }, finish: "length"), item: Self.questionItem)
+            Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { _ in }, finish: "length"),
+            item: Self.questionItem)
         #expect(result.status == .complete)
         #expect(provider.requests.filter { $0.0.itemID == Self.questionItem }.count == 2)
     }
 
     @Test func lectureAboutTheWrongTopicIsRepaired() async throws {
-        let wrong = "# Cooking pasta\n\n## Water\n\n" + String(repeating: "Boil salted water and add the pasta. ", count: 40) + "\n\n## Sauce\n\n" + String(repeating: "Tomatoes, garlic, olive oil. ", count: 20)
+        let wrong =
+            "# Cooking pasta\n\n## Water\n\n" + String(repeating: "Boil salted water and add the pasta. ", count: 40) + "\n\n## Sauce\n\n"
+            + String(repeating: "Tomatoes, garlic, olive oil. ", count: 20)
         let item = "lecture/\(Self.topic)"
         let (result, provider) = try await runWithFirstAttempt(Self.answer(stage: "lecture", item: item, attempt: 1, content: wrong), item: item)
         #expect(result.status == .complete)
@@ -100,9 +126,13 @@ struct RepairTests {
     @Test func anItemThatNeverBecomesValidIsReportedAndNoBundleIsWritten() async throws {
         let ws = try Workspace()
         let twoCorrect = Self.badQuestion { q in
-            q["options"] = [["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."], ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."]]
+            q["options"] = [
+                ["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."],
+                ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+            ]
         }
-        let provider = try RecordingProvider(script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, json: twoCorrect)]))
+        let provider = try RecordingProvider(
+            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, json: twoCorrect)]))
         let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider)
         #expect(result.status == .itemsFailed)
         #expect(result.bundle == nil)
@@ -128,7 +158,8 @@ struct RepairTests {
 
     @Test func theUsageOfEveryAttemptIsCounted() async throws {
         let ws = try Workspace()
-        let bad = Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { q in q["topic_id"] = "nope" })
+        let bad = Self.answer(
+            stage: "engagement-question", item: Self.questionItem, attempt: 1, json: Self.badQuestion { q in q["topic_id"] = "nope" })
         let provider = try RecordingProvider(script: ws.script(extra: [bad]))
         let events = CollectingSink()
         let runner = try ws.runner(try Workspace.spec(Specs.pinned), provider: provider, events: events)

@@ -53,7 +53,8 @@ final class Workspace {
     var output: URL { root.appendingPathComponent("output") }
 
     static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
-    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The standard course script, with `extra` answers added (more specific ones win).
     func script(extra: [JSONValue] = [], delayMilliseconds: Int = 0, name: String = "script.json") throws -> URL {
@@ -74,21 +75,29 @@ final class Workspace {
         try SpecLoader(presets: try presets()).load(YAMLSource(file: "test.yaml", data: Data(yaml.utf8)))
     }
 
-    func runner(_ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, events: any EngineEventSink = SilentEventSink(), cost: @escaping CostFunction = { _, _, _ in 0 }) throws -> JobRunner {
+    func runner(
+        _ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, events: any EngineEventSink = SilentEventSink(),
+        cost: @escaping CostFunction = { _, _, _ in 0 }
+    ) throws -> JobRunner {
         let cache = try ExchangeCache(root: cacheRoot)
         let exchanger = Exchanger(providerKind: "scripted", provider: provider, cache: cache, mode: mode)
         return JobRunner(spec: spec, presets: try Self.presets(), exchanger: exchanger, renderer: nil, events: events, cost: cost)
     }
 
-    func run(_ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, allowPartial: Bool = false, output: URL? = nil, cost: @escaping CostFunction = { _, _, _ in 0 }) async throws -> JobRunner.Result {
-        try await runner(spec, provider: provider, mode: mode, cost: cost).run(options: JobRunner.Options(outputRoot: output ?? self.output, allowPartial: allowPartial))
+    func run(
+        _ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, allowPartial: Bool = false, output: URL? = nil,
+        cost: @escaping CostFunction = { _, _, _ in 0 }
+    ) async throws -> JobRunner.Result {
+        try await runner(spec, provider: provider, mode: mode, cost: cost).run(
+            options: JobRunner.Options(outputRoot: output ?? self.output, allowPartial: allowPartial))
     }
 
     /// Every file of a bundle directory, by relative path.
     static func files(_ directory: URL) -> [String: Data] {
         var out: [String: Data] = [:]
         let base = directory.standardizedFileURL.path
-        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
+        {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 out[String(url.standardizedFileURL.path.dropFirst(base.count + 1))] = FileManager.default.contents(atPath: url.path)

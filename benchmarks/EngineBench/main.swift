@@ -57,10 +57,12 @@ let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
 
-let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 let script = repository.appendingPathComponent("Tests/LecternPipelineTests/Fixtures/course-script.json")
 let subjects = max(1, topics / 25)
-var yaml = "kind: course\nid: bench\ndescription: Engine benchmark.\naddons: { reinforcement: true, ending_projects: false }\nmodel: { provider: scripted, script: x.json, max_concurrency: \(concurrency) }\noutline:\n  title: Bench\n  subjects:\n"
+var yaml =
+    "kind: course\nid: bench\ndescription: Engine benchmark.\naddons: { reinforcement: true, ending_projects: false }\nmodel: { provider: scripted, script: x.json, max_concurrency: \(concurrency) }\noutline:\n  title: Bench\n  subjects:\n"
 for s in 0..<subjects {
     yaml += "    - title: Subject \(s + 1)\n      topics:\n"
     for t in 0..<(topics / subjects) { yaml += "        - { title: Topic \(s + 1) \(t + 1) loops, objective: Learn part \(t + 1). }\n" }
@@ -82,10 +84,22 @@ func run(_ label: String, output: String) async throws -> Double {
     let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
     let cpu = cpuSeconds() - cpuStart
     let latencies = sink.latencies.withLock { $0 }
-    print(String(format: "%@: %d items (%d model calls, %d from cache), status %@", label, result.itemCount, result.totals.calls, result.totals.cachedCalls, "\(result.status)"))
-    print(String(format: "  wall %.3f s = %.3f ms per item at concurrency %d", wallSeconds, wallSeconds * 1000 / Double(max(1, result.itemCount)), concurrency))
-    print(String(format: "  CPU %.3f s = %.3f ms of CPU per item (robust to other load on the machine)", cpu, cpu * 1000 / Double(max(1, result.itemCount))))
-    print(String(format: "  per-item latency (ready → done, incl. cache lookup/write, validation): median %.3f ms, p90 %.3f ms, p99 %.3f ms", percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99)))
+    print(
+        String(
+            format: "%@: %d items (%d model calls, %d from cache), status %@", label, result.itemCount, result.totals.calls,
+            result.totals.cachedCalls, "\(result.status)"))
+    print(
+        String(
+            format: "  wall %.3f s = %.3f ms per item at concurrency %d", wallSeconds, wallSeconds * 1000 / Double(max(1, result.itemCount)),
+            concurrency))
+    print(
+        String(
+            format: "  CPU %.3f s = %.3f ms of CPU per item (robust to other load on the machine)", cpu, cpu * 1000 / Double(max(1, result.itemCount))
+        ))
+    print(
+        String(
+            format: "  per-item latency (ready → done, incl. cache lookup/write, validation): median %.3f ms, p90 %.3f ms, p99 %.3f ms",
+            percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99)))
     return wallSeconds
 }
 

@@ -38,7 +38,10 @@ final class JSONLinesEventSink: EngineEventSink {
                 "paid_tokens": .number(Double(r.paidUsage.totalTokens)), "cost_usd": .number(r.costUSD),
             ]
         case .itemRepairing(let id, let stage, let attempt, let errors):
-            object = ["event": "item_retried", "item": .string(id), "stage": .string(stage), "attempt": .number(Double(attempt)), "errors": .array(errors.map { .string($0) })]
+            object = [
+                "event": "item_retried", "item": .string(id), "stage": .string(stage), "attempt": .number(Double(attempt)),
+                "errors": .array(errors.map { .string($0) }),
+            ]
         case .itemFailed(let f):
             object = [
                 "event": "item_failed", "item": .string(f.id), "stage": .string(f.stage), "context": .string(f.context),
@@ -102,7 +105,10 @@ final class TerminalProgressSink: EngineEventSink {
     private let state = Mutex(State())
     private let start = ContinuousClock.now
     /// Stages in the order the pipeline reaches them.
-    static let stageOrder = ["curriculum", "curriculum-edit", "tone-preview", "lecture", "render", "engagement-question", "bonus-question", "reinforcement", "ending-project"]
+    static let stageOrder = [
+        "curriculum", "curriculum-edit", "tone-preview", "lecture", "render", "engagement-question", "bonus-question", "reinforcement",
+        "ending-project",
+    ]
 
     func emit(_ event: EngineEvent) {
         state.withLock { s in
@@ -163,7 +169,8 @@ final class TerminalProgressSink: EngineEventSink {
             }
             let failed = line.failed > 0 ? "  \(line.failed) failed" : ""
             let counts = "\(line.done)/\(line.total)".padding(toLength: 11, withPad: " ", startingAt: 0)
-            let text = stage.padding(toLength: 20, withPad: " ", startingAt: 0) + " " + counts
+            let text =
+                stage.padding(toLength: 20, withPad: " ", startingAt: 0) + " " + counts
                 + String(format: "%9d tok  $%.4f", line.tokens, line.cost) + failed + eta
             out += "\u{1B}[2K" + text + "\n"
         }
@@ -173,7 +180,8 @@ final class TerminalProgressSink: EngineEventSink {
         let tokens = all.reduce(0) { $0 + $1.tokens }
         let cost = all.reduce(0) { $0 + $1.cost }
         let totalCounts = "\(done)/\(total)".padding(toLength: 11, withPad: " ", startingAt: 0)
-        out += "\u{1B}[2K" + "total".padding(toLength: 20, withPad: " ", startingAt: 0) + " " + totalCounts
+        out +=
+            "\u{1B}[2K" + "total".padding(toLength: 20, withPad: " ", startingAt: 0) + " " + totalCounts
             + String(format: "%9d tok  $%.4f  %.0fs elapsed", tokens, cost, elapsed) + "\n"
         s.drawnLines = s.order.count + 1
         FileHandle.standardError.write(Data(out.utf8))

@@ -6,16 +6,24 @@ import LecternPipeline
 
 /// Options shared by commands that read a spec.
 struct SpecOptions: ParsableArguments {
-    @Option(name: .customLong("presets"), help: ArgumentHelp("Directory holding curriculum/ and tone/ presets (default: the nearest pipelines/presets above the spec).", valueName: "DIR"))
+    @Option(
+        name: .customLong("presets"),
+        help: ArgumentHelp(
+            "Directory holding curriculum/ and tone/ presets (default: the nearest pipelines/presets above the spec).", valueName: "DIR"))
     var presetsDirectory: String?
 }
 
 /// Options shared by commands that use the exchange cache.
 struct CacheOptions: ParsableArguments {
-    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Exchange cache directory (default: $LECTERN_CACHE_DIR, else $XDG_CACHE_HOME/lectern, else ~/.cache/lectern).", valueName: "DIR"))
+    @Option(
+        name: .customLong("cache-dir"),
+        help: ArgumentHelp(
+            "Exchange cache directory (default: $LECTERN_CACHE_DIR, else $XDG_CACHE_HOME/lectern, else ~/.cache/lectern).", valueName: "DIR"))
     var cacheDirectory: String?
 
-    @Option(name: .customLong("cassette"), help: ArgumentHelp("A recorded cassette (sorted JSONL) to answer from before the cache; repeatable.", valueName: "FILE"))
+    @Option(
+        name: .customLong("cassette"),
+        help: ArgumentHelp("A recorded cassette (sorted JSONL) to answer from before the cache; repeatable.", valueName: "FILE"))
     var cassettes: [String] = []
 
     func root(_ environment: [String: String]) -> URL {

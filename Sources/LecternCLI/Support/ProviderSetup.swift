@@ -21,7 +21,8 @@ enum ProviderSetup {
                 events.emit(.provider(id: event.itemID ?? "-", message: event.message))
             }
         default:
-            throw LLMError(.invalidRequest, "the '\(spec.model.provider)' provider is not available in this build; use 'openai', 'anthropic' or 'scripted'")
+            throw LLMError(
+                .invalidRequest, "the '\(spec.model.provider)' provider is not available in this build; use 'openai', 'anthropic' or 'scripted'")
         }
     }
 }

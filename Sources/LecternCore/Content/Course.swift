@@ -3,7 +3,10 @@ import Foundation
 /// A generated course as it is written to `course.json`: what Learnable's lecture scene,
 /// engagement questions and reinforcement system display (seed 000, FR-003/004/008/009).
 public struct Course: Codable, Sendable, Hashable {
-    public init(id: String, version: String, language: String, title: String, description: String, audience: String, tone: Tone, subjects: [Subject], tonePreview: TonePreview?) {
+    public init(
+        id: String, version: String, language: String, title: String, description: String, audience: String, tone: Tone, subjects: [Subject],
+        tonePreview: TonePreview?
+    ) {
         self.id = id; self.version = version; self.language = language; self.title = title; self.description = description
         self.audience = audience; self.tone = tone; self.subjects = subjects; self.tonePreview = tonePreview
     }
@@ -186,7 +189,10 @@ public struct RubricCriterion: Codable, Sendable, Hashable {
 /// format and occurrence; both renditions are given where the content allows, because the
 /// optional quiz (FR-010) may show any question in either format.
 public struct ReinforcementQuestion: Codable, Sendable, Hashable {
-    public init(topicID: String, level: Int, difficulty: String, frequencyDays: SizeRange, occurrence: Int, format: Question.Format, prompt: String, options: [Choice]?, referenceAnswer: String?, explanation: String, jeevaDifficulty: String) {
+    public init(
+        topicID: String, level: Int, difficulty: String, frequencyDays: SizeRange, occurrence: Int, format: Question.Format, prompt: String,
+        options: [Choice]?, referenceAnswer: String?, explanation: String, jeevaDifficulty: String
+    ) {
         self.topicID = topicID; self.level = level; self.difficulty = difficulty; self.frequencyDays = frequencyDays
         self.occurrence = occurrence; self.format = format; self.prompt = prompt; self.options = options
         self.referenceAnswer = referenceAnswer; self.explanation = explanation; self.jeevaDifficulty = jeevaDifficulty

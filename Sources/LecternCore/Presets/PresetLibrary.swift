@@ -105,7 +105,8 @@ public struct PresetLibrary: Sendable {
         let names = (kind == .curriculum ? curriculum : tone).keys.sorted()
         if names.isEmpty {
             let searched = directories.map(\.path).joined(separator: ", ")
-            return "no \(kind.rawValue) presets were found (searched: \(searched.isEmpty ? "nothing" : searched)); add pipelines/presets/\(kind.rawValue)/\(name).yaml or pass --presets DIR"
+            return
+                "no \(kind.rawValue) presets were found (searched: \(searched.isEmpty ? "nothing" : searched)); add pipelines/presets/\(kind.rawValue)/\(name).yaml or pass --presets DIR"
         }
         let available = "available: " + names.joined(separator: ", ")
         if let match = Suggestion.closest(to: name, among: names) {

@@ -49,7 +49,8 @@ public struct SpecLoader: Sendable {
                     return nil
                 }
             } else {
-                reader.report("unknown kind '\(kindText)'", at: kindNode, hint: Suggestion.hint(for: kindText, among: JobKind.allCases.map(\.rawValue)))
+                reader.report(
+                    "unknown kind '\(kindText)'", at: kindNode, hint: Suggestion.hint(for: kindText, among: JobKind.allCases.map(\.rawValue)))
                 return nil
             }
         } else {
@@ -63,15 +64,21 @@ public struct SpecLoader: Sendable {
         if let id, !Slug.isValidID(id) {
             reader.report(
                 "'id' is '\(id)', which is not a slug", at: top.node("id"),
-                hint: "use 1–64 lowercase letters, digits and single hyphens, e.g. '\(Slug.make(id, maxLength: 64))'; the id names the output directory")
+                hint:
+                    "use 1–64 lowercase letters, digits and single hyphens, e.g. '\(Slug.make(id, maxLength: 64))'; the id names the output directory"
+            )
         }
         let version = top.string("version", maxLength: 100) ?? "1.0.0"
         if !Slug.isValidVersion(version) {
-            reader.report("'version' is '\(version)', which is not a semantic version", at: top.node("version"), hint: "write MAJOR.MINOR.PATCH in quotes, e.g. '1.0.0'")
+            reader.report(
+                "'version' is '\(version)', which is not a semantic version", at: top.node("version"),
+                hint: "write MAJOR.MINOR.PATCH in quotes, e.g. '1.0.0'")
         }
         let language = top.string("language", maxLength: 35) ?? "en"
         if !Self.isLanguageTag(language) {
-            reader.report("'language' is '\(language)', which is not a language tag", at: top.node("language"), hint: "use a BCP 47 tag such as 'en', 'ar' or 'pt-BR'")
+            reader.report(
+                "'language' is '\(language)', which is not a language tag", at: top.node("language"),
+                hint: "use a BCP 47 tag such as 'en', 'ar' or 'pt-BR'")
         }
         let description = top.string("description", required: true, maxLength: 20_000, hint: "describe the course in a few sentences")
         let audience = top.string("audience", maxLength: 1_000) ?? "curious adults who are new to the subject"
@@ -97,12 +104,16 @@ public struct SpecLoader: Sendable {
     }
 
     func readModel(_ top: MappingReader, reader: SpecReader) -> ModelSpec? {
-        let keys = ["provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute", "max_retries", "seed", "script"]
+        let keys = [
+            "provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute",
+            "max_retries", "seed", "script",
+        ]
         let m = top.mapping("model", known: keys)
         m?.finish()
         let provider = m?.string("provider", maxLength: 40) ?? "local"
         if !ModelSpec.providers.contains(provider) {
-            reader.report("unknown model provider '\(provider)'", at: m?.node("provider"), hint: Suggestion.hint(for: provider, among: ModelSpec.providers))
+            reader.report(
+                "unknown model provider '\(provider)'", at: m?.node("provider"), hint: Suggestion.hint(for: provider, among: ModelSpec.providers))
             return nil
         }
         let defaultName: String
@@ -116,12 +127,14 @@ public struct SpecLoader: Sendable {
         if let baseURL {
             let lowered = baseURL.lowercased()
             if !(lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) || URL(string: baseURL)?.host == nil {
-                reader.report("'model.base_url' is '\(baseURL)', which is not an http(s) URL", at: m?.node("base_url"), hint: "e.g. 'http://127.0.0.1:8080/v1'")
+                reader.report(
+                    "'model.base_url' is '\(baseURL)', which is not an http(s) URL", at: m?.node("base_url"), hint: "e.g. 'http://127.0.0.1:8080/v1'")
             }
         }
         let keyEnv = m?.string("api_key_env", maxLength: 100)
-        if let keyEnv, !(keyEnv.first.map { $0 == "_" || ($0.isASCII && $0.isUppercase) } ?? false)
-            || !keyEnv.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isUppercase || $0.isNumber)) })
+        if let keyEnv,
+            !(keyEnv.first.map { $0 == "_" || ($0.isASCII && $0.isUppercase) } ?? false)
+                || !keyEnv.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isUppercase || $0.isNumber)) })
         {
             reader.report(
                 "'model.api_key_env' must name an environment variable such as OPENAI_API_KEY, not '\(keyEnv.prefix(8))…'",
@@ -129,7 +142,9 @@ public struct SpecLoader: Sendable {
         }
         let script = m?.string("script", maxLength: 1_000)
         if provider == "scripted" && script == nil {
-            reader.report("the scripted provider needs 'model.script', the file of canned answers", at: m?.node ?? top.node, hint: "see docs/spec.md#scripted-provider")
+            reader.report(
+                "the scripted provider needs 'model.script', the file of canned answers", at: m?.node ?? top.node,
+                hint: "see docs/spec.md#scripted-provider")
         }
         return ModelSpec(
             provider: provider,
@@ -240,7 +255,9 @@ public struct SpecLoader: Sendable {
         o.finish()
         let title = o.string("title", required: true, maxLength: 300)
         guard let subjectNodes = o.sequence("subjects", maxCount: 100) else {
-            if !o.has("subjects") { reader.report("missing required key 'outline.subjects'", at: node, hint: "list at least one subject with its topics") }
+            if !o.has("subjects") {
+                reader.report("missing required key 'outline.subjects'", at: node, hint: "list at least one subject with its topics")
+            }
             return nil
         }
         if subjectNodes.isEmpty {
@@ -254,7 +271,9 @@ public struct SpecLoader: Sendable {
             let subjectTitle = s.string("title", required: true, maxLength: 300)
             var topics: [OutlineTopic] = []
             if let topicNodes = s.sequence("topics", maxCount: 100) {
-                if topicNodes.isEmpty { reader.report("'\(path).topics' is empty", at: s.node("topics"), hint: "every subject has at least one topic") }
+                if topicNodes.isEmpty {
+                    reader.report("'\(path).topics' is empty", at: s.node("topics"), hint: "every subject has at least one topic")
+                }
                 for (j, topicNode) in topicNodes.enumerated() {
                     // A topic is a title, or a mapping with title and objective.
                     if case .scalar = topicNode {

@@ -48,8 +48,9 @@ public final class SpecReader {
     public func mapping(_ node: Node, path: String, known: [String]) -> MappingReader? {
         guard spend(node) else { return nil }
         guard case .mapping(let mapping) = node else {
-            report("\(path.isEmpty ? "the document" : "'\(path)'") must be a mapping of keys to values, not \(Self.describe(node))", at: node,
-                   hint: path.isEmpty ? "a spec starts with 'kind: course' and other 'key: value' lines" : nil)
+            report(
+                "\(path.isEmpty ? "the document" : "'\(path)'") must be a mapping of keys to values, not \(Self.describe(node))", at: node,
+                hint: path.isEmpty ? "a spec starts with 'kind: course' and other 'key: value' lines" : nil)
             return nil
         }
         return MappingReader(reader: self, mapping: mapping, node: node, path: path, known: known)
@@ -160,12 +161,15 @@ public final class MappingReader {
     public func int(_ key: String, range: ClosedRange<Int>) -> Int? {
         guard let value = mapping[key], reader.spend(value) else { return nil }
         guard case .scalar = value, let number = value.int else {
-            reader.report("'\(qualified(key))' must be a whole number, not \(SpecReader.describe(value))", at: value, hint: "write a number such as \(range.lowerBound)")
+            reader.report(
+                "'\(qualified(key))' must be a whole number, not \(SpecReader.describe(value))", at: value,
+                hint: "write a number such as \(range.lowerBound)")
             return nil
         }
         guard range.contains(number) else {
             let kind = number < 0 ? "negative" : "out of range"
-            reader.report("'\(qualified(key))' is \(number), which is \(kind); it must be between \(range.lowerBound) and \(range.upperBound)", at: value)
+            reader.report(
+                "'\(qualified(key))' is \(number), which is \(kind); it must be between \(range.lowerBound) and \(range.upperBound)", at: value)
             return nil
         }
         return number
@@ -180,7 +184,9 @@ public final class MappingReader {
         }
         guard range.contains(number) else {
             let kind = number < 0 ? "negative" : "out of range"
-            reader.report("'\(qualified(key))' is \(JSONNumber.format(number)), which is \(kind); it must be between \(JSONNumber.format(range.lowerBound)) and \(JSONNumber.format(range.upperBound))", at: value)
+            reader.report(
+                "'\(qualified(key))' is \(JSONNumber.format(number)), which is \(kind); it must be between \(JSONNumber.format(range.lowerBound)) and \(JSONNumber.format(range.upperBound))",
+                at: value)
             return nil
         }
         return number

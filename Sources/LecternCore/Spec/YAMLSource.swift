@@ -31,9 +31,10 @@ public struct YAMLSource: Sendable {
             throw SpecError(SpecDiagnostic(file: name, message: "is a directory, not a YAML file", hint: "name a .yaml file"))
         }
         if let size = attributes[.size] as? Int, size > maxBytes {
-            throw SpecError(SpecDiagnostic(
-                file: name, message: "the file is \(size) bytes; specs are limited to \(maxBytes) bytes",
-                hint: "a job spec is a short YAML file; move large material into corpus/ files the spec names"))
+            throw SpecError(
+                SpecDiagnostic(
+                    file: name, message: "the file is \(size) bytes; specs are limited to \(maxBytes) bytes",
+                    hint: "a job spec is a short YAML file; move large material into corpus/ files the spec names"))
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw SpecError(SpecDiagnostic(file: name, message: "cannot read the file", hint: "check its permissions"))
@@ -44,14 +45,22 @@ public struct YAMLSource: Sendable {
     /// Checks raw bytes: not empty, not binary, UTF-8.
     public init(file: String, data: Data) throws {
         if data.count > Self.maxBytes {
-            throw SpecError(SpecDiagnostic(file: file, message: "the file is \(data.count) bytes; specs are limited to \(Self.maxBytes) bytes", hint: "keep specs short"))
+            throw SpecError(
+                SpecDiagnostic(
+                    file: file, message: "the file is \(data.count) bytes; specs are limited to \(Self.maxBytes) bytes", hint: "keep specs short"))
         }
         if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            throw SpecError(SpecDiagnostic(file: file, line: 1, column: 1, message: "the file is empty", hint: "a spec needs at least 'kind', 'id', 'version' and 'description'; see docs/spec.md"))
+            throw SpecError(
+                SpecDiagnostic(
+                    file: file, line: 1, column: 1, message: "the file is empty",
+                    hint: "a spec needs at least 'kind', 'id', 'version' and 'description'; see docs/spec.md"))
         }
         if let nul = data.firstIndex(of: 0) {
             let position = Self.position(ofByte: nul - data.startIndex, in: data)
-            throw SpecError(SpecDiagnostic(file: file, line: position.line, column: position.column, message: "the file contains a NUL byte: it is binary, not YAML", hint: "name the YAML spec, not a binary file"))
+            throw SpecError(
+                SpecDiagnostic(
+                    file: file, line: position.line, column: position.column, message: "the file contains a NUL byte: it is binary, not YAML",
+                    hint: "name the YAML spec, not a binary file"))
         }
         guard let text = String(validatingUTF8Data: data) else {
             throw SpecError(SpecDiagnostic(file: file, message: "the file is not valid UTF-8", hint: "save it as UTF-8"))
@@ -71,7 +80,9 @@ public struct YAMLSource: Sendable {
             throw SpecError(SpecDiagnostic(file: file, message: "cannot parse YAML: \(error)"))
         }
         guard let node else {
-            throw SpecError(SpecDiagnostic(file: file, line: 1, column: 1, message: "the file holds no YAML document", hint: "see docs/spec.md for a minimal spec"))
+            throw SpecError(
+                SpecDiagnostic(
+                    file: file, line: 1, column: 1, message: "the file holds no YAML document", hint: "see docs/spec.md for a minimal spec"))
         }
         return node
     }
@@ -128,24 +139,28 @@ public struct YAMLSource: Sendable {
                     var after = end
                     while after < line.count, line[after] == " " || line[after] == "\t" { after += 1 }
                     if after < line.count, line[after] == ":" {
-                        throw SpecError(SpecDiagnostic(
-                            file: file, line: lineNumber, column: index + 1,
-                            message: "an alias is used as a mapping key",
-                            hint: "keys must be plain names; aliases may only stand for values"))
+                        throw SpecError(
+                            SpecDiagnostic(
+                                file: file, line: lineNumber, column: index + 1,
+                                message: "an alias is used as a mapping key",
+                                hint: "keys must be plain names; aliases may only stand for values"))
                     }
                     if aliases > Self.maxAliases {
-                        throw SpecError(SpecDiagnostic(
-                            file: file, line: lineNumber, column: index + 1,
-                            message: "the file uses more than \(Self.maxAliases) YAML aliases; refused, because aliases can expand exponentially (a 'billion laughs' bomb)",
-                            hint: "write the values out, or use fewer anchors"))
+                        throw SpecError(
+                            SpecDiagnostic(
+                                file: file, line: lineNumber, column: index + 1,
+                                message:
+                                    "the file uses more than \(Self.maxAliases) YAML aliases; refused, because aliases can expand exponentially (a 'billion laughs' bomb)",
+                                hint: "write the values out, or use fewer anchors"))
                     }
                 } else if c == "?" && atTokenStart && (index + 1 == line.count || line[index + 1] == " ") {
                     // Explicit complex keys: never needed in a spec, and a way to smuggle an
                     // aliased key past the check above.
-                    throw SpecError(SpecDiagnostic(
-                        file: file, line: lineNumber, column: index + 1,
-                        message: "explicit '?' mapping keys are not supported in specs",
-                        hint: "write 'key: value'"))
+                    throw SpecError(
+                        SpecDiagnostic(
+                            file: file, line: lineNumber, column: index + 1,
+                            message: "explicit '?' mapping keys are not supported in specs",
+                            hint: "write 'key: value'"))
                 }
                 previous = c
                 index += 1
@@ -172,10 +187,14 @@ public struct YAMLSource: Sendable {
                     message: "YAML syntax error: \(problem) at \(mark.line):\(mark.column) (\(context.text))",
                     hint: "check the quotes, brackets and indentation that start here")
             }
-            return SpecDiagnostic(file: file, line: mark.line, column: mark.column, message: "YAML syntax error: \(problem)", hint: "check indentation, colons and quotes near this place")
+            return SpecDiagnostic(
+                file: file, line: mark.line, column: mark.column, message: "YAML syntax error: \(problem)",
+                hint: "check indentation, colons and quotes near this place")
         case let .duplicatedKeysInMapping(duplicates, context):
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return SpecDiagnostic(file: file, line: context.mark.line, column: context.mark.column, message: "duplicate key \(keys) in one mapping", hint: "each key may appear once; remove or merge the repeated one")
+            return SpecDiagnostic(
+                file: file, line: context.mark.line, column: context.mark.column, message: "duplicate key \(keys) in one mapping",
+                hint: "each key may appear once; remove or merge the repeated one")
         case let .reader(problem, offset, _, _):
             var line: Int?
             var column: Int?
@@ -184,7 +203,8 @@ public struct YAMLSource: Sendable {
                 line = position.line
                 column = position.column
             }
-            return SpecDiagnostic(file: file, line: line, column: column, message: "cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
+            return SpecDiagnostic(
+                file: file, line: line, column: column, message: "cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
         default:
             return SpecDiagnostic(file: file, message: "cannot parse YAML: \(error)")
         }

@@ -30,7 +30,10 @@ public enum TextKey {
     /// Words of four letters or more that are not common filler: what a text must mention to be
     /// about a title.
     public static func significantWords(_ text: String) -> [String] {
-        let stop: Set<String> = ["with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction", "basics", "overview", "part"]
+        let stop: Set<String> = [
+            "with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction",
+            "basics", "overview", "part",
+        ]
         return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
             .filter { $0.count >= 4 && !stop.contains($0) }
     }
@@ -78,7 +81,10 @@ public enum QuestionRules {
             if !others.isEmpty {
                 let mean = Double(others.reduce(0, +)) / Double(others.count)
                 if Double(answer.text.count) > mean * 1.8 && answer.text.count - Int(mean) >= 25 {
-                    issues.append(.warning("the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away"))
+                    issues.append(
+                        .warning(
+                            "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away"
+                        ))
                 }
             }
         }
@@ -182,7 +188,10 @@ public enum LectureRules {
         if h1.isEmpty {
             issues.append(.error("the lecture has no title heading; start it with '# ' and the topic's title"))
         } else if h1.count > 1 {
-            issues.append(.error("the lecture has \(h1.count) level-1 headings (lines \(h1.map { String($0.line) }.joined(separator: ", "))); use exactly one '# ' title and '## ' for sections"))
+            issues.append(
+                .error(
+                    "the lecture has \(h1.count) level-1 headings (lines \(h1.map { String($0.line) }.joined(separator: ", "))); use exactly one '# ' title and '## ' for sections"
+                ))
         }
         if scan.headings.filter({ $0.level >= 2 }).isEmpty {
             issues.append(.error("the lecture has no sections; divide it with '## ' headings"))
@@ -213,7 +222,10 @@ public enum LectureRules {
                 return head.contains(stem)
             }
             if found.isEmpty {
-                issues.append(.error("the lecture does not seem to be about '\(topicTitle)': none of \(wanted.map { "'\($0)'" }.joined(separator: ", ")) appears in it"))
+                issues.append(
+                    .error(
+                        "the lecture does not seem to be about '\(topicTitle)': none of \(wanted.map { "'\($0)'" }.joined(separator: ", ")) appears in it"
+                    ))
             }
         }
         return issues

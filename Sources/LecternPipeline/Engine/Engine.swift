@@ -122,7 +122,9 @@ public struct Engine: Sendable {
             var stack = state.dependents.removeValue(forKey: item.id) ?? []
             while let next = stack.popLast() {
                 guard state.waiting.removeValue(forKey: next) != nil, let dependent = state.items[next] else { continue }
-                let cascade = ItemFailure(id: dependent.id, stage: dependent.stage, context: dependent.context, attempts: 0, reason: .dependency, errors: ["\(item.id) failed"])
+                let cascade = ItemFailure(
+                    id: dependent.id, stage: dependent.stage, context: dependent.context, attempts: 0, reason: .dependency,
+                    errors: ["\(item.id) failed"])
                 state.failed[dependent.id] = cascade
                 state.failureOrder.append(dependent.id)
                 events.emit(.itemFailed(cascade))
@@ -178,10 +180,13 @@ public struct Engine: Sendable {
                     runningLocal += 1
                     start(item)
                 }
-                while runningModel < modelConcurrency || Task.isCancelled || budgetExceeded || providerStopped, let item = state.readyModel.popFirst() {
+                while runningModel < modelConcurrency || Task.isCancelled || budgetExceeded || providerStopped, let item = state.readyModel.popFirst()
+                {
                     if Task.isCancelled || budgetExceeded || providerStopped {
                         let reason: ItemFailure.Reason = Task.isCancelled ? .cancelled : budgetExceeded ? .budget : .provider
-                        let why = reason == .budget ? "the budget was reached" : reason == .cancelled ? "the run was interrupted" : "the provider failed for an earlier item"
+                        let why =
+                            reason == .budget
+                            ? "the budget was reached" : reason == .cancelled ? "the run was interrupted" : "the provider failed for an earlier item"
                         fail(item, reason: reason, attempts: 0, errors: ["not started: \(why)"])
                         continue
                     }
@@ -203,7 +208,11 @@ public struct Engine: Sendable {
                         state.reports[id] = report
                         events.emit(.itemFinished(report))
                     } else {
-                        events.emit(.itemFinished(ItemReport(id: id, stage: item.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true, latency: .zero)))
+                        events.emit(
+                            .itemFinished(
+                                ItemReport(
+                                    id: id, stage: item.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
+                                    latency: .zero)))
                     }
                     for dependent in state.dependents.removeValue(forKey: id) ?? [] {
                         guard let remaining = state.waiting[dependent] else { continue }

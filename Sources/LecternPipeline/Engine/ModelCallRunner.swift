@@ -130,7 +130,9 @@ public struct ModelCallRunner: Sendable {
             if let budgetUSD, !exchanger.isCached(request, template: call.template.identifier, variant: variant),
                 ledger.totals.paidCostUSD >= budgetUSD
             {
-                throw ItemFailureError(reason: .budget, attempts: attempt - 1, errors: [String(format: "the budget of $%.2f is spent ($%.4f so far)", budgetUSD, ledger.totals.paidCostUSD)])
+                throw ItemFailureError(
+                    reason: .budget, attempts: attempt - 1,
+                    errors: [String(format: "the budget of $%.2f is spent ($%.4f so far)", budgetUSD, ledger.totals.paidCostUSD)])
             }
             let outcome: ExchangeOutcome
             do {
@@ -141,7 +143,8 @@ public struct ModelCallRunner: Sendable {
                 if error.kind == .cancelled { throw CancellationError() }
                 // Truncation and a missing scripted answer are this item's problem; the rest
                 // (auth, network, rate limits after retries) would fail every item alike.
-                let reason: ItemFailure.Reason = (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
+                let reason: ItemFailure.Reason =
+                    (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
                 throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message])
             } catch let error as CacheError {
                 throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message])
@@ -156,7 +159,9 @@ public struct ModelCallRunner: Sendable {
                 allCached = false
                 paid += response.usage
             }
-            ledger.record(usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)", template: call.template.identifier)
+            ledger.record(
+                usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)",
+                template: call.template.identifier)
             let errors: [String]
             if response.finishReason != .stop {
                 errors = ["the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer"]
@@ -176,13 +181,14 @@ public struct ModelCallRunner: Sendable {
             if attempt < maxAttempts {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
                 let previous = response.content.count > 12_000 ? String(response.content.prefix(12_000)) + "\n[…cut…]" : response.content
-                messages = base + [
-                    .assistant(previous),
-                    .user(
-                        "Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
-                            + "\n\nReply again with the complete corrected answer, following the same instructions"
-                            + (call.schema == nil ? "." : " and the same JSON schema. Answer with JSON only.")),
-                ]
+                messages =
+                    base + [
+                        .assistant(previous),
+                        .user(
+                            "Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
+                                + "\n\nReply again with the complete corrected answer, following the same instructions"
+                                + (call.schema == nil ? "." : " and the same JSON schema. Answer with JSON only.")),
+                    ]
             }
         }
         throw ItemFailureError(reason: .invalid, attempts: maxAttempts, errors: lastErrors)

@@ -80,8 +80,9 @@ public enum PromptLibrary {
     }
 
     static func load(_ name: String) throws -> PromptTemplate {
-        guard let url = Bundle.module.url(forResource: name, withExtension: "prompt", subdirectory: "Prompts")
-            ?? Bundle.module.url(forResource: name, withExtension: "prompt")
+        guard
+            let url = Bundle.module.url(forResource: name, withExtension: "prompt", subdirectory: "Prompts")
+                ?? Bundle.module.url(forResource: name, withExtension: "prompt")
         else {
             throw PipelineError("the prompt template '\(name)' is missing from Lectern's resources; reinstall Lectern")
         }

@@ -31,24 +31,29 @@ public struct CourseJob: Sendable {
         let edits = job.curriculum.edits
         let curriculumSpawns = edits.isEmpty
         if let pinned = job.course.outline {
-            items.append(WorkItem(id: "curriculum", stage: CurriculumStage.name, context: "pinned outline", usesModel: false) { [self] _ in
-                WorkOutput(value: pinned, spawn: curriculumSpawns ? contentItems(for: pinned) : [])
-            })
+            items.append(
+                WorkItem(id: "curriculum", stage: CurriculumStage.name, context: "pinned outline", usesModel: false) { [self] _ in
+                    WorkOutput(value: pinned, spawn: curriculumSpawns ? contentItems(for: pinned) : [])
+                })
         } else {
-            items.append(WorkItem(id: "curriculum", stage: CurriculumStage.name, context: "course curriculum") { [self] _ in
-                let (outline, report) = try await runner.run(try CurriculumStage(job: job).generate(itemID: "curriculum"))
-                return WorkOutput(value: outline, report: report, spawn: curriculumSpawns ? contentItems(for: outline) : [])
-            })
+            items.append(
+                WorkItem(id: "curriculum", stage: CurriculumStage.name, context: "course curriculum") { [self] _ in
+                    let (outline, report) = try await runner.run(try CurriculumStage(job: job).generate(itemID: "curriculum"))
+                    return WorkOutput(value: outline, report: report, spawn: curriculumSpawns ? contentItems(for: outline) : [])
+                })
         }
         for (index, instruction) in edits.enumerated() {
             let id = "curriculum-edit/\(index + 1)"
             let previous = index == 0 ? "curriculum" : "curriculum-edit/\(index)"
             let isLast = index == edits.count - 1
-            items.append(WorkItem(id: id, stage: CurriculumStage.editName, context: "edit \(index + 1): \(instruction.prefix(60))", dependencies: [previous]) { [self] context in
-                let current = try context.results.value(previous, as: Outline.self)
-                let (outline, report) = try await runner.run(try CurriculumStage(job: job).edit(itemID: id, outline: current, instruction: instruction))
-                return WorkOutput(value: outline, report: report, spawn: isLast ? contentItems(for: outline) : [])
-            })
+            items.append(
+                WorkItem(id: id, stage: CurriculumStage.editName, context: "edit \(index + 1): \(instruction.prefix(60))", dependencies: [previous]) {
+                    [self] context in
+                    let current = try context.results.value(previous, as: Outline.self)
+                    let (outline, report) = try await runner.run(
+                        try CurriculumStage(job: job).edit(itemID: id, outline: current, instruction: instruction))
+                    return WorkOutput(value: outline, report: report, spawn: isLast ? contentItems(for: outline) : [])
+                })
         }
         return items
     }
@@ -61,53 +66,70 @@ public struct CourseJob: Sendable {
         var items: [WorkItem] = []
 
         if let place = TonePreviewStage.pick(places, courseID: job.spec.id) {
-            items.append(WorkItem(id: "tone-preview", stage: TonePreviewStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
-                let (markdown, report) = try await runner.run(try TonePreviewStage(job: job).call(itemID: "tone-preview", place: place, outline: outline))
-                return WorkOutput(value: TonePreviewValue(topicID: place.topicID, markdown: markdown), report: report)
-            })
+            items.append(
+                WorkItem(id: "tone-preview", stage: TonePreviewStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
+                    let (markdown, report) = try await runner.run(
+                        try TonePreviewStage(job: job).call(itemID: "tone-preview", place: place, outline: outline))
+                    return WorkOutput(value: TonePreviewValue(topicID: place.topicID, markdown: markdown), report: report)
+                })
             if renderer != nil {
-                items.append(renderItem(path: "tone-preview", source: "tone-preview", title: "Tone preview: \(place.title)") { ($0 as? TonePreviewValue)?.markdown })
+                items.append(
+                    renderItem(path: "tone-preview", source: "tone-preview", title: "Tone preview: \(place.title)") {
+                        ($0 as? TonePreviewValue)?.markdown
+                    })
             }
         }
         for place in places {
             let lectureID = "lecture/\(place.topicID)"
-            items.append(WorkItem(id: lectureID, stage: LectureStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
-                let (markdown, report) = try await runner.run(try LectureStage(job: job).call(itemID: lectureID, place: place, outline: outline))
-                return WorkOutput(value: markdown, report: report)
-            })
+            items.append(
+                WorkItem(id: lectureID, stage: LectureStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
+                    let (markdown, report) = try await runner.run(try LectureStage(job: job).call(itemID: lectureID, place: place, outline: outline))
+                    return WorkOutput(value: markdown, report: report)
+                })
             if renderer != nil {
                 items.append(renderItem(path: "lectures/\(place.fileStem)", source: lectureID, title: place.title) { $0 as? String })
             }
             if addons.engagementQuestions {
                 let questionID = "engagement-question/\(place.topicID)"
-                items.append(WorkItem(id: questionID, stage: EngagementQuestionStage.name, context: place.contextText, dependencies: [lectureID]) { [self] context in
-                    let lecture = try context.results.value(lectureID, as: String.self)
-                    let (question, report) = try await runner.run(try EngagementQuestionStage(job: job).engagement(itemID: questionID, place: place, outline: outline, lecture: lecture))
-                    return WorkOutput(value: question, report: report)
-                })
+                items.append(
+                    WorkItem(id: questionID, stage: EngagementQuestionStage.name, context: place.contextText, dependencies: [lectureID]) {
+                        [self] context in
+                        let lecture = try context.results.value(lectureID, as: String.self)
+                        let (question, report) = try await runner.run(
+                            try EngagementQuestionStage(job: job).engagement(itemID: questionID, place: place, outline: outline, lecture: lecture))
+                        return WorkOutput(value: question, report: report)
+                    })
                 let bonusID = "bonus-question/\(place.topicID)"
-                items.append(WorkItem(id: bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, dependencies: [questionID]) { [self] context in
-                    let first = try context.results.value(questionID, as: Question.self)
-                    let (question, report) = try await runner.run(try EngagementQuestionStage(job: job).bonus(itemID: bonusID, place: place, outline: outline, first: first))
-                    return WorkOutput(value: question, report: report)
-                })
+                items.append(
+                    WorkItem(id: bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, dependencies: [questionID]) {
+                        [self] context in
+                        let first = try context.results.value(questionID, as: Question.self)
+                        let (question, report) = try await runner.run(
+                            try EngagementQuestionStage(job: job).bonus(itemID: bonusID, place: place, outline: outline, first: first))
+                        return WorkOutput(value: question, report: report)
+                    })
             }
             if addons.reinforcement {
                 let poolID = "reinforcement/\(place.topicID)"
-                items.append(WorkItem(id: poolID, stage: ReinforcementStage.name, context: place.contextText, dependencies: [lectureID]) { [self] context in
-                    let lecture = try context.results.value(lectureID, as: String.self)
-                    let (pool, report) = try await runner.run(try ReinforcementStage(job: job).call(itemID: poolID, place: place, outline: outline, lecture: lecture))
-                    return WorkOutput(value: pool, report: report)
-                })
+                items.append(
+                    WorkItem(id: poolID, stage: ReinforcementStage.name, context: place.contextText, dependencies: [lectureID]) { [self] context in
+                        let lecture = try context.results.value(lectureID, as: String.self)
+                        let (pool, report) = try await runner.run(
+                            try ReinforcementStage(job: job).call(itemID: poolID, place: place, outline: outline, lecture: lecture))
+                        return WorkOutput(value: pool, report: report)
+                    })
             }
         }
         if addons.endingProjects {
             for (index, subject) in outline.subjects.enumerated() {
                 let id = "ending-project/\(TopicPlace.subjectID(index))"
-                items.append(WorkItem(id: id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", dependencies: [root]) { [self] _ in
-                    let (project, report) = try await runner.run(try EndingProjectStage(job: job).call(itemID: id, subjectIndex: index, outline: outline))
-                    return WorkOutput(value: project, report: report)
-                })
+                items.append(
+                    WorkItem(id: id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", dependencies: [root]) {
+                        [self] _ in
+                        let (project, report) = try await runner.run(
+                            try EndingProjectStage(job: job).call(itemID: id, subjectIndex: index, outline: outline))
+                        return WorkOutput(value: project, report: report)
+                    })
             }
         }
         return items

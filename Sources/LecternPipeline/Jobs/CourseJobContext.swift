@@ -17,7 +17,8 @@ public struct CourseJobContext: Sendable {
         self.course = course
         self.toneInstruction = Self.combineTone(course.tone, presets: presets)
         let curriculumInstructions = course.curriculum.presets.compactMap { presets.curriculum[$0]?.instructions }
-        self.curriculumPresetInstructions = curriculumInstructions.isEmpty
+        self.curriculumPresetInstructions =
+            curriculumInstructions.isEmpty
             ? "a clear progression suited to the audience" : curriculumInstructions.joined(separator: " ")
     }
 
@@ -40,7 +41,10 @@ public struct CourseJobContext: Sendable {
     }
 
     static func languageName(_ tag: String) -> String {
-        let names = ["en": "English", "ar": "Arabic", "fr": "French", "de": "German", "es": "Spanish", "pt": "Portuguese", "it": "Italian", "nl": "Dutch", "tr": "Turkish", "hi": "Hindi", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian"]
+        let names = [
+            "en": "English", "ar": "Arabic", "fr": "French", "de": "German", "es": "Spanish", "pt": "Portuguese", "it": "Italian", "nl": "Dutch",
+            "tr": "Turkish", "hi": "Hindi", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian",
+        ]
         let base = String(tag.split(separator: "-").first ?? "")
         return names[base].map { "\($0) (\(tag))" } ?? tag
     }
@@ -81,12 +85,13 @@ public struct TopicPlace: Sendable, Hashable {
         var flatIndex = 0
         for (s, subject) in outline.subjects.enumerated() {
             for (t, topic) in subject.topics.enumerated() {
-                places.append(TopicPlace(
-                    subjectIndex: s, topicIndex: t, subjectCount: outline.subjects.count, topicCount: subject.topics.count,
-                    subjectID: subjectID(s), subjectTitle: subject.title, topicID: topicID(s, t), title: topic.title,
-                    objective: topic.objective ?? "understand \(topic.title)",
-                    previousTitle: flatIndex > 0 ? flat[flatIndex - 1].title : nil,
-                    nextTitle: flatIndex + 1 < flat.count ? flat[flatIndex + 1].title : nil))
+                places.append(
+                    TopicPlace(
+                        subjectIndex: s, topicIndex: t, subjectCount: outline.subjects.count, topicCount: subject.topics.count,
+                        subjectID: subjectID(s), subjectTitle: subject.title, topicID: topicID(s, t), title: topic.title,
+                        objective: topic.objective ?? "understand \(topic.title)",
+                        previousTitle: flatIndex > 0 ? flat[flatIndex - 1].title : nil,
+                        nextTitle: flatIndex + 1 < flat.count ? flat[flatIndex + 1].title : nil))
                 flatIndex += 1
             }
         }

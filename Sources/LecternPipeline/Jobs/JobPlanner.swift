@@ -37,7 +37,8 @@ extension JobRunner {
     public func plan() async throws -> JobPlan {
         let ledger = Ledger()
         let replay = Exchanger(providerKind: exchanger.providerKind, provider: nil, cache: exchanger.cache, mode: .replay)
-        let probe = JobRunner(spec: spec, presets: presets, exchanger: replay, renderer: renderer, events: SilentEventSink(), cost: cost, generator: generator)
+        let probe = JobRunner(
+            spec: spec, presets: presets, exchanger: replay, renderer: renderer, events: SilentEventSink(), cost: cost, generator: generator)
         let job = try probe.makeJob(ledger: ledger)
         let collector = PlanCollector()
         let engine = Engine(modelConcurrency: 8, events: collector)

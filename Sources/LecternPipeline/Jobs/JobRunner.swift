@@ -95,7 +95,8 @@ public struct JobRunner: Sendable {
         }
         // Without a curriculum there is nothing to write, even with --allow-partial.
         guard results.optionalValue(job.finalCurriculumID, as: Outline.self) != nil else {
-            return Result(status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+            return Result(
+                status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
         }
         let (course, files) = try job.assemble(results: results)
         let base = Manifest(

@@ -31,7 +31,8 @@ public struct CurriculumStage: Sendable {
                         [
                             "title": SchemaParts.string,
                             "topics": SchemaParts.array(
-                                SchemaParts.object(["title": SchemaParts.string, "objective": SchemaParts.string], required: ["title", "objective"]),
+                                SchemaParts.object(
+                                    ["title": SchemaParts.string, "objective": SchemaParts.string], required: ["title", "objective"]),
                                 min: 1),
                         ], required: ["title", "topics"]), min: 1),
             ], required: ["title", "subjects"]))

@@ -43,7 +43,8 @@ public struct EndingProjectStage: Sendable {
         variables["course_title"] = outline.title
         variables["subject_id"] = subjectID
         variables["subject_title"] = subject.title
-        variables["subject_topics"] = subject.topics.enumerated().map { "- \($0.element.title): \($0.element.objective ?? "")" }.joined(separator: "\n")
+        variables["subject_topics"] = subject.topics.enumerated().map { "- \($0.element.title): \($0.element.objective ?? "")" }.joined(
+            separator: "\n")
         variables["schema"] = AnswerParsing.schemaText(Self.schema)
         return ModelCall(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("ending-project"), variables: variables, schema: Self.schema,

@@ -72,7 +72,8 @@ public struct EngagementQuestionStage: Sendable {
     static func formatInstruction(_ format: Question.Format) -> String {
         switch format {
         case .multipleChoice:
-            return "multiple-choice question with exactly 4 options, exactly one of them correct, each option with feedback saying why it is right or wrong, and an explanation."
+            return
+                "multiple-choice question with exactly 4 options, exactly one of them correct, each option with feedback saying why it is right or wrong, and an explanation."
         case .freeText:
             return "free-text question the learner answers in a few sentences, with a reference answer and an explanation."
         }
