@@ -15,7 +15,7 @@ public struct LecternCommand: AsyncParsableCommand {
             130 interrupted (finished work is kept and a re-run resumes).
             """,
         version: version,
-        subcommands: [RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CacheCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CacheCommand.self, ModelsCommand.self])
 
     public init() {}
 

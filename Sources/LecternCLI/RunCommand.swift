@@ -116,8 +116,11 @@ struct RunCommand: AsyncParsableCommand {
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.cancel() }
         let result: JobRunner.Result
+        let outcome = await task.result
+        // The local model server stops here, whatever happened (done, failed, Ctrl-C).
+        if let lazy = provider as? LazyProvider { await lazy.shutdown() }
         do {
-            result = try await task.value
+            result = try outcome.get()
         } catch let error as BundleError {
             progress?.finish()
             Console.error("error: \(error)")

@@ -181,7 +181,8 @@ struct MathDelimiterTests {
             if let text = TestFiles.read(TestFiles.fixtures + "/documents/" + name) { inputs.append(text) }
         }
         inputs += ["", "\u{E000}", "a\u{E000}0\u{E001}b $x$ \u{E000}12\u{E001}", "$a$\r\n$$b\r\nc$$\rd $e$"]
-        #expect(inputs.count > 100)
+        // With ../shared/corpora the mdit cases add about 100 inputs; without, the project's own fixtures remain.
+        #expect(inputs.count > (TestFiles.corpora == nil ? 40 : 100))
         for input in inputs {
             let protected = MathDelimiterScanner.protect(input)
             #expect(MathToken.restore(protected.text, formulas: protected.formulas) == input)

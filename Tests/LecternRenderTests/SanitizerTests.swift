@@ -11,7 +11,11 @@ struct SanitizerTests {
     @Test("Hostile Markdown renders to a safe tree", arguments: hostile)
     func hostileMarkdown(name: String) throws {
         let markdown = try #require(TestFiles.read(TestFiles.fixtures + "/hostile/" + name))
+        let start = ContinuousClock.now
         let document = try MarkdownRenderer().render(markdown, language: "en", title: nil)
+        // No amplification: a few KB of input stays a bounded document, rendered promptly.
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(document.xhtml.utf8.count < 2_000_000)
         let problems = SafetyCheck.problems(in: document.xhtml)
         #expect(problems.isEmpty, "\(problems)")
         let parsed = ParsedXML(document.xhtml)
@@ -19,6 +23,31 @@ struct SanitizerTests {
         #expect(!parsed.elements.contains { $0.name == "maction" || $0.name == "mglyph" || $0.name == "annotation-xml" })
         // Body-fragment safety as well (it is embedded on its own).
         #expect(SafetyCheck.problems(in: "<div xmlns=\"http://www.w3.org/1999/xhtml\">\(document.body)</div>").isEmpty)
+    }
+
+    @Test("TeX commands that could link or restyle produce neither href nor id, class or free style")
+    func texInjection() throws {
+        let markdown = try #require(TestFiles.read(TestFiles.fixtures + "/hostile/tex-injection.md"))
+        let document = try MarkdownRenderer().render(markdown, language: "en", title: nil)
+        let parsed = ParsedXML(document.xhtml)
+        let math = parsed.elements.filter { $0.namespace == SafetyCheck.mathML }
+        #expect(math.count > 50)
+        #expect(!math.contains { $0.attributes.contains { ["href", "id", "class", "src"].contains($0.name) || !$0.namespace.isEmpty } })
+        #expect(parsed.elements.filter { $0.name == "math" }.count >= 20)
+    }
+
+    @Test("A lecture with many kinds of formulas keeps all of the converter's markup")
+    func converterMarkupKept() throws {
+        let tex = [
+            "\\frac{a}{b}", "\\sqrt[3]{x}", "\\sum_{i=1}^n i^2", "\\int_0^\\infty e^{-x}\\,dx", "\\boxed{x}", "\\cancel{y}",
+            "\\begin{array}{lcr} a & b & c \\\\ d & e & f \\end{array}", "\\color{red}{z}", "\\mathbf{v} \\cdot \\vec{w}",
+            "\\overbrace{a+b}^{n}", "\\left( \\frac{1}{2} \\right)", "{}^{14}_{6}C", "\\text{speed} = \\frac{d}{t}",
+            "\\hat{x} \\tilde{y} \\bar{z}", "\\lim_{x \\to 0}", "\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}",
+        ]
+        let markdown = tex.map { "Inline $\($0)$ and display:\n\n$$\($0)$$\n" }.joined(separator: "\n")
+        let document = try MarkdownRenderer().render(markdown, language: "en", title: nil)
+        #expect(!document.warnings.contains { $0.hasPrefix("removed") }, "\(document.warnings)")
+        #expect(SafetyCheck.problems(in: document.xhtml).isEmpty, "\(SafetyCheck.problems(in: document.xhtml))")
     }
 
     @Test("Every javascript: spelling loses its href; safe links keep theirs")

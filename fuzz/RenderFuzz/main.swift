@@ -21,7 +21,10 @@ public func renderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for formula in protected.formulas {
         if formula.line < 1 || formula.column < 1 { finding("bad position \(formula.line):\(formula.column)") }
         let opener = formula.delimiter == .dollar ? "$" : formula.delimiter == .doubleDollar ? "$$" : formula.delimiter == .parenthesis ? "\\(" : "\\["
-        if !formula.source.hasPrefix(opener) { finding("formula source \(formula.source) does not start with \(opener)") }
+        // Bytes, not Characters: `$` followed by a combining mark is one grapheme cluster.
+        if !formula.source.utf8.starts(with: opener.utf8) {
+            finding("formula source \(formula.source) does not start with \(opener)")
+        }
         if formula.tex.contains("\u{E000}") && !input.contains("\u{E000}") { finding("token inside TeX") }
     }
 

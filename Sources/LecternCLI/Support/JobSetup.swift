@@ -97,4 +97,10 @@ final class LazyProvider: LLMProvider, @unchecked Sendable {
     func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
         try await resolve().complete(request, context: context)
     }
+
+    /// Stops what the provider started (the local model server), if it was ever made.
+    func shutdown() async {
+        let made = lock.withLock { provider }
+        if let stoppable = made as? any ShutdownableProvider { await stoppable.shutdown() }
+    }
 }

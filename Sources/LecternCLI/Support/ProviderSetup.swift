@@ -20,9 +20,16 @@ enum ProviderSetup {
             return try ProviderFactory.make(configuration(spec.model), environment: environment) { event in
                 events.emit(.provider(id: event.itemID ?? "-", message: event.message))
             }
+        case "local":
+            return try LocalProviderFactory.make(
+                model: spec.model.name, maxConcurrency: spec.model.maxConcurrency, maxTokens: spec.model.maxTokens,
+                environment: environment,
+                events: { event in events.emit(.provider(id: event.itemID ?? "-", message: event.message)) },
+                status: { message in Console.error(message) })
         default:
             throw LLMError(
-                .invalidRequest, "the '\(spec.model.provider)' provider is not available in this build; use 'openai', 'anthropic' or 'scripted'")
+                .invalidRequest,
+                "the '\(spec.model.provider)' provider is not available in this build; use 'local', 'openai', 'anthropic' or 'scripted'")
         }
     }
 }

@@ -1,4 +1,4 @@
-import CCmarkGFM
+internal import CCmarkGFM
 
 /// Markdown with TeX math → a sanitized XHTML5 document with MathML.
 ///
@@ -77,16 +77,22 @@ public struct MarkdownRenderer: Sendable {
         XMLBytes.append("</title>\n<link rel=\"stylesheet\" href=\"", to: &document)
         document.append(contentsOf: LecternStylesheet.fileName.utf8)
         XMLBytes.append("\"/>\n</head>\n<body>\n", to: &document)
+        let bodyStart = document.count
         document += sanitized.body
+        let bodyEnd = document.count
         XMLBytes.append("</body>\n</html>\n", to: &document)
 
         // What leaves here parses as XML: libxml2 has parsed everything the body is made of, and
         // the sanitizer writes names from its allowlists and escapes all text and attribute values.
         // (Re-parsing each document would cost a second XML parse; the tests and the fuzzer do it.)
 
+        let xhtml = String(decoding: document, as: UTF8.self)
+        // The body is a slice of the same (already validated) UTF-8: copy it, do not decode it again.
+        let utf8 = xhtml.utf8
+        let body = String(xhtml[utf8.index(utf8.startIndex, offsetBy: bodyStart)..<utf8.index(utf8.startIndex, offsetBy: bodyEnd)])
         return RenderedDocument(
-            xhtml: String(decoding: document, as: UTF8.self),
-            body: String(decoding: sanitized.body, as: UTF8.self),
+            xhtml: xhtml,
+            body: body,
             warnings: writer.warnings + sanitized.warnings,
             language: tag.code,
             direction: tag.direction,

@@ -1,4 +1,4 @@
-import TeXMath
+internal import TeXMath
 
 /// What the sanitizer lets through, per namespace.
 ///

@@ -1,4 +1,4 @@
-import CCmarkGFM
+internal import CCmarkGFM
 
 #if canImport(Glibc)
     import Glibc

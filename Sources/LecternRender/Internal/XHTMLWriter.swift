@@ -1,5 +1,5 @@
-import CCmarkGFM
-import TeXMath
+internal import CCmarkGFM
+internal import TeXMath
 
 /// Walks cmark-gfm's tree and writes the XHTML body (not yet sanitized), putting MathML where the
 /// placeholder tokens are and the original source back where a token landed inside code.

@@ -1,4 +1,4 @@
-import CLibXML2
+internal import CLibXML2
 
 /// libxml2: parse (the well-formedness check), then serialize only what the allowlist keeps.
 enum LibXML {
@@ -61,9 +61,37 @@ struct XMLSanitizer {
     private(set) var out: [UInt8] = []
     private(set) var warnings: [String] = []
     private var warned: Set<String> = []
-    /// libxml2 interns names in the parser's dictionary, so one string per distinct pointer.
+    /// libxml2 interns names in the parser's dictionary, so each distinct name pointer is
+    /// classified once per document and then looked up by address.
     private var names: [UnsafeRawPointer: String] = [:]
     private var namespaces: [UnsafeRawPointer: Namespace] = [:]
+    private var xhtmlRules: [UnsafeRawPointer: XHTMLRule] = [:]
+    private var mathMLRules: [UnsafeRawPointer: MathMLRule] = [:]
+    private var mathMLAttributeRules: [UnsafeRawPointer: MathMLAttributeRule] = [:]
+
+    private struct XHTMLRule {
+        var name: String
+        var allowed: Bool
+        var removeContents: Bool
+        var void: Bool
+        var needsList: Bool
+        var needsTable: Bool
+        var opensList: Bool
+        var opensTable: Bool
+    }
+
+    private struct MathMLRule {
+        var name: String
+        var allowed: Bool
+        var isRoot: Bool
+        var isAnnotation: Bool
+    }
+
+    private enum MathMLAttributeRule {
+        case keep(String)
+        case style
+        case drop(String)
+    }
 
     private enum Namespace { case xhtml, mathML, other(String) }
     private static let tableParts: Set<String> = ["thead", "tbody", "tfoot", "tr", "td", "th"]
@@ -140,21 +168,64 @@ struct XMLSanitizer {
     }
 
     private mutating func element(_ node: xmlNodePtr, _ context: Context) {
-        let name = self.name(node.pointee.name)
+        guard let namePointer = node.pointee.name else { return }
+        let key = UnsafeRawPointer(namePointer)
         switch namespace(node.pointee.ns) {
-        case .xhtml: xhtmlElement(node, name: name, context)
-        case .mathML: mathMLElement(node, name: name, context)
-        case .other(let uri): warn("removed <\(name)> from namespace “\(uri)”")
+        case .xhtml:
+            let rule = xhtmlRules[key] ?? xhtmlRule(key, namePointer)
+            xhtmlElement(node, rule, context)
+        case .mathML:
+            let rule = mathMLRules[key] ?? mathMLRule(key, namePointer)
+            mathMLElement(node, rule, context)
+        case .other(let uri):
+            warn("removed <\(self.name(namePointer))> from namespace “\(uri)”")
         }
     }
 
-    private mutating func xhtmlElement(_ node: xmlNodePtr, name: String, _ context: Context) {
+    private mutating func xhtmlRule(_ key: UnsafeRawPointer, _ pointer: UnsafePointer<xmlChar>) -> XHTMLRule {
+        let name = self.name(pointer)
+        let rule = XHTMLRule(
+            name: name, allowed: Allowlist.xhtmlElements.contains(name),
+            removeContents: Allowlist.removeContents.contains(name), void: Allowlist.voidElements.contains(name),
+            needsList: name == "li", needsTable: Self.tableParts.contains(name),
+            opensList: name == "ul" || name == "ol", opensTable: name == "table")
+        xhtmlRules[key] = rule
+        return rule
+    }
+
+    private mutating func mathMLRule(_ key: UnsafeRawPointer, _ pointer: UnsafePointer<xmlChar>) -> MathMLRule {
+        let name = self.name(pointer)
+        let rule = MathMLRule(
+            name: name, allowed: name == "math" || Allowlist.mathMLElements.contains(name), isRoot: name == "math",
+            isAnnotation: name == "annotation")
+        mathMLRules[key] = rule
+        return rule
+    }
+
+    private mutating func mathMLAttributeRule(_ pointer: UnsafePointer<xmlChar>) -> MathMLAttributeRule {
+        let key = UnsafeRawPointer(pointer)
+        if let rule = mathMLAttributeRules[key] { return rule }
+        let name = self.name(pointer)
+        let rule: MathMLAttributeRule
+        if name == "style" {
+            rule = .style
+        } else if Allowlist.mathMLAttributes.contains(name), !name.lowercased().hasPrefix("on") {
+            rule = .keep(name)
+        } else {
+            rule = .drop(name)
+        }
+        mathMLAttributeRules[key] = rule
+        return rule
+    }
+
+    private mutating func xhtmlElement(_ node: xmlNodePtr, _ rule: XHTMLRule, _ context: Context) {
+        let name = rule.name
         if context.inMath {
             warn("removed XHTML <\(name)> inside MathML")
             return
         }
-        guard Allowlist.xhtmlElements.contains(name) else {
-            if Allowlist.removeContents.contains(name) {
+        guard rule.allowed else {
+            if rule.removeContents {
                 warn("removed <\(name)> and its content")
             } else {
                 warn("removed <\(name)> (content kept)")
@@ -164,8 +235,7 @@ struct XMLSanitizer {
         }
         // html-pipeline's transformers: list items outside lists and table parts outside tables
         // could break out of the markup that contains the content.
-        let tablePart = Self.tableParts.contains(name)
-        if (name == "li" && !context.inList) || (tablePart && !context.inTable) {
+        if (rule.needsList && !context.inList) || (rule.needsTable && !context.inTable) {
             children(of: node, context)
             return
         }
@@ -185,14 +255,14 @@ struct XMLSanitizer {
                 }
             }
         }
-        if Allowlist.voidElements.contains(name) {
+        if rule.void {
             XMLBytes.append("/>", to: &out)
             return
         }
         out.append(0x3E)
         var inner = context
-        if name == "ul" || name == "ol" { inner.inList = true }
-        if name == "table" { inner.inTable = true }
+        if rule.opensList { inner.inList = true }
+        if rule.opensTable { inner.inTable = true }
         children(of: node, inner)
         out.append(0x3C)
         out.append(0x2F)
@@ -222,44 +292,44 @@ struct XMLSanitizer {
         return false
     }
 
-    private mutating func mathMLElement(_ node: xmlNodePtr, name: String, _ context: Context) {
+    private mutating func mathMLElement(_ node: xmlNodePtr, _ rule: MathMLRule, _ context: Context) {
+        let name = rule.name
         // `math` only as the root of a formula in XHTML; everything else only inside one.
-        guard context.inMath != (name == "math") else {
+        guard context.inMath != rule.isRoot else {
             warn("removed misplaced MathML <\(name)>")
             return
         }
-        guard name == "math" || Allowlist.mathMLElements.contains(name) else {
+        guard rule.allowed else {
             warn("removed MathML <\(name)> and its content")
             return
         }
         out.append(0x3C)
         out.append(contentsOf: name.utf8)
-        if name == "math" {
+        if rule.isRoot {
             XMLBytes.append(" xmlns=\"http://www.w3.org/1998/Math/MathML\"", to: &out)
         }
         var attribute = node.pointee.properties
         while let a = attribute {
             attribute = a.pointee.next
-            let attributeName = self.name(a.pointee.name)
+            guard let namePointer = a.pointee.name else { continue }
             guard a.pointee.ns == nil else {
-                warn("removed namespaced attribute \(attributeName) in MathML")
+                warn("removed namespaced attribute \(self.name(namePointer)) in MathML")
                 continue
             }
-            if attributeName == "style" {
+            switch mathMLAttributeRule(namePointer) {
+            case .keep(let attributeName):
+                Self.withValue(of: a) { writeAttribute(attributeName, $0) }
+            case .style:
                 Self.withValue(of: a) { value in
                     if Allowlist.mathMLStyles.contains(String(decoding: value, as: UTF8.self)) {
-                        writeAttribute(attributeName, value)
+                        writeAttribute("style", value)
                     } else {
                         warn("removed style in MathML")
                     }
                 }
-                continue
-            }
-            guard Allowlist.mathMLAttributes.contains(attributeName), !attributeName.lowercased().hasPrefix("on") else {
+            case .drop(let attributeName):
                 warn("removed attribute \(attributeName) in MathML")
-                continue
             }
-            Self.withValue(of: a) { writeAttribute(attributeName, $0) }
         }
         guard node.pointee.children != nil else {
             XMLBytes.append("/>", to: &out)
@@ -268,7 +338,7 @@ struct XMLSanitizer {
         out.append(0x3E)
         var inner = context
         inner.inMath = true
-        if name == "annotation" {
+        if rule.isAnnotation {
             // The TeX source: text only.
             var child = node.pointee.children
             while let c = child {
