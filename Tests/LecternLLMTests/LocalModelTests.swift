@@ -1,0 +1,452 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LecternLLM
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The local provider's catalog, and the server lifecycle against a fake llama.cpp server (a
+/// small Python script written to a temporary directory). No real model is needed; the one
+/// test that uses it runs only with `LECTERN_REAL_MODEL=1`.
+@Suite("Local model")
+struct LocalModelTests {
+    // MARK: Catalog
+
+    @Test("the root follows LECTERN_HOME, then XDG_CACHE_HOME, then HOME")
+    func rootDirectory() {
+        #expect(LocalModelCatalog(environment: ["LECTERN_HOME": "/a", "XDG_CACHE_HOME": "/b", "HOME": "/c"]).root.path == "/a/local-model")
+        #expect(LocalModelCatalog(environment: ["LECTERN_HOME": "", "XDG_CACHE_HOME": "/b", "HOME": "/c"]).root.path == "/b/lectern/local-model")
+        #expect(LocalModelCatalog(environment: ["HOME": "/c"]).root.path == "/c/.cache/lectern/local-model")
+        let catalog = LocalModelCatalog(root: URL(fileURLWithPath: "/r"))
+        #expect(catalog.python.path == "/r/venv/bin/python")
+        #expect(catalog.modelFile(for: .qwenCoder).path == "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+        #expect(LocalModelCatalog.defaultModelName == "qwen2.5-coder-1.5b-instruct")
+        #expect(LocalModelCatalog.knownModels.map(\.name) == ["qwen2.5-coder-1.5b-instruct", "smollm2-135m-instruct"])
+    }
+
+    @Test("status: nothing, a venv without the model, a short file, then a complete install")
+    func status() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let model = LocalModel(name: "tiny", fileName: "tiny.gguf", byteCount: 8, sha256: "", firstInstallMinutes: 1, summary: "")
+        let catalog = LocalModelCatalog(root: root, models: [model])
+
+        var status = catalog.status(of: model)
+        #expect(!status.isInstalled)
+        #expect(status.problem == "the llama.cpp server is not installed")
+
+        try FileManager.default.createDirectory(at: catalog.python.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("#!/bin/sh\nexit 0\n".utf8).write(to: catalog.python)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: catalog.python.path)
+        status = catalog.status(of: model)
+        #expect(status.serverEnvironmentPresent)
+        #expect(status.modelFileBytes == nil)
+        #expect(status.problem?.contains("tiny.gguf is missing") == true)
+
+        try FileManager.default.createDirectory(at: catalog.modelsDirectory, withIntermediateDirectories: true)
+        try Data("1234".utf8).write(to: catalog.modelFile(for: model))
+        status = catalog.status(of: model)
+        #expect(status.problem?.contains("has 4 bytes, expected 8") == true)
+        #expect(throws: LLMError.self) { try catalog.installedModel(named: "tiny") }
+
+        try Data("12345678".utf8).write(to: catalog.modelFile(for: model))
+        status = catalog.status(of: model, checkServerImport: true)  // the fake python exits 0
+        #expect(status.isInstalled)
+        #expect(status.problem == nil)
+        #expect(try catalog.installedModel(named: "tiny") == model)
+    }
+
+    @Test("a missing install or an unknown name is an error that says what to run")
+    func missingInstall() throws {
+        let home = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["LECTERN_HOME": home.path]
+        do {
+            _ = try LocalProviderFactory.make(
+                model: "qwen2.5-coder-1.5b-instruct", maxConcurrency: 2, maxTokens: 1024, environment: environment,
+                events: { _ in })
+            Issue.record("expected an error")
+        } catch let error as LLMError {
+            #expect(error.kind == .invalidRequest)
+            #expect(error.message.contains("the local model qwen2.5-coder-1.5b-instruct is not installed"))
+            #expect(error.message.contains("lectern models install qwen2.5-coder-1.5b-instruct"))
+            #expect(error.message.contains("scripts/install-local-model.sh"))
+            #expect(error.message.contains("minutes the first time"))
+        }
+        do {
+            _ = try LocalProviderFactory.make(
+                model: "gpt-2", maxConcurrency: 1, maxTokens: 1024, environment: environment, events: { _ in })
+            Issue.record("expected an error")
+        } catch let error as LLMError {
+            #expect(error.message.contains("unknown local model 'gpt-2'"))
+            #expect(error.message.contains("smollm2-135m-instruct"))
+        }
+    }
+
+    @Test("the context grows with the answer budget, within 8192…32768")
+    func contextLength() {
+        #expect(LocalProviderFactory.contextLength(maxTokens: 1024) == 8192)
+        #expect(LocalProviderFactory.contextLength(maxTokens: 4096) == 12288)
+        #expect(LocalProviderFactory.contextLength(maxTokens: 100_000) == 32768)
+        let configuration = LocalProviderFactory.configuration(
+            model: "m", maxConcurrency: 2, maxTokens: 2048, contextLength: 8192)
+        #expect(configuration.schemaMode == .jsonObjectWithSchema)
+        #expect(configuration.maxTokensCeiling == 6144)
+        #expect(configuration.defaultMaxTokens == 2048)
+    }
+
+    // MARK: Server lifecycle (fake server)
+
+    @Test("starts on a free port, answers through the provider with the schema, stops on shutdown",
+        .enabled(if: FakeServer.python != nil))
+    func lifecycle() async throws {
+        let fake = try FakeServer()
+        defer { fake.remove() }
+        let server = fake.server()
+        let lines = StatusLines()
+        let provider = LocalModelProvider(
+            modelName: "fake", server: server,
+            configuration: LocalProviderFactory.configuration(model: "fake", maxConcurrency: 2, maxTokens: 64, contextLength: 8192),
+            runtime: ProviderRuntime(), status: { lines.add($0) })
+        #expect(server.processID == nil)  // nothing runs before the first request
+        #expect(provider.kind == "local")
+        #expect(provider.maxConcurrency == 2)
+
+        let schema = ResponseSchema(name: "answer", schema: ["type": "object", "properties": ["text": ["type": "string"]]])
+        async let first = provider.complete(
+            LLMRequest(model: "fake", messages: [.user("one")], responseSchema: schema), context: RequestContext(itemID: "a", stage: "t"))
+        async let second = provider.complete(
+            LLMRequest(model: "fake", messages: [.user("two")]), context: RequestContext(itemID: "b", stage: "t"))
+        let answers = try await [first, second]
+        let pid = try #require(server.processID)
+        #expect(isAlive(pid))
+        #expect(lines.all.count == 2)  // one start for two concurrent requests
+        let echoed = try JSONValue.parse(answers[0].content)
+        #expect(echoed["said"] == "one")
+        #expect(echoed["format"] == ["type": "json_object", "schema": schema.schema])
+        #expect(echoed["max_tokens"] == 64)
+        #expect(echoed["authorization"] == .null)  // no key is sent to the local server
+        #expect(try JSONValue.parse(answers[1].content)["said"] == "two")
+        #expect(answers[0].usage.completionTokens == 7)
+        let base = try #require(server.baseURL)
+        #expect(base.host == "127.0.0.1")
+
+        await provider.shutdown()
+        #expect(!isAlive(pid))
+        #expect(server.processID == nil)
+        await provider.shutdown()  // twice is fine
+        await #expect(throws: LLMError.self) {
+            try await provider.complete(LLMRequest(model: "fake", messages: [.user("late")]), context: RequestContext(itemID: "c", stage: "t"))
+        }
+    }
+
+    @Test("a server that exits during start-up fails with its log's tail; later requests fail at once",
+        .enabled(if: FakeServer.python != nil))
+    func earlyExit() async throws {
+        let fake = try FakeServer(environment: ["FAKE_MODE": "crash"])
+        defer { fake.remove() }
+        let server = fake.server()
+        let provider = LocalModelProvider(
+            modelName: "fake", server: server,
+            configuration: LocalProviderFactory.configuration(model: "fake", maxConcurrency: 1, maxTokens: 64, contextLength: 8192),
+            runtime: ProviderRuntime())
+        let request = LLMRequest(model: "fake", messages: [.user("x")])
+        do {
+            _ = try await provider.complete(request, context: RequestContext(itemID: "a", stage: "t"))
+            Issue.record("expected an error")
+        } catch let error as LLMError {
+            #expect(error.kind == .unavailable)
+            #expect(error.message.contains("exited with status 3 before it was ready"))
+            #expect(error.message.contains("cannot load model: boom"))
+        }
+        let clock = ContinuousClock()
+        let began = clock.now
+        await #expect(throws: LLMError.self) { try await provider.complete(request, context: RequestContext(itemID: "b", stage: "t")) }
+        #expect(clock.now - began < .milliseconds(200))
+    }
+
+    @Test("a server that never answers fails after the start-up timeout and is stopped",
+        .enabled(if: FakeServer.python != nil))
+    func startupTimeout() async throws {
+        let fake = try FakeServer(environment: ["FAKE_MODE": "silent"])
+        defer { fake.remove() }
+        let server = fake.server(startupTimeout: .milliseconds(600))
+        let pid = PIDBox()
+        let watcher = Task { while !Task.isCancelled { if let p = server.processID { pid.set(p) }; try? await Task.sleep(for: .milliseconds(20)) } }
+        defer { watcher.cancel() }
+        do {
+            _ = try await server.start()
+            Issue.record("expected an error")
+        } catch let error as LLMError {
+            #expect(error.kind == .unavailable)
+            #expect(error.message.contains("did not answer"))
+        }
+        let seen = try #require(pid.value)
+        #expect(!isAlive(seen))
+    }
+
+    @Test("cancelling the start stops the half-started server", .enabled(if: FakeServer.python != nil))
+    func cancelledStart() async throws {
+        let fake = try FakeServer(environment: ["FAKE_STARTUP_DELAY": "30"])
+        defer { fake.remove() }
+        let server = fake.server()
+        let start = Task { try await server.start() }
+        let pid = try await waitForProcess(server)
+        #expect(isAlive(pid))
+        start.cancel()
+        let result = await start.result
+        #expect(throws: LLMError.self) { try result.get() }
+        if case .failure(let error as LLMError) = result { #expect(error.kind == .cancelled) }
+        #expect(!isAlive(pid))
+    }
+
+    @Test("stop escalates to SIGKILL when SIGTERM is ignored", .enabled(if: FakeServer.python != nil))
+    func stopEscalates() async throws {
+        let fake = try FakeServer(environment: ["FAKE_MODE": "ignore-term"])
+        defer { fake.remove() }
+        let server = fake.server(grace: .milliseconds(300))
+        _ = try await server.start()
+        let pid = try #require(server.processID)
+        let clock = ContinuousClock()
+        let began = clock.now
+        await server.stop()
+        #expect(clock.now - began >= .milliseconds(300))
+        #expect(!isAlive(pid))
+    }
+
+    @Test("when the owner dies (its end of the lifeline pipe closes) the server kills itself",
+        .enabled(if: FakeServer.python != nil))
+    func ownerDeath() async throws {
+        let fake = try FakeServer(environment: ["FAKE_MODE": "ignore-term"])
+        defer { fake.remove() }
+        let server = fake.server()
+        _ = try await server.start()
+        let pid = try #require(server.simulateOwnerDeathForTesting())
+        // We are still its parent, so reap it here; the kernel does that for a dead owner.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            try #require(ContinuousClock.now < deadline, "the server outlived its owner")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(status & 0x7f == SIGKILL)
+        await server.stop()  // nothing left to do
+    }
+
+    @Test("a server dropped without stop() is killed by deinit", .enabled(if: FakeServer.python != nil))
+    func deinitKills() async throws {
+        let fake = try FakeServer()
+        defer { fake.remove() }
+        var server: LocalModelServer? = fake.server()
+        _ = try await server?.start()
+        let pid = try #require(server?.processID)
+        #expect(isAlive(pid))
+        server = nil
+        #expect(!isAlive(pid))
+    }
+
+    @Test("the argument vector runs the module behind the watchdog, on loopback")
+    func argumentVector() {
+        let server = LocalModelServer(
+            command: LocalModelCatalog(root: URL(fileURLWithPath: "/r")).serverCommand(for: .qwenCoder, contextLength: 8192, threads: 2),
+            displayName: "q", options: .init(logFile: URL(fileURLWithPath: "/tmp/x.log")), httpClient: CurlHTTPClient())
+        let argv = server.argumentVector(port: 4242)
+        #expect(argv.prefix(2) == ["/r/venv/bin/python", "-c"])
+        #expect(argv[2].contains("os.killpg"))
+        #expect(Array(argv[3...]) == [
+            "module", "llama_cpp.server", "--model", "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            "--model_alias", "qwen2.5-coder-1.5b-instruct", "--n_ctx", "8192", "--n_threads", "2", "--n_threads_batch", "2",
+            "--logits_all", "false", "--host", "127.0.0.1", "--port", "4242",
+        ])
+    }
+
+    // MARK: The real model (manual)
+
+    /// `LECTERN_REAL_MODEL=1 [LECTERN_REAL_MODEL_NAME=qwen2.5-coder-1.5b-instruct] swift test --filter realModel`
+    /// after `scripts/install-local-model.sh`: a schema-constrained answer and the speed, read
+    /// from the server's log.
+    @Test("the installed real model answers with schema-valid JSON",
+        .enabled(if: ProcessInfo.processInfo.environment["LECTERN_REAL_MODEL"] == "1"))
+    func realModel() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let name = environment["LECTERN_REAL_MODEL_NAME"] ?? LocalModel.smolLM2.name
+        let provider = try LocalProviderFactory.make(
+            model: name, maxConcurrency: 1, maxTokens: 400, environment: environment, events: { _ in },
+            status: { print($0) })
+        let schema = ResponseSchema(
+            name: "lesson",
+            schema: [
+                "type": "object",
+                "properties": [
+                    "title": ["type": "string"], "minutes": ["type": "integer"],
+                    "steps": ["type": "array", "items": ["type": "string"], "minItems": 3],
+                ],
+                "required": ["title", "minutes", "steps"],
+            ])
+        let request = LLMRequest(
+            model: name,
+            messages: [
+                .system("You write short lesson plans for beginners as JSON."),
+                .user("A lesson plan that teaches Python for loops, with 6 detailed steps of two sentences each."),
+            ], temperature: 0.2, maxTokens: 400, responseSchema: schema, seed: 1)
+        do {
+            try await provider.warmUp()
+            let clock = ContinuousClock()
+            let began = clock.now
+            let response = try await provider.complete(request, context: RequestContext(itemID: "real", stage: "manual"))
+            let elapsed = clock.now - began
+            let log = (try? String(contentsOf: provider.server.options.logFile, encoding: .utf8)) ?? ""
+            print("answer:", response.content)
+            print("usage:", response.usage, "finish:", response.finishReason, "wall:", elapsed)
+            for line in log.split(separator: "\n") where line.contains("eval time") || line.contains("load time") {
+                print("server:", line)
+            }
+            let value = try JSONValue.parse(response.content)
+            #expect(value["title"]?.stringValue != nil)
+            #expect((value["steps"]?.arrayValue?.count ?? 0) >= 3)
+        } catch {
+            await provider.shutdown()
+            throw error
+        }
+        let pid = provider.server.processID
+        await provider.shutdown()
+        if let pid { #expect(!isAlive(pid)) }
+    }
+
+    // MARK: Helpers
+
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func waitForProcess(_ server: LocalModelServer) async throws -> pid_t {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let pid = server.processID { return pid }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw LLMError(.unavailable, "the server did not spawn")
+    }
+}
+
+/// `kill(pid, 0)` succeeds: the process exists (and is not yet reaped).
+private func isAlive(_ pid: pid_t) -> Bool { kill(pid, 0) == 0 }
+
+private final class StatusLines: Sendable {
+    private let lines = MutexBox<[String]>([])
+    func add(_ line: String) { lines.update { $0.append(line) } }
+    var all: [String] { lines.value }
+}
+
+private final class PIDBox: Sendable {
+    private let box = MutexBox<pid_t?>(nil)
+    func set(_ pid: pid_t) { box.update { $0 = pid } }
+    var value: pid_t? { box.value }
+}
+
+private final class MutexBox<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
+    var value: Value { mutex.withLock { $0 } }
+}
+
+/// A stand-in for `python -m llama_cpp.server`: serves `/v1/models` and `/v1/chat/completions`
+/// (echoing what it was asked) on the `--host` and `--port` it is given. `FAKE_MODE`: `crash`
+/// (exit 3 at once with a message), `silent` (never listen), `ignore-term` (ignore SIGTERM);
+/// `FAKE_STARTUP_DELAY` seconds before listening.
+private struct FakeServer {
+    static let python: URL? = {
+        for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return URL(fileURLWithPath: candidate)
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/python3"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
+        }
+        return nil
+    }()
+
+    static let script = #"""
+        import json, os, signal, sys, time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        args = sys.argv[1:]
+        def option(name):
+            return args[args.index(name) + 1]
+        mode = os.environ.get("FAKE_MODE", "")
+        if mode == "crash":
+            print("fake llama.cpp: cannot load model: boom", file=sys.stderr)
+            sys.exit(3)
+        if mode == "ignore-term":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if mode == "silent":
+            while True:
+                time.sleep(1)
+        time.sleep(float(os.environ.get("FAKE_STARTUP_DELAY", "0")))
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def reply(self, status, value):
+                body = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_GET(self):
+                if self.path == "/v1/models":
+                    self.reply(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                else:
+                    self.reply(404, {"error": {"message": "not found"}})
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+                echo = {
+                    "said": body["messages"][-1]["content"],
+                    "format": body.get("response_format"),
+                    "max_tokens": body.get("max_tokens"),
+                    "authorization": self.headers.get("Authorization"),
+                }
+                self.reply(200, {
+                    "id": "x", "object": "chat.completion", "model": body.get("model"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(echo)}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+                })
+            def log_message(self, format, *values):
+                print("fake:", format % values, file=sys.stderr)
+
+        ThreadingHTTPServer((option("--host"), int(option("--port"))), Handler).serve_forever()
+        """#
+
+    let directory: URL
+    let environment: [String: String]
+
+    init(environment: [String: String] = [:]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-fake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(Self.script.utf8).write(to: directory.appendingPathComponent("fake_server.py"))
+        self.environment = environment
+    }
+
+    func server(startupTimeout: Duration = .seconds(10), grace: Duration = .seconds(2)) -> LocalModelServer {
+        LocalModelServer(
+            command: LocalServerCommand(
+                python: Self.python ?? URL(fileURLWithPath: "/usr/bin/python3"),
+                entry: .script(directory.appendingPathComponent("fake_server.py")),
+                arguments: ["--model", "/nonexistent.gguf"], environment: environment),
+            displayName: "fake",
+            options: .init(
+                logFile: directory.appendingPathComponent("server.log"), startupTimeout: startupTimeout,
+                stopGracePeriod: grace, removeLogAfterCleanStop: false),
+            httpClient: CurlHTTPClient())
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
