@@ -147,7 +147,7 @@ struct CourseRunTests {
 struct SchemaTests {
     @Test func everyStageSchemaIsStrictCompatible() {
         let schemas = [
-            CurriculumStage.schema, EndingProjectStage.schema, ReinforcementStage.schema,
+            CurriculumStage.schema(subjects: SizeRange(min: 2, max: 4), topics: SizeRange(min: 1, max: 3)), EndingProjectStage.schema, ReinforcementStage.schema,
             EngagementQuestionStage.schema(.multipleChoice), EngagementQuestionStage.schema(.freeText),
         ]
         for schema in schemas { #expect(StrictSchema.isCompatible(schema.schema), "\(schema.name)") }

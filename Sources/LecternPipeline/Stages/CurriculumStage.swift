@@ -21,21 +21,34 @@ public struct CurriculumStage: Sendable {
         var subjects: [Subject]
     }
 
-    static let schema = ResponseSchema(
-        name: "curriculum",
-        schema: SchemaParts.object(
-            [
-                "title": SchemaParts.string,
-                "subjects": SchemaParts.array(
-                    SchemaParts.object(
-                        [
-                            "title": SchemaParts.string,
-                            "topics": SchemaParts.array(
-                                SchemaParts.object(
-                                    ["title": SchemaParts.string, "objective": SchemaParts.string], required: ["title", "objective"]),
-                                min: 1),
-                        ], required: ["title", "topics"]), min: 1),
-            ], required: ["title", "subjects"]))
+    /// The schema with the spec's size bounds as array bounds: schema-constrained decoding
+    /// (llama.cpp's grammar, OpenAI's strict mode) then cannot produce the wrong number of
+    /// subjects or topics, which small models otherwise often do.
+    static func schema(subjects: SizeRange, topics: SizeRange) -> ResponseSchema {
+        ResponseSchema(
+            name: "curriculum",
+            schema: SchemaParts.object(
+                [
+                    "title": SchemaParts.string,
+                    "subjects": SchemaParts.array(
+                        SchemaParts.object(
+                            [
+                                "title": SchemaParts.string,
+                                "topics": SchemaParts.array(
+                                    SchemaParts.object(
+                                        ["title": SchemaParts.string, "objective": SchemaParts.string], required: ["title", "objective"]),
+                                    min: topics.min, max: topics.max),
+                            ], required: ["title", "topics"]), min: subjects.min, max: subjects.max),
+                ], required: ["title", "subjects"]))
+    }
+
+    /// The schema for this job's bounds.
+    var schema: ResponseSchema { Self.schema(subjects: job.curriculum.subjects, topics: job.curriculum.topicsPerSubject) }
+
+    /// "exactly 2" or "between 2 and 4".
+    static func count(_ range: SizeRange) -> String {
+        range.min == range.max ? "exactly \(range.min)" : "between \(range.min) and \(range.max)"
+    }
 
     public let job: CourseJobContext
 
@@ -64,11 +77,11 @@ public struct CurriculumStage: Sendable {
     public func generate(itemID: String) throws -> ModelCall<Outline> {
         var variables = job.commonVariables
         variables["preset_instructions"] = job.curriculumPresetInstructions
-        variables["subjects_range"] = job.curriculum.subjects.description
-        variables["topics_range"] = job.curriculum.topicsPerSubject.description
-        variables["schema"] = AnswerParsing.schemaText(Self.schema)
+        variables["subjects_range"] = Self.count(job.curriculum.subjects)
+        variables["topics_range"] = Self.count(job.curriculum.topicsPerSubject)
+        variables["schema"] = AnswerParsing.schemaText(schema)
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("curriculum"), variables: variables, schema: Self.schema,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("curriculum"), variables: variables, schema: schema,
             check: { [self] in check($0) })
     }
 
@@ -78,11 +91,11 @@ public struct CurriculumStage: Sendable {
         variables["course_title"] = outline.title
         variables["edit"] = instruction
         variables["curriculum_json"] = (try? CanonicalJSON.string(outline)) ?? ""
-        variables["subjects_range"] = job.curriculum.subjects.description
-        variables["topics_range"] = job.curriculum.topicsPerSubject.description
-        variables["schema"] = AnswerParsing.schemaText(Self.schema)
+        variables["subjects_range"] = Self.count(job.curriculum.subjects)
+        variables["topics_range"] = Self.count(job.curriculum.topicsPerSubject)
+        variables["schema"] = AnswerParsing.schemaText(schema)
         return ModelCall(
-            itemID: itemID, stage: Self.editName, template: try PromptLibrary.template("curriculum-edit"), variables: variables, schema: Self.schema,
+            itemID: itemID, stage: Self.editName, template: try PromptLibrary.template("curriculum-edit"), variables: variables, schema: schema,
             check: { [self] in check($0) })
     }
 }

@@ -9,33 +9,49 @@ public struct ReinforcementStage: Sendable {
     public static let name = "reinforcement"
     public static let occurrence = 7
 
+    /// One question per level, as `level_1` … `level_4`: the schema itself then guarantees one
+    /// question at each level, which small models otherwise get wrong.
     struct Answer: Decodable {
         struct Item: Decodable {
             var topic_id: String
-            var level: Int
             var prompt: String
             var options: [EngagementQuestionStage.AnswerOption]?
             var reference_answer: String?
             var explanation: String
         }
-        var questions: [Item]
+        var level_1: Item
+        var level_2: Item
+        var level_3: Item
+        var level_4: Item
+
+        var byLevel: [(Int, Item)] { [(1, level_1), (2, level_2), (3, level_3), (4, level_4)] }
+    }
+
+    /// FR-009's formats in the schema: levels 1–2 are multiple choice (level 2 also has a
+    /// reference answer, so it can be shown as free text); levels 3–4 are free text with a
+    /// reference answer, and options only where they make sense (nullable).
+    static func levelSchema(optionsRequired: Bool, referenceRequired: Bool) -> JSONValue {
+        let options: JSONValue =
+            optionsRequired
+            ? SchemaParts.array(SchemaParts.option, min: 4, max: 4)
+            : ["type": ["array", "null"], "items": SchemaParts.option, "maxItems": 4]
+        let reference: JSONValue = referenceRequired ? SchemaParts.string : ["type": ["string", "null"]]
+        return SchemaParts.object(
+            [
+                "topic_id": SchemaParts.string, "prompt": SchemaParts.string, "options": options, "reference_answer": reference,
+                "explanation": SchemaParts.string,
+            ], required: ["topic_id", "prompt", "options", "reference_answer", "explanation"])
     }
 
     static let schema = ResponseSchema(
         name: "reinforcement_pool",
         schema: SchemaParts.object(
             [
-                "questions": SchemaParts.array(
-                    SchemaParts.object(
-                        [
-                            "topic_id": SchemaParts.string, "level": ["type": "integer", "enum": [1, 2, 3, 4]], "prompt": SchemaParts.string,
-                            // Required but nullable: levels 3–4 may have no options, level 1 no
-                            // reference answer (and strict structured output needs every key required).
-                            "options": ["type": ["array", "null"], "items": SchemaParts.option, "maxItems": 4],
-                            "reference_answer": ["type": ["string", "null"]],
-                            "explanation": SchemaParts.string,
-                        ], required: ["topic_id", "level", "prompt", "options", "reference_answer", "explanation"]), min: 4, max: 4)
-            ], required: ["questions"]))
+                "level_1": levelSchema(optionsRequired: true, referenceRequired: false),
+                "level_2": levelSchema(optionsRequired: true, referenceRequired: true),
+                "level_3": levelSchema(optionsRequired: false, referenceRequired: true),
+                "level_4": levelSchema(optionsRequired: false, referenceRequired: true),
+            ], required: ["level_1", "level_2", "level_3", "level_4"]))
 
     public let job: CourseJobContext
     public init(job: CourseJobContext) { self.job = job }
@@ -51,13 +67,13 @@ public struct ReinforcementStage: Sendable {
                 switch AnswerParsing.decode(Answer.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
                 case .success(let a):
-                    let questions = a.questions.sorted { $0.level < $1.level }.map { item -> ReinforcementQuestion in
-                        let attributes = ReinforcementQuestion.attributes(level: item.level)
+                    let questions = a.byLevel.map { level, item -> ReinforcementQuestion in
+                        let attributes = ReinforcementQuestion.attributes(level: level)
                         let options = item.options.map { list in
                             list.map { Choice(text: $0.text.trimmed, correct: $0.correct, feedback: $0.feedback.trimmed) }
                         }
                         return ReinforcementQuestion(
-                            topicID: item.topic_id.trimmed, level: item.level, difficulty: attributes.difficulty,
+                            topicID: item.topic_id.trimmed, level: level, difficulty: attributes.difficulty,
                             frequencyDays: attributes.frequency, occurrence: Self.occurrence, format: attributes.format,
                             prompt: item.prompt.trimmed,
                             options: (options?.isEmpty ?? true) ? nil : options,
