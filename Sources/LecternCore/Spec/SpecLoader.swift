@@ -190,20 +190,25 @@ public struct SpecLoader: Sendable {
         return SizeRange(min: min, max: Swift.max(min, max))
     }
 
+    /// `preset: name` or `presets: [a, b]` (not both), each checked against the library.
+    func readPresetNames(_ mapping: MappingReader?, kind: Preset.Kind, reader: SpecReader) -> [String] {
+        guard let mapping else { return [] }
+        if mapping.has("preset") && mapping.has("presets") {
+            reader.report("'\(mapping.path)' has both 'preset' and 'presets'", at: mapping.node("presets"), hint: "use 'presets: [a, b]' alone")
+        }
+        let names = mapping.stringList("presets", maxCount: 8, maxLength: 64) ?? mapping.stringList("preset", maxCount: 8, maxLength: 64) ?? []
+        let node = mapping.node("presets") ?? mapping.node("preset")
+        let library = kind == .curriculum ? presets.curriculum : presets.tone
+        for name in names where library[name] == nil {
+            reader.report("unknown \(kind.rawValue) preset '\(name)'", at: node, hint: presets.availabilityHint(for: name, kind: kind))
+        }
+        return names
+    }
+
     func readCourse(_ top: MappingReader, reader: SpecReader) -> CourseSpec? {
         let c = top.mapping("curriculum", known: ["preset", "presets", "subjects", "topics_per_subject", "edits"])
         c?.finish()
-        var curriculumPresets: [String] = []
-        if let c {
-            if c.has("preset") && c.has("presets") {
-                reader.report("'curriculum' has both 'preset' and 'presets'", at: c.node("presets"), hint: "use 'presets: [a, b]' alone")
-            }
-            curriculumPresets = c.stringList("presets", maxCount: 8, maxLength: 64) ?? c.stringList("preset", maxCount: 8, maxLength: 64) ?? []
-            let presetNode = c.node("presets") ?? c.node("preset")
-            for name in curriculumPresets where presets.curriculum[name] == nil {
-                reader.report("unknown curriculum preset '\(name)'", at: presetNode, hint: presets.availabilityHint(for: name, kind: .curriculum))
-            }
-        }
+        let curriculumPresets = readPresetNames(c, kind: .curriculum, reader: reader)
         let subjects = readRange(c, "subjects", default: SizeRange(min: 2, max: 5), limit: 100, reader: reader)
         let topics = readRange(c, "topics_per_subject", default: SizeRange(min: 2, max: 6), limit: 100, reader: reader)
         let edits = c?.stringList("edits", maxCount: 20, maxLength: 2_000) ?? []
@@ -215,17 +220,7 @@ public struct SpecLoader: Sendable {
 
         let t = top.mapping("tone", known: ["preset", "presets", "text"])
         t?.finish()
-        var tonePresets: [String] = []
-        if let t {
-            if t.has("preset") && t.has("presets") {
-                reader.report("'tone' has both 'preset' and 'presets'", at: t.node("presets"), hint: "use 'presets: [a, b]' alone")
-            }
-            tonePresets = t.stringList("presets", maxCount: 8, maxLength: 64) ?? t.stringList("preset", maxCount: 8, maxLength: 64) ?? []
-            let presetNode = t.node("presets") ?? t.node("preset")
-            for name in tonePresets where presets.tone[name] == nil {
-                reader.report("unknown tone preset '\(name)'", at: presetNode, hint: presets.availabilityHint(for: name, kind: .tone))
-            }
-        }
+        let tonePresets = readPresetNames(t, kind: .tone, reader: reader)
         let toneText = t?.string("text", maxLength: 2_000)
 
         let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards"])

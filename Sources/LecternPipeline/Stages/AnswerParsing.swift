@@ -9,39 +9,11 @@ enum Decoded<T> {
 
 /// Reading untrusted model answers: JSON extraction and decoding with messages a model can act on.
 enum AnswerParsing {
-    /// The first JSON object in `text`: code fences and chatter around it are ignored.
+    /// The first JSON object in `text` as canonical text: code fences and chatter around it are
+    /// ignored (LecternLLM's extraction, shared with the providers' prompt-only mode).
     static func extractJSONObject(_ text: String) -> String? {
-        let scalars = Array(text.unicodeScalars)
-        var start = 0
-        while start < scalars.count {
-            guard let open = scalars[start...].firstIndex(of: "{") else { return nil }
-            var depth = 0
-            var inString = false
-            var escaped = false
-            var index = open
-            while index < scalars.count {
-                let c = scalars[index]
-                if inString {
-                    if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
-                } else if c == "\"" {
-                    inString = true
-                } else if c == "{" {
-                    depth += 1
-                } else if c == "}" {
-                    depth -= 1
-                    if depth == 0 {
-                        var candidate = String.UnicodeScalarView()
-                        candidate.append(contentsOf: scalars[open...index])
-                        let string = String(candidate)
-                        if (try? JSONValue.parse(string)) != nil { return string }
-                        break
-                    }
-                }
-                index += 1
-            }
-            start = open + 1
-        }
-        return nil
+        guard let value = JSONExtraction.firstJSONValue(in: text), case .object = value else { return nil }
+        return value.canonicalText
     }
 
     /// Decodes `T` from the answer, or returns errors phrased for a repair request.
