@@ -170,3 +170,15 @@ struct ValidatorTests {
         #expect(!Slug.isValidVersion("1.0") && !Slug.isValidVersion("1.0.0/..") && !Slug.isValidVersion("1.0.0-"))
     }
 }
+
+/// What Qwen2.5-Coder-1.5B actually wrote during fixture recording: the question as an option.
+struct SmallModelValidatorTests {
+    @Test func anOptionThatRepeatsTheQuestionIsNamedAsSuch() {
+        let prompt = "What is the main purpose of values in programming?"
+        let options = ValidatorTests.options([(prompt, true), ("To store data", false), ("To slow programs", false), ("What is a variable?", false)])
+        let issues = QuestionRules.checkMultipleChoice(prompt: prompt, options: options)
+        #expect(issues.errors.contains { $0.message.contains("option 1 ('What is the main purpose of values in programming?') is a question") })
+        #expect(issues.errors.contains { $0.message.contains("option 4 ('What is a variable?') is a question") })
+        #expect(!issues.errors.contains { $0.message.contains("gives the answer away") }, "the clearer message replaces the confusing one")
+    }
+}

@@ -54,10 +54,16 @@ public enum QuestionRules {
             issues.append(.error("exactly one option must be correct; \(correct.count) are marked correct"))
         }
         var seen: [String: Int] = [:]
+        let promptKey = TextKey.normalize(prompt)
         for (index, option) in options.enumerated() {
             let key = TextKey.normalize(option.text)
             if key.isEmpty {
                 issues.append(.error("option \(index + 1) is empty"))
+                continue
+            }
+            // Small models often copy the question, or write more questions, as options.
+            if key == promptKey || option.text.trimmed.hasSuffix("?") {
+                issues.append(.error("option \(index + 1) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question"))
                 continue
             }
             if let first = seen[key] {
@@ -74,7 +80,7 @@ public enum QuestionRules {
             let key = TextKey.normalize(answer.text)
             // An answer of a word or two can legitimately appear in a question; a longer one
             // quoted in the prompt gives the answer away.
-            if key.count >= 12 && TextKey.normalize(prompt).contains(key) {
+            if key.count >= 12 && key != promptKey && !answer.text.trimmed.hasSuffix("?") && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'"))
             }
             let others = options.filter { !$0.correct }.map(\.text.count)
