@@ -65,6 +65,10 @@ let package = Package(
         .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender"], path: "benchmarks/RenderBench"),
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
+        // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
+        .target(name: "LecternMockLLM", dependencies: ["LecternLLM"]),
+        .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),
+        .executableTarget(name: "lectern-bench-orchestration", dependencies: ["LecternMockLLM"], path: "benchmarks/Orchestration"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
@@ -72,6 +76,9 @@ let package = Package(
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle"]),
         .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "lectern"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "LecternReliabilityTests",
+            dependencies: ["LecternMockLLM", "LecternPipeline", "LecternCore", "LecternLLM", "lectern"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,3 +5,4 @@ cd "$(dirname "$0")/.."
 echo "== engine"; benchmarks/run-engine.sh
 echo "== http";   benchmarks/run-http.sh
 if [ -x benchmarks/run-render.sh ]; then echo "== render"; benchmarks/run-render.sh; fi
+echo "== orchestration"; benchmarks/run-orchestration.sh

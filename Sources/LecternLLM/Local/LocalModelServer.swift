@@ -226,21 +226,19 @@ public final class LocalModelServer: Sendable {
         close(running.lifeline)
     }
 
-    #if DEBUG
-        /// Tests: closes the watchdog pipe as the kernel does when Lectern dies, leaving the rest
-        /// to the server's watchdog. Returns the process ID so the test can reap it.
-        func simulateOwnerDeathForTesting() -> pid_t? {
-            phase.withLock { phase in
-                defer { phase = .stopped }
-                switch phase {
-                case .starting(let r), .ready(let r):
-                    close(r.lifeline)
-                    return r.pid
-                case .idle, .exited, .stopped: return nil
-                }
+    /// Tests: closes the watchdog pipe as the kernel does when Lectern dies, leaving the rest
+    /// to the server's watchdog. Returns the process ID so the test can reap it.
+    func simulateOwnerDeathForTesting() -> pid_t? {
+        phase.withLock { phase in
+            defer { phase = .stopped }
+            switch phase {
+            case .starting(let r), .ready(let r):
+                close(r.lifeline)
+                return r.pid
+            case .idle, .exited, .stopped: return nil
             }
         }
-    #endif
+    }
 
     // MARK: Start-up
 

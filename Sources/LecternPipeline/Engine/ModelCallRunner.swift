@@ -184,8 +184,12 @@ public struct ModelCallRunner: Sendable {
                 messages =
                     base + [
                         .assistant(previous),
+                        // The attempt number keeps each repair request distinct: a model that
+                        // repeats the same wrong answer must be asked again, not answered from
+                        // the cache.
                         .user(
-                            "Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
+                            "Attempt \(attempt + 1) of \(maxAttempts). Your answer above has these problems:\n"
+                                + errors.map { "- \($0)" }.joined(separator: "\n")
                                 + "\n\nReply again with the complete corrected answer, following the same instructions"
                                 + (call.schema == nil ? "." : " and the same JSON schema. Answer with JSON only.")),
                     ]
