@@ -183,6 +183,13 @@ struct SpecLoaderTests {
         #expect(spec.description.contains("*bold*"))
     }
 
+    @Test func questionMarksInValuesAreText() throws {
+        let spec = try Self.load("kind: course\nid: x\ndescription: What is a loop ? And why * matters ?\naudience: anyone ?\n")
+        #expect(spec.description == "What is a loop ? And why * matters ?")
+        let error = try #require(throws: SpecError.self) { try Self.load("kind: course\nid: x\ndescription: d\n? complex\n: value\n") }
+        #expect(error.diagnostics.first?.message.contains("explicit '?' mapping keys") == true)
+    }
+
     @Test func everyProblemIsReportedInFileOrder() throws {
         let error = try #require(throws: SpecError.self) {
             try Self.load("kind: course\nid: BAD\ndescripton: x\nmodel: { provider: local, temperature: 9 }\n")

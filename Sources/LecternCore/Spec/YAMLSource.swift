@@ -153,7 +153,11 @@ public struct YAMLSource: Sendable {
                                     "the file uses more than \(Self.maxAliases) YAML aliases; refused, because aliases can expand exponentially (a 'billion laughs' bomb)",
                                 hint: "write the values out, or use fewer anchors"))
                     }
-                } else if c == "?" && atTokenStart && (index + 1 == line.count || line[index + 1] == " ") {
+                } else if c == "?" && (index + 1 == line.count || line[index + 1] == " ")
+                    && (line[..<index].allSatisfy { $0 == " " || $0 == "-" } || previous == "{" || previous == ",")
+                {
+                    // Only where a key can start (line start, after "- ", or in a flow mapping):
+                    // "what is this ? a test" in a value is plain text.
                     // Explicit complex keys: never needed in a spec, and a way to smuggle an
                     // aliased key past the check above.
                     throw SpecError(
