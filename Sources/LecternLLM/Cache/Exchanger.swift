@@ -34,14 +34,13 @@ public final class Exchanger: Sendable {
         ExchangeKeyMaterial(provider: providerKind, request: request, promptTemplate: template, variant: variant).key
     }
 
-    /// Whether an answer to this request is already stored.
-    public func isCached(_ request: LLMRequest, template: String, variant: String?) -> Bool {
-        guard mode != .off else { return false }
-        return cache.lookup(key(for: request, template: template, variant: variant)) != nil
-    }
-
     /// One exchange. Failed exchanges (errors, truncated answers) are never stored.
-    public func exchange(_ request: LLMRequest, template: String, variant: String?, context: RequestContext) async throws -> ExchangeOutcome {
+    /// `beforeCall` runs only when the provider is about to be paid (a cache miss in record or
+    /// off mode), so a budget check costs no second key computation or cache read.
+    public func exchange(
+        _ request: LLMRequest, template: String, variant: String?, context: RequestContext,
+        beforeCall: (@Sendable () throws -> Void)? = nil
+    ) async throws -> ExchangeOutcome {
         let key = key(for: request, template: template, variant: variant)
         if mode != .off, let record = cache.lookup(key) {
             used.withLock { $0[key] = record }
@@ -49,11 +48,13 @@ public final class Exchanger: Sendable {
         }
         if mode == .replay || mode == .offline {
             throw CacheError(
-                "no recorded answer for \(context.itemID) (stage \(context.stage), attempt \(context.attempt), key \(key.prefix(12))…) in the cache or cassettes; the spec or a prompt changed since recording — run with '--cache record' to call the model, or re-record the cassette")
+                "no recorded answer for \(context.itemID) (stage \(context.stage), attempt \(context.attempt), key \(key.prefix(12))…) in the cache or cassettes; the spec or a prompt changed since recording — run with '--cache record' to call the model, or re-record the cassette"
+            )
         }
         guard let provider else {
             throw CacheError("no model provider is configured for \(context.itemID)")
         }
+        try beforeCall?()
         let start = clock.now
         let response = try await provider.complete(request, context: context)
         let elapsed = start.duration(to: clock.now)

@@ -127,18 +127,26 @@ public struct ModelCallRunner: Sendable {
         for attempt in 1...maxAttempts {
             try Task.checkCancellation()
             let request = request(messages, schema: call.schema)
-            if let budgetUSD, !exchanger.isCached(request, template: call.template.identifier, variant: variant),
-                ledger.totals.paidCostUSD >= budgetUSD
-            {
-                throw ItemFailureError(
-                    reason: .budget, attempts: attempt - 1,
-                    errors: [String(format: "the budget of $%.2f is spent ($%.4f so far)", budgetUSD, ledger.totals.paidCostUSD)])
+            // Checked only when a call would be paid for: stored answers stay free.
+            var budgetCheck: (@Sendable () throws -> Void)?
+            if let budgetUSD {
+                let ledger = self.ledger
+                let attemptsSoFar = attempt - 1
+                budgetCheck = {
+                    let paid = ledger.totals.paidCostUSD
+                    guard paid < budgetUSD else {
+                        throw ItemFailureError(
+                            reason: .budget, attempts: attemptsSoFar,
+                            errors: [String(format: "the budget of $%.2f is spent ($%.4f so far)", budgetUSD, paid)])
+                    }
+                }
             }
             let outcome: ExchangeOutcome
             do {
                 outcome = try await exchanger.exchange(
                     request, template: call.template.identifier, variant: variant,
-                    context: RequestContext(itemID: call.itemID, stage: call.stage, attempt: attempt, variables: call.variables))
+                    context: RequestContext(itemID: call.itemID, stage: call.stage, attempt: attempt, variables: call.variables),
+                    beforeCall: budgetCheck)
             } catch let error as LLMError {
                 if error.kind == .cancelled { throw CancellationError() }
                 // Truncation and a missing scripted answer are this item's problem; the rest

@@ -67,10 +67,10 @@ public struct CourseJob: Sendable {
 
         if let place = TonePreviewStage.pick(places, courseID: job.spec.id) {
             items.append(
-                WorkItem(id: "tone-preview", stage: TonePreviewStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
-                    let (markdown, report) = try await runner.run(
-                        try TonePreviewStage(job: job).call(itemID: "tone-preview", place: place, outline: outline))
-                    return WorkOutput(value: TonePreviewValue(topicID: place.topicID, markdown: markdown), report: report)
+                modelItem("tone-preview", stage: TonePreviewStage.name, context: place.contextText, after: [root]) { [self] _ in
+                    try TonePreviewStage(job: job).call(itemID: "tone-preview", place: place, outline: outline)
+                } wrap: { markdown in
+                    TonePreviewValue(topicID: place.topicID, markdown: markdown)
                 })
             if renderer != nil {
                 items.append(
@@ -82,9 +82,8 @@ public struct CourseJob: Sendable {
         for place in places {
             let lectureID = "lecture/\(place.topicID)"
             items.append(
-                WorkItem(id: lectureID, stage: LectureStage.name, context: place.contextText, dependencies: [root]) { [self] _ in
-                    let (markdown, report) = try await runner.run(try LectureStage(job: job).call(itemID: lectureID, place: place, outline: outline))
-                    return WorkOutput(value: markdown, report: report)
+                modelItem(lectureID, stage: LectureStage.name, context: place.contextText, after: [root]) { [self] _ in
+                    try LectureStage(job: job).call(itemID: lectureID, place: place, outline: outline)
                 })
             if renderer != nil {
                 items.append(renderItem(path: "lectures/\(place.fileStem)", source: lectureID, title: place.title) { $0 as? String })
@@ -92,31 +91,23 @@ public struct CourseJob: Sendable {
             if addons.engagementQuestions {
                 let questionID = "engagement-question/\(place.topicID)"
                 items.append(
-                    WorkItem(id: questionID, stage: EngagementQuestionStage.name, context: place.contextText, dependencies: [lectureID]) {
-                        [self] context in
-                        let lecture = try context.results.value(lectureID, as: String.self)
-                        let (question, report) = try await runner.run(
-                            try EngagementQuestionStage(job: job).engagement(itemID: questionID, place: place, outline: outline, lecture: lecture))
-                        return WorkOutput(value: question, report: report)
+                    modelItem(questionID, stage: EngagementQuestionStage.name, context: place.contextText, after: [lectureID]) { [self] done in
+                        try EngagementQuestionStage(job: job).engagement(
+                            itemID: questionID, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self))
                     })
                 let bonusID = "bonus-question/\(place.topicID)"
                 items.append(
-                    WorkItem(id: bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, dependencies: [questionID]) {
-                        [self] context in
-                        let first = try context.results.value(questionID, as: Question.self)
-                        let (question, report) = try await runner.run(
-                            try EngagementQuestionStage(job: job).bonus(itemID: bonusID, place: place, outline: outline, first: first))
-                        return WorkOutput(value: question, report: report)
+                    modelItem(bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, after: [questionID]) { [self] done in
+                        try EngagementQuestionStage(job: job).bonus(
+                            itemID: bonusID, place: place, outline: outline, first: try done.results.value(questionID, as: Question.self))
                     })
             }
             if addons.reinforcement {
                 let poolID = "reinforcement/\(place.topicID)"
                 items.append(
-                    WorkItem(id: poolID, stage: ReinforcementStage.name, context: place.contextText, dependencies: [lectureID]) { [self] context in
-                        let lecture = try context.results.value(lectureID, as: String.self)
-                        let (pool, report) = try await runner.run(
-                            try ReinforcementStage(job: job).call(itemID: poolID, place: place, outline: outline, lecture: lecture))
-                        return WorkOutput(value: pool, report: report)
+                    modelItem(poolID, stage: ReinforcementStage.name, context: place.contextText, after: [lectureID]) { [self] done in
+                        try ReinforcementStage(job: job).call(
+                            itemID: poolID, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self))
                     })
             }
         }
@@ -124,15 +115,25 @@ public struct CourseJob: Sendable {
             for (index, subject) in outline.subjects.enumerated() {
                 let id = "ending-project/\(TopicPlace.subjectID(index))"
                 items.append(
-                    WorkItem(id: id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", dependencies: [root]) {
-                        [self] _ in
-                        let (project, report) = try await runner.run(
-                            try EndingProjectStage(job: job).call(itemID: id, subjectIndex: index, outline: outline))
-                        return WorkOutput(value: project, report: report)
+                    modelItem(id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root]) { [self] _ in
+                        try EndingProjectStage(job: job).call(itemID: id, subjectIndex: index, outline: outline)
                     })
             }
         }
         return items
+    }
+
+    /// A work item running one model call, built by `call` once `dependencies` have finished;
+    /// `wrap` turns the checked answer into the value later items read.
+    func modelItem<Output: Sendable>(
+        _ id: String, stage: String, context: String, after dependencies: [String],
+        call: @escaping @Sendable (WorkContext) throws -> ModelCall<Output>,
+        wrap: @escaping @Sendable (Output) -> any Sendable = { $0 }
+    ) -> WorkItem {
+        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies) { [runner] done in
+            let (value, report) = try await runner.run(try call(done))
+            return WorkOutput(value: wrap(value), report: report)
+        }
     }
 
     /// A local item rendering the Markdown produced by `source` to `<path>.xhtml`.
