@@ -36,11 +36,17 @@ model:
 	scripts/install-local-model.sh qwen2.5-coder-1.5b-instruct
 
 demo: deps model release
-	.build/release/lectern run $(SPEC) --output $(OUTPUT)
-	@id=$$(sed -n 's/^id: *//p' $(SPEC)); version=$$(sed -n 's/^version: *//p' $(SPEC)); \
-	  dir=$(OUTPUT)/$$id/$$version; \
-	  .build/release/lectern verify $$dir && \
-	  echo "bundle: $$dir" && echo "lectures (XHTML): $$(ls $$dir/lectures/*.xhtml 2>/dev/null | head -1 || echo none)"
+	@status=0; .build/release/lectern run $(SPEC) --output $(OUTPUT) --allow-partial || status=$$?; \
+	  id=$$(sed -n 's/^id: *//p' $(SPEC)); version=$$(sed -n 's/^version: *//p' $(SPEC)); dir=$(OUTPUT)/$$id/$$version; \
+	  if [ -d "$$dir" ]; then \
+	    .build/release/lectern verify "$$dir" && echo "bundle: $$dir" && \
+	    echo "lectures (XHTML): $$(ls $$dir/lectures/*.xhtml 2>/dev/null | head -1)"; \
+	  fi; \
+	  if [ $$status -ne 0 ]; then \
+	    echo "some items did not pass validation on the local model (listed above; the manifest's incomplete_items names them)."; \
+	    echo "their answers are cached: set 'variant:' in the spec to ask for fresh samples, or use a larger model."; \
+	  fi; \
+	  exit $$status
 
 fixtures: release
 	scripts/record-fixtures.sh
