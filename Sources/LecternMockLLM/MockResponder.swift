@@ -178,7 +178,8 @@ struct MockResponder: Sendable {
         return weighted.last?.0
     }
 
-    /// A schema-valid but wrong answer: for questions every option marked correct, or the wrong
+    /// A schema-valid but wrong answer: for questions every option marked correct (or a wrong
+    /// answer copying the correct one), or the wrong
     /// topic or subject id; for text, another item's answer of the same stage (a lecture about
     /// another topic). The item's request `number` varies the mistake, as a model's would vary
     /// between asks. Nil when there is no way to make this answer wrong.
@@ -198,11 +199,19 @@ struct MockResponder: Sendable {
         return (other.content, nil)
     }
 
-    /// The first `options` array of objects with `correct` flags, every flag set.
+    /// The first `options` array of objects with `correct` flags, every flag set; or, for
+    /// Lectern's `correct_answer` + `wrong_answers` shape, the first wrong answer replaced by the
+    /// correct one (two options the same).
     static func markEveryOptionCorrect(_ value: JSONValue, changed: inout Bool) -> JSONValue {
         guard !changed else { return value }
         switch value {
         case .object(var object):
+            if let correct = object["correct_answer"], case .object = correct, var wrong = object["wrong_answers"]?.arrayValue, !wrong.isEmpty {
+                wrong[0] = correct
+                object["wrong_answers"] = .array(wrong)
+                changed = true
+                return .object(object)
+            }
             if let options = object["options"]?.arrayValue, options.count > 1,
                 options.allSatisfy({ if case .bool? = $0["correct"] { return true } else { return false } })
             {

@@ -33,7 +33,7 @@ struct ValidatorTests {
     @Test func duplicateOptionsIgnoringCaseAndSpace() {
         let issues = QuestionRules.checkMultipleChoice(
             prompt: "Pick one", options: Self.options([("A  List", true), ("a list", false), ("c", false), ("d", false)]))
-        #expect(issues.errors.contains { $0.message.contains("options 1 and 2 are the same") })
+        #expect(issues.errors.contains { $0.message.contains("option 1 and option 2 are the same") })
     }
 
     @Test func wrongOptionCount() {

@@ -13,12 +13,11 @@ struct RepairTests {
 
     static func badQuestion(_ mutate: (inout [String: JSONValue]) -> Void) -> JSONValue {
         var q: [String: JSONValue] = [
-            "topic_id": "{{topic_id}}", "format": "multiple_choice", "prompt": "Which statement about {{topic_title}} is true?",
-            "options": [
-                ["text": "It helps structure programs", "correct": true, "feedback": "Right."],
-                ["text": "It slows programs", "correct": false, "feedback": "No."],
-                ["text": "Java only", "correct": false, "feedback": "No."],
-                ["text": "Deprecated", "correct": false, "feedback": "No."],
+            "topic_id": "{{topic_id}}", "prompt": "Which statement about {{topic_title}} is true?",
+            "correct_answer": ["text": "It helps structure programs", "feedback": "Right."],
+            "wrong_answers": [
+                ["text": "It slows programs", "feedback": "No."], ["text": "Java only", "feedback": "No."],
+                ["text": "Deprecated", "feedback": "No."],
             ],
             "explanation": "It is a basic building block of programs.",
         ]
@@ -49,32 +48,25 @@ struct RepairTests {
 
     @Test(arguments: [
         (
-            "two correct options",
+            "two wrong answers instead of three",
             badQuestion { q in
-                q["options"] = [
-                    ["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."],
-                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
-                ]
-            }, "exactly one option must be correct"
+                q["wrong_answers"] = [["text": "B", "feedback": "No."], ["text": "C", "feedback": "No."]]
+            }, "needs exactly 4 options"
         ),
         (
-            "duplicate options",
+            "a wrong answer that repeats the correct one",
             badQuestion { q in
-                q["options"] = [
-                    ["text": "Loops", "correct": true, "feedback": "Yes."], ["text": "loops ", "correct": false, "feedback": "No."],
-                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
-                ]
-            }, "are the same"
+                q["correct_answer"] = ["text": "Loops", "feedback": "Yes."]
+                q["wrong_answers"] = [["text": "loops ", "feedback": "No."], ["text": "C", "feedback": "No."], ["text": "D", "feedback": "No."]]
+            }, "correct_answer and wrong_answers[1] are the same"
         ),
         (
-            "answer outside the options",
+            "a question written as an answer",
             badQuestion { q in
-                q["options"] = [
-                    ["text": "A", "correct": false, "feedback": "No."], ["text": "B", "correct": false, "feedback": "No."],
-                    ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+                q["wrong_answers"] = [
+                    ["text": "What is a loop?", "feedback": "No."], ["text": "C", "feedback": "No."], ["text": "D", "feedback": "No."],
                 ]
-                q["answer"] = "E"
-            }, "0 are marked correct"
+            }, "wrong_answers[1] ('What is a loop?') is a question"
         ),
         ("wrong topic id", badQuestion { q in q["topic_id"] = "s02-t01" }, "must be about topic s01-t02"),
     ])
@@ -95,7 +87,7 @@ struct RepairTests {
         let (result, provider) = try await runWithFirstAttempt(
             Self.answer(
                 stage: "engagement-question", item: Self.questionItem, attempt: 1,
-                content: "{\"topic_id\": \"s01-t02\", \"format\": \"multiple_choice\", \"prompt\": \"Which"), item: Self.questionItem)
+                content: "{\"topic_id\": \"s01-t02\", \"prompt\": \"Which"), item: Self.questionItem)
         #expect(result.status == .complete)
         let last = try #require(provider.requests.last { $0.0.itemID == Self.questionItem })
         #expect(last.0.attempt == 2)
@@ -126,9 +118,8 @@ struct RepairTests {
     @Test func anItemThatNeverBecomesValidIsReportedAndNoBundleIsWritten() async throws {
         let ws = try Workspace()
         let twoCorrect = Self.badQuestion { q in
-            q["options"] = [
-                ["text": "A", "correct": true, "feedback": "Yes."], ["text": "B", "correct": true, "feedback": "Yes."],
-                ["text": "C", "correct": false, "feedback": "No."], ["text": "D", "correct": false, "feedback": "No."],
+            q["wrong_answers"] = [
+                ["text": "It helps structure programs", "feedback": "No."], ["text": "C", "feedback": "No."], ["text": "D", "feedback": "No."],
             ]
         }
         let provider = try RecordingProvider(
@@ -140,14 +131,21 @@ struct RepairTests {
         let failure = try #require(result.failures.first { $0.id == Self.questionItem })
         #expect(failure.reason == .invalid && failure.attempts == 3)
         #expect(failure.context.contains("topic 2 'Loops'"))
-        #expect(failure.errors.contains { $0.contains("exactly one option must be correct") })
+        #expect(failure.errors.contains { $0.contains("correct_answer and wrong_answers[1] are the same") })
         #expect(failure.description.contains("failed after 3 attempts"))
         // Its dependent is not started; independent items all finished.
         #expect(result.failures.first { $0.id == "bonus-question/\(Self.topic)" }?.reason == .dependency)
         #expect(result.failures.count == 2)
         #expect(provider.calledItems.contains("engagement-question/s02-t02"))
-        // Repairs send only the latest answer: every attempt has at most base + 2 messages.
-        #expect(provider.requests.filter { $0.0.itemID == Self.questionItem }.allSatisfy { $0.1.messages.count <= 4 })
+        // Attempt 2 repairs in conversation (base + the answer + the errors); attempt 3 starts
+        // afresh from the base request with the errors listed; each repair samples hotter.
+        let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem }.map(\.1)
+        #expect(attempts.map(\.messages.count) == [2, 4, 2])
+        #expect(attempts[2].messages[1].content.hasPrefix(attempts[0].messages[1].content))
+        #expect(attempts[2].messages[1].content.contains("Attempt 3 of 3"))
+        #expect(attempts[2].messages[1].content.contains("are the same"))
+        let temperatures = attempts.compactMap(\.temperature)
+        #expect(temperatures.count == 3 && temperatures[0] < temperatures[1] && temperatures[1] < temperatures[2])
 
         // With --allow-partial the bundle is written and says what is missing.
         let partial = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, allowPartial: true)

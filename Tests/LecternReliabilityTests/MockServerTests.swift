@@ -116,6 +116,14 @@ struct MockServerTests {
         let wrong = try #require(MockResponder.wrongContent(answer: question, json: question.json, answers: Self.book))
         let options = try #require(wrong.1?["options"]?.arrayValue)
         #expect(options.allSatisfy { $0["correct"] == .bool(true) })
+        // Lectern's own shape: a wrong answer becomes a copy of the correct one.
+        let split: JSONValue = [
+            "prompt": "What does a loop do?", "correct_answer": ["text": "Repeats work", "feedback": "Yes."],
+            "wrong_answers": [["text": "Stops work", "feedback": "No."], ["text": "Nothing", "feedback": "No."]],
+        ]
+        var changed = false
+        let copied = MockResponder.markEveryOptionCorrect(split, changed: &changed)
+        #expect(changed && copied["wrong_answers"]?.arrayValue?.first == split["correct_answer"])
         let lecture = try #require(Self.book.answer(for: "lecture/s01-t01"))
         #expect(MockResponder.wrongContent(answer: lecture, json: nil, answers: Self.book)?.0 == "# Lists\n\nLists hold values.")
         #expect((try? JSONValue.parse(MockResponder.brokenJSON(question.content))) == nil)

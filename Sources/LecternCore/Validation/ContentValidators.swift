@@ -43,9 +43,12 @@ public enum TextKey {
 public enum QuestionRules {
     public static let optionCount = 4
 
-    /// Checks a multiple-choice question's options against its prompt.
-    public static func checkMultipleChoice(prompt: String, options: [Choice]) -> [ValidationIssue] {
+    /// Checks a multiple-choice question's options against its prompt. `labels` name the options
+    /// in messages the way the model wrote them (say "correct_answer", "wrong_answers[2]"); by
+    /// default "option 1" … "option 4".
+    public static func checkMultipleChoice(prompt: String, options: [Choice], labels: [String]? = nil) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
+        let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
         if options.count != optionCount {
             issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)"))
         }
@@ -58,22 +61,22 @@ public enum QuestionRules {
         for (index, option) in options.enumerated() {
             let key = TextKey.normalize(option.text)
             if key.isEmpty {
-                issues.append(.error("option \(index + 1) is empty"))
+                issues.append(.error("\(labels[index]) is empty"))
                 continue
             }
             // Small models often copy the question, or write more questions, as options.
             if key == promptKey || option.text.trimmed.hasSuffix("?") {
-                issues.append(.error("option \(index + 1) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question"))
+                issues.append(.error("\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"))
                 continue
             }
             if let first = seen[key] {
-                issues.append(.error("options \(first + 1) and \(index + 1) are the same ('\(option.text)'); every option must differ"))
+                issues.append(.error("\(labels[first]) and \(labels[index]) are the same ('\(option.text)'); every option must differ"))
             } else {
                 seen[key] = index
             }
-            if option.text.count > 300 { issues.append(.error("option \(index + 1) is longer than 300 characters")) }
+            if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters")) }
             if option.feedback.trimmed.count < 3 {
-                issues.append(.error("option \(index + 1) has no feedback; every option needs feedback explaining why it is right or wrong"))
+                issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong"))
             }
         }
         if correct.count == 1, let answer = correct.first {
@@ -98,7 +101,8 @@ public enum QuestionRules {
     }
 
     /// Checks a whole engagement or bonus question.
-    public static func check(_ question: Question, expectedTopicID: String) -> [ValidationIssue] {
+    /// `optionLabels` as in `checkMultipleChoice`.
+    public static func check(_ question: Question, expectedTopicID: String, optionLabels: [String]? = nil) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if question.topicID != expectedTopicID {
             issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)"))
@@ -107,7 +111,7 @@ public enum QuestionRules {
         issues += checkLength("explanation", question.explanation, 20...3_000)
         switch question.format {
         case .multipleChoice:
-            issues += checkMultipleChoice(prompt: question.prompt, options: question.options ?? [])
+            issues += checkMultipleChoice(prompt: question.prompt, options: question.options ?? [], labels: optionLabels)
         case .freeText:
             if (question.referenceAnswer ?? "").trimmed.count < 10 {
                 issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
@@ -308,7 +312,8 @@ public enum ProjectRules {
 
 /// Checks on a topic's reinforcement pool (FR-009): one question per level 1–4.
 public enum ReinforcementRules {
-    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String) -> [ValidationIssue] {
+    /// `optionLabels` names each level's options as `QuestionRules.checkMultipleChoice` does.
+    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String, optionLabels: [Int: [String]] = [:]) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let levels = questions.map(\.level).sorted()
         if levels != [1, 2, 3, 4] {
@@ -320,7 +325,7 @@ public enum ReinforcementRules {
             issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
             issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
             if let options = q.options, !options.isEmpty {
-                issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options).map {
+                issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels[q.level]).map {
                     ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
                 }
             } else if q.level <= 2 {

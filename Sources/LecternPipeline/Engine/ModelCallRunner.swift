@@ -73,8 +73,13 @@ public final class Ledger: Sendable {
 public typealias CostFunction = @Sendable (String, String, TokenUsage) -> Double?
 
 /// Asks the model, checks the answer, and re-asks with the errors until it is valid or the
-/// attempts run out. Only the latest invalid answer and its errors are sent back, so a repair
-/// costs one answer's worth of tokens, not the whole history.
+/// attempts run out.
+///
+/// The second attempt is a repair in conversation: the invalid answer and its errors, so a repair
+/// costs one answer's worth of tokens, not the whole history. Later attempts start afresh from the
+/// original request with every error seen so far listed as things to avoid, because a small model
+/// shown its own wrong answer tends to send it again. Each repair also samples a little hotter
+/// (`repairTemperature`) so that a repeated ask can give a different answer.
 public struct ModelCallRunner: Sendable {
     public var exchanger: Exchanger
     public var model: String
@@ -105,8 +110,46 @@ public struct ModelCallRunner: Sendable {
         self.events = events
     }
 
-    func request(_ messages: [ChatMessage], schema: ResponseSchema?) -> LLMRequest {
-        LLMRequest(model: model, messages: messages, temperature: temperature, maxTokens: maxTokens, responseSchema: schema, seed: seed)
+    func request(_ messages: [ChatMessage], schema: ResponseSchema?, attempt: Int = 1) -> LLMRequest {
+        LLMRequest(
+            model: model, messages: messages, temperature: Self.repairTemperature(temperature, attempt: attempt), maxTokens: maxTokens,
+            responseSchema: schema, seed: seed)
+    }
+
+    /// The sampling temperature of `attempt`: the spec's for the first, then 0.2 more per repair,
+    /// up to 1.0 (never lower than the spec's).
+    static func repairTemperature(_ temperature: Double, attempt: Int) -> Double {
+        guard attempt > 1 else { return temperature }
+        return max(temperature, min(1.0, temperature + 0.2 * Double(attempt - 1)))
+    }
+
+    /// The messages of attempt `next` after an invalid `answer` with `errors`; `seen` holds every
+    /// error so far, in order.
+    static func repairMessages(base: [ChatMessage], answer: String, errors: [String], seen: [String], next: Int, of maxAttempts: Int, schema: Bool)
+        -> [ChatMessage]
+    {
+        let rules = schema ? " and the same JSON schema. Answer with JSON only." : "."
+        if next == 2 {
+            let previous = answer.count > 12_000 ? String(answer.prefix(12_000)) + "\n[…cut…]" : answer
+            // The attempt number keeps each repair request distinct: a model that repeats the
+            // same wrong answer must be asked again, not answered from the cache.
+            return base + [
+                .assistant(previous),
+                .user(
+                    "Attempt \(next) of \(maxAttempts). Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
+                        + "\n\nReply again with the complete corrected answer, following the same instructions" + rules),
+            ]
+        }
+        var messages = base
+        let note =
+            "\n\n(Attempt \(next) of \(maxAttempts).) Earlier answers to this request were rejected for these problems; make sure yours has none of them:\n"
+            + seen.map { "- \($0)" }.joined(separator: "\n")
+        if let last = messages.indices.last, messages[last].role == .user {
+            messages[last].content += note
+        } else {
+            messages.append(.user(note.trimmed))
+        }
+        return messages
     }
 
     /// The first request of a call, for planning (cache hits) without calling anything.
@@ -124,9 +167,10 @@ public struct ModelCallRunner: Sendable {
         var spent = 0.0
         var allCached = true
         var lastErrors: [String] = []
+        var seenErrors: [String] = []
         for attempt in 1...maxAttempts {
             try Task.checkCancellation()
-            let request = request(messages, schema: call.schema)
+            let request = request(messages, schema: call.schema, attempt: attempt)
             // Checked only when a call would be paid for: stored answers stay free.
             var budgetCheck: (@Sendable () throws -> Void)?
             if let budgetUSD {
@@ -186,21 +230,12 @@ public struct ModelCallRunner: Sendable {
                 }
             }
             lastErrors = errors
+            for error in errors where !seenErrors.contains(error) { seenErrors.append(error) }
             if attempt < maxAttempts {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
-                let previous = response.content.count > 12_000 ? String(response.content.prefix(12_000)) + "\n[…cut…]" : response.content
-                messages =
-                    base + [
-                        .assistant(previous),
-                        // The attempt number keeps each repair request distinct: a model that
-                        // repeats the same wrong answer must be asked again, not answered from
-                        // the cache.
-                        .user(
-                            "Attempt \(attempt + 1) of \(maxAttempts). Your answer above has these problems:\n"
-                                + errors.map { "- \($0)" }.joined(separator: "\n")
-                                + "\n\nReply again with the complete corrected answer, following the same instructions"
-                                + (call.schema == nil ? "." : " and the same JSON schema. Answer with JSON only.")),
-                    ]
+                messages = Self.repairMessages(
+                    base: base, answer: response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: maxAttempts,
+                    schema: call.schema != nil)
             }
         }
         throw ItemFailureError(reason: .invalid, attempts: maxAttempts, errors: lastErrors)

@@ -10,40 +10,32 @@ public struct EngagementQuestionStage: Sendable {
     public static let name = "engagement-question"
     public static let bonusName = "bonus-question"
 
+    /// A question as the model writes it: a multiple-choice question has `correct_answer` and
+    /// `wrong_answers` (see `MultipleChoice`), a free-text one a `reference_answer`.
     struct Answer: Decodable {
         var topic_id: String
-        var format: String?
         var prompt: String
-        var options: [AnswerOption]?
+        var correct_answer: MultipleChoice.AnswerText?
+        var wrong_answers: [MultipleChoice.AnswerText]?
         var reference_answer: String?
         var explanation: String
     }
 
-    struct AnswerOption: Decodable {
-        var text: String
-        var correct: Bool
-        var feedback: String
-    }
-
     static func schema(_ format: Question.Format) -> ResponseSchema {
+        let common: [String: JSONValue] = ["topic_id": SchemaParts.string, "prompt": SchemaParts.string, "explanation": SchemaParts.string]
         switch format {
         case .multipleChoice:
             return ResponseSchema(
                 name: "multiple_choice_question",
                 schema: SchemaParts.object(
-                    [
-                        "topic_id": SchemaParts.string, "format": ["type": "string", "enum": ["multiple_choice"]],
-                        "prompt": SchemaParts.string, "options": SchemaParts.array(SchemaParts.option, min: 4, max: 4),
-                        "explanation": SchemaParts.string,
-                    ], required: ["topic_id", "format", "prompt", "options", "explanation"]))
+                    common.merging(MultipleChoice.properties) { a, _ in a },
+                    required: ["topic_id", "prompt"] + MultipleChoice.required + ["explanation"]))
         case .freeText:
             return ResponseSchema(
                 name: "free_text_question",
                 schema: SchemaParts.object(
-                    [
-                        "topic_id": SchemaParts.string, "format": ["type": "string", "enum": ["free_text"]],
-                        "prompt": SchemaParts.string, "reference_answer": SchemaParts.string, "explanation": SchemaParts.string,
-                    ], required: ["topic_id", "format", "prompt", "reference_answer", "explanation"]))
+                    common.merging(["reference_answer": SchemaParts.string]) { a, _ in a },
+                    required: ["topic_id", "prompt", "reference_answer", "explanation"]))
         }
     }
 
@@ -55,15 +47,19 @@ public struct EngagementQuestionStage: Sendable {
         switch AnswerParsing.decode(Answer.self, from: text) {
         case .failure(let errors): return .invalid(errors)
         case .success(let a):
-            let question = Question(
-                topicID: a.topic_id.trimmed, format: format,
-                prompt: a.prompt.trimmed,
-                options: format == .multipleChoice
-                    ? (a.options ?? []).map { Choice(text: $0.text.trimmed, correct: $0.correct, feedback: $0.feedback.trimmed) }
-                    : nil,
-                referenceAnswer: format == .freeText ? a.reference_answer?.trimmed : nil,
-                explanation: a.explanation.trimmed)
-            let issues = QuestionRules.check(question, expectedTopicID: topicID)
+            var question = Question(
+                topicID: a.topic_id.trimmed, format: format, prompt: a.prompt.trimmed, options: nil,
+                referenceAnswer: format == .freeText ? a.reference_answer?.trimmed : nil, explanation: a.explanation.trimmed)
+            var labels: [String]?
+            if format == .multipleChoice {
+                guard let correct = a.correct_answer, let wrong = a.wrong_answers else {
+                    return .invalid(["a multiple-choice question needs 'correct_answer' and 'wrong_answers'"])
+                }
+                let built = MultipleChoice.options(prompt: question.prompt, correct: correct, wrong: wrong)
+                question.options = built.options
+                labels = built.labels
+            }
+            let issues = QuestionRules.check(question, expectedTopicID: topicID, optionLabels: labels)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
             return .valid(question, warnings: issues.warnings.map(\.message))
         }
@@ -73,7 +69,7 @@ public struct EngagementQuestionStage: Sendable {
         switch format {
         case .multipleChoice:
             return
-                "multiple-choice question with exactly 4 options, exactly one of them correct, each option with feedback saying why it is right or wrong, and an explanation."
+                "multiple-choice question: the question, its correct answer, three plausible wrong answers (each a possible answer, never a question, all different), feedback for each answer saying why it is right or wrong, and an explanation."
         case .freeText:
             return "free-text question the learner answers in a few sentences, with a reference answer and an explanation."
         }

@@ -15,7 +15,8 @@ public struct ReinforcementStage: Sendable {
         struct Item: Decodable {
             var topic_id: String
             var prompt: String
-            var options: [EngagementQuestionStage.AnswerOption]?
+            var correct_answer: MultipleChoice.AnswerText?
+            var wrong_answers: [MultipleChoice.AnswerText]?
             var reference_answer: String?
             var explanation: String
         }
@@ -28,30 +29,27 @@ public struct ReinforcementStage: Sendable {
     }
 
     /// FR-009's formats in the schema: levels 1–2 are multiple choice (level 2 also has a
-    /// reference answer, so it can be shown as free text); levels 3–4 are free text with a
-    /// reference answer, and options only where they make sense (nullable).
-    static func levelSchema(optionsRequired: Bool, referenceRequired: Bool) -> JSONValue {
-        let options: JSONValue =
-            optionsRequired
-            ? SchemaParts.array(SchemaParts.option, min: 4, max: 4)
-            : ["type": ["array", "null"], "items": SchemaParts.option, "maxItems": 4]
-        let reference: JSONValue = referenceRequired ? SchemaParts.string : ["type": ["string", "null"]]
-        return SchemaParts.object(
-            [
-                "topic_id": SchemaParts.string, "prompt": SchemaParts.string, "options": options, "reference_answer": reference,
-                "explanation": SchemaParts.string,
-            ], required: ["topic_id", "prompt", "options", "reference_answer", "explanation"])
+    /// reference answer, so the optional quiz can show it as free text); levels 3–4 are free
+    /// text with a reference answer.
+    static func levelSchema(level: Int) -> JSONValue {
+        var properties: [String: JSONValue] = ["topic_id": SchemaParts.string, "prompt": SchemaParts.string, "explanation": SchemaParts.string]
+        var required = ["topic_id", "prompt"]
+        if level <= 2 {
+            properties.merge(MultipleChoice.properties) { a, _ in a }
+            required += MultipleChoice.required
+        }
+        if level >= 2 {
+            properties["reference_answer"] = SchemaParts.string
+            required.append("reference_answer")
+        }
+        return SchemaParts.object(properties, required: required + ["explanation"])
     }
 
     static let schema = ResponseSchema(
         name: "reinforcement_pool",
         schema: SchemaParts.object(
-            [
-                "level_1": levelSchema(optionsRequired: true, referenceRequired: false),
-                "level_2": levelSchema(optionsRequired: true, referenceRequired: true),
-                "level_3": levelSchema(optionsRequired: false, referenceRequired: true),
-                "level_4": levelSchema(optionsRequired: false, referenceRequired: true),
-            ], required: ["level_1", "level_2", "level_3", "level_4"]))
+            ["level_1": levelSchema(level: 1), "level_2": levelSchema(level: 2), "level_3": levelSchema(level: 3), "level_4": levelSchema(level: 4)],
+            required: ["level_1", "level_2", "level_3", "level_4"]))
 
     public let job: CourseJobContext
     public init(job: CourseJobContext) { self.job = job }
@@ -67,20 +65,23 @@ public struct ReinforcementStage: Sendable {
                 switch AnswerParsing.decode(Answer.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
                 case .success(let a):
+                    var labels: [Int: [String]] = [:]
                     let questions = a.byLevel.map { level, item -> ReinforcementQuestion in
                         let attributes = ReinforcementQuestion.attributes(level: level)
-                        let options = item.options.map { list in
-                            list.map { Choice(text: $0.text.trimmed, correct: $0.correct, feedback: $0.feedback.trimmed) }
+                        var options: [Choice]?
+                        if let correct = item.correct_answer, let wrong = item.wrong_answers {
+                            let built = MultipleChoice.options(prompt: item.prompt.trimmed, correct: correct, wrong: wrong)
+                            options = built.options
+                            labels[level] = built.labels.map { "level_\(level).\($0)" }
                         }
                         return ReinforcementQuestion(
                             topicID: item.topic_id.trimmed, level: level, difficulty: attributes.difficulty,
                             frequencyDays: attributes.frequency, occurrence: Self.occurrence, format: attributes.format,
-                            prompt: item.prompt.trimmed,
-                            options: (options?.isEmpty ?? true) ? nil : options,
+                            prompt: item.prompt.trimmed, options: options,
                             referenceAnswer: item.reference_answer.map { $0.trimmed }.flatMap { $0.isEmpty ? nil : $0 },
                             explanation: item.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
                     }
-                    let issues = ReinforcementRules.check(questions, expectedTopicID: topicID)
+                    let issues = ReinforcementRules.check(questions, expectedTopicID: topicID, optionLabels: labels)
                     if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
                     return .valid(questions, warnings: issues.warnings.map(\.message))
                 }

@@ -1,0 +1,44 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// How models write multiple-choice options: the correct answer and the wrong ones in separate
+/// fields, not four options with `correct` flags. Small models asked for flagged options write
+/// questions or copies as options and mark several correct; asked for "the correct answer" and
+/// "three wrong answers" they write answers. Lectern places the correct one among the options
+/// itself, at a position derived from the prompt (stable across runs, spread across questions).
+enum MultipleChoice {
+    static let wrongCount = QuestionRules.optionCount - 1
+
+    /// One answer as the model writes it.
+    struct AnswerText: Decodable {
+        var text: String
+        var feedback: String
+    }
+
+    /// The schema fields for the options, to merge into a question's properties.
+    static let properties: [String: JSONValue] = [
+        "correct_answer": SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"]),
+        "wrong_answers": SchemaParts.array(
+            SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"]),
+            min: wrongCount, max: wrongCount),
+    ]
+    static let required = ["correct_answer", "wrong_answers"]
+
+    /// Where the correct answer goes among `count` options for `prompt`.
+    static func correctPosition(prompt: String, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        let digest = SHA256Digest.hex(Data(TextKey.normalize(prompt).utf8))
+        return Int(digest.prefix(8), radix: 16).map { $0 % count } ?? 0
+    }
+
+    /// The options in display order, and for each the field the model wrote it in (for messages).
+    static func options(prompt: String, correct: AnswerText, wrong: [AnswerText]) -> (options: [Choice], labels: [String]) {
+        var options = wrong.map { Choice(text: $0.text.trimmed, correct: false, feedback: $0.feedback.trimmed) }
+        var labels = wrong.indices.map { "wrong_answers[\($0 + 1)]" }
+        let position = correctPosition(prompt: prompt, count: options.count + 1)
+        options.insert(Choice(text: correct.text.trimmed, correct: true, feedback: correct.feedback.trimmed), at: position)
+        labels.insert("correct_answer", at: position)
+        return (options, labels)
+    }
+}
