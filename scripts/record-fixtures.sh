@@ -17,12 +17,16 @@ specs=("$@")
 [ ${#specs[@]} -gt 0 ] || specs=(pipelines/examples/python-basics.yaml pipelines/examples/intro-probability.yaml)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Answers are cached here between runs, so an interrupted recording resumes where it stopped and
+# a prompt change re-asks only the items it affects (cache keys hold the template versions).
+# Delete the directory (or set RECORD_CACHE to an empty one) for a recording from scratch.
+cache_root="${RECORD_CACHE:-.build/fixtures-cache}"
 for spec in "${specs[@]}"; do
   id=$(sed -n 's/^id: *//p' "$spec")
   echo "== recording $id on the local model (this takes a while; progress in $work/$id.err)" >&2
   start=$(date +%s)
   set +e
-  "$LECTERN" run "$spec" --cache-dir "$work/cache-$id" --output "$work/out" --log-format json \
+  "$LECTERN" run "$spec" --cache-dir "$cache_root/$id" --output "$work/out" --log-format json \
     --record-cassette "pipelines/cassettes/$id.jsonl" 2> "$work/$id.err"
   status=$?
   set -e

@@ -48,9 +48,9 @@ public struct SyntheticCourse: Sendable, Hashable {
     /// Topics in the whole course.
     public var topics: Int { subjects * topicsPerSubject }
 
-    /// Model calls of a clean run: the tone preview, four per topic (lecture, engagement
-    /// question, bonus question, reinforcement pool) and one project per subject.
-    public var modelCalls: Int { 1 + 4 * topics + subjects }
+    /// Model calls of a clean run: the tone preview, seven per topic (lecture, engagement
+    /// question, bonus question, the reinforcement pool's four levels) and one project per subject.
+    public var modelCalls: Int { 1 + 7 * topics + subjects }
 
     /// The longest chain of calls that must follow one another: lecture → engagement question →
     /// bonus question (the outline is pinned, so no curriculum call precedes them).

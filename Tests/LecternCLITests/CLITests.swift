@@ -150,7 +150,7 @@ struct CLITests {
         let events = first.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
         #expect(events.contains { $0.contains("\"event\":\"item_finished\"") && $0.contains("\"latency_ms\"") })
         let calls = ws.calls.count
-        #expect(calls == 23)
+        #expect(calls == 38)
 
         let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(again.status == 0 && again.stdout.contains("unchanged"))
@@ -158,8 +158,8 @@ struct CLITests {
 
         let plan = try await Self.lectern(ws.arguments(["plan", "job.yaml", "--json"]), in: ws.root)
         #expect(
-            plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":30"),
-            "23 stored answers, the pinned outline and 6 renders: \(plan.stdout)")
+            plan.status == 0 && plan.stdout.contains("\"calls\":0") && plan.stdout.contains("\"cached\":45"),
+            "38 stored answers, the pinned outline and 6 renders: \(plan.stdout)")
 
         let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
         #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
@@ -211,7 +211,7 @@ struct CLITests {
         #expect(Set(resumeCalls).isDisjoint(with: stored), "no finished item is generated twice")
         #expect(Set(resumeCalls).count == resumeCalls.count)
         // Everything is asked once, apart from requests that were in flight at the kill (≤ concurrency).
-        #expect(ws.calls.count - 23 <= 2)
+        #expect(ws.calls.count - 38 <= 2)
         #expect(Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0")) == expected, "byte-identical to the uninterrupted run")
     }
 
@@ -292,14 +292,14 @@ struct CLITests {
         #expect(try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root).status == 0)
         let stats = try await Self.lectern(
             ws.arguments(["cache", "stats"]).filter { $0 != "--presets" && !$0.hasSuffix("pipelines/presets") }, in: ws.root)
-        #expect(stats.stdout.contains("entries: 23"))
+        #expect(stats.stdout.contains("entries: 38"))
         let cacheArgs = ["--cache-dir", ws.root.appendingPathComponent("cache").path]
         let export = ws.root.appendingPathComponent("all.jsonl")
         #expect(try await Self.lectern(["cache", "export", export.path] + cacheArgs, in: ws.root).status == 0)
         let pruned = try await Self.lectern(["cache", "prune", "--all"] + cacheArgs, in: ws.root)
-        #expect(pruned.stdout.contains("removed 23"))
+        #expect(pruned.stdout.contains("removed 38"))
         let imported = try await Self.lectern(["cache", "import", export.path] + cacheArgs, in: ws.root)
-        #expect(imported.stdout.contains("imported 23"))
+        #expect(imported.stdout.contains("imported 38"))
         #expect(try await Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
     }
 }

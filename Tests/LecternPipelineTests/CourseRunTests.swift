@@ -37,11 +37,11 @@ struct CourseRunTests {
         #expect(course.tonePreview != nil && files["tone-preview.md"] != nil)
         #expect(course.tone.instruction.contains("five-year-old") && course.tone.instruction.contains("everyday analogies"))
         // 1 curriculum + 1 tone preview + 5 × (lecture, question, bonus, pool) + 2 projects.
-        #expect(provider.calls.count == 24)
+        #expect(provider.calls.count == 39)
         let report = try BundleVerifier.verify(dir)
         #expect(report.problems.isEmpty)
         #expect(report.manifest.promptTemplates.contains("lecture@1"))
-        #expect(report.manifest.usage.calls == 24)
+        #expect(report.manifest.usage.calls == 39)
         #expect(report.manifest.specHash == (try Workspace.spec(Specs.python)).hash)
     }
 
@@ -73,12 +73,11 @@ struct CourseRunTests {
         let result = try await ws.run(changed, provider: provider)
         #expect(result.status == .complete)
         // The tone reaches every prompt but the curriculum's.
+        let topics = ["s01-t01", "s01-t02", "s01-t03", "s02-t01", "s02-t02"]
         let all = Set(
-            ["tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement"].flatMap { stage in
-                ["s01-t01", "s01-t02", "s01-t03", "s02-t01", "s02-t02"].map { "\(stage)/\($0)" }
-            }
-        ).subtracting(["tone-preview/s01-t01", "tone-preview/s01-t02", "tone-preview/s01-t03", "tone-preview/s02-t01", "tone-preview/s02-t02"])
-            .union(["tone-preview", "ending-project/s01", "ending-project/s02"])
+            ["lecture", "engagement-question", "bonus-question"].flatMap { stage in topics.map { "\(stage)/\($0)" } }
+                + topics.flatMap { topic in (1...4).map { "reinforcement/\(topic)/level-\($0)" } }
+        ).union(["tone-preview", "ending-project/s01", "ending-project/s02"])
         #expect(Set(provider.calledItems) == all)
         #expect(provider.calls.count == all.count, "no item is called twice")
     }
@@ -146,10 +145,11 @@ struct CourseRunTests {
 /// Every stage's schema is accepted by OpenAI's strict structured output.
 struct SchemaTests {
     @Test func everyStageSchemaIsStrictCompatible() {
-        let schemas = [
-            CurriculumStage.schema(subjects: SizeRange(min: 2, max: 4), topics: SizeRange(min: 1, max: 3)), EndingProjectStage.schema, ReinforcementStage.schema,
-            EngagementQuestionStage.schema(.multipleChoice), EngagementQuestionStage.schema(.freeText),
-        ]
+        let schemas =
+            [
+                CurriculumStage.schema(subjects: SizeRange(min: 2, max: 4), topics: SizeRange(min: 1, max: 3)), EndingProjectStage.schema,
+                EngagementQuestionStage.schema(.multipleChoice), EngagementQuestionStage.schema(.freeText),
+            ] + ReinforcementStage.levels.map { ReinforcementStage.schema(level: $0) }
         for schema in schemas { #expect(StrictSchema.isCompatible(schema.schema), "\(schema.name)") }
         #expect(
             !StrictSchema.isCompatible(["type": "object", "properties": ["a": ["type": "string"]], "required": [], "additionalProperties": false]))

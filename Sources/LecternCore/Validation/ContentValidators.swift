@@ -312,28 +312,34 @@ public enum ProjectRules {
 
 /// Checks on a topic's reinforcement pool (FR-009): one question per level 1–4.
 public enum ReinforcementRules {
-    /// `optionLabels` names each level's options as `QuestionRules.checkMultipleChoice` does.
-    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String, optionLabels: [Int: [String]] = [:]) -> [ValidationIssue] {
+    /// Checks a whole pool: one question per level, each valid.
+    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let levels = questions.map(\.level).sorted()
         if levels != [1, 2, 3, 4] {
             issues.append(.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)"))
         }
-        for q in questions {
-            let label = "the level-\(q.level) question"
-            if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
-            issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
-            issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
-            if let options = q.options, !options.isEmpty {
-                issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels[q.level]).map {
-                    ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
-                }
-            } else if q.level <= 2 {
-                issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))
+        for q in questions { issues += checkQuestion(q, expectedTopicID: expectedTopicID) }
+        return issues
+    }
+
+    /// Checks one question of the pool at its level. `optionLabels` names its options as
+    /// `QuestionRules.checkMultipleChoice` does.
+    public static func checkQuestion(_ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let label = "the level-\(q.level) question"
+        if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
+        issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
+        issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
+        if let options = q.options, !options.isEmpty {
+            issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels).map {
+                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
             }
-            if q.level >= 2 && (q.referenceAnswer ?? "").trimmingCharacters(in: .whitespaces).count < 10 {
-                issues.append(.error("\(label) needs a reference answer for self-assessment (levels 2–4 can be shown as free text)"))
-            }
+        } else if q.level <= 2 {
+            issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))
+        }
+        if q.level >= 2 && (q.referenceAnswer ?? "").trimmingCharacters(in: .whitespaces).count < 10 {
+            issues.append(.error("\(label) needs a reference answer for self-assessment (levels 2–4 can be shown as free text)"))
         }
         return issues
     }

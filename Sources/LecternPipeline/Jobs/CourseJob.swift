@@ -4,7 +4,7 @@ import LecternLLM
 
 /// Expands a course spec into work items and assembles their results into a course and its
 /// bundle files. Item ids: `curriculum`, `curriculum-edit/N`, `tone-preview`, `lecture/<topic>`,
-/// `engagement-question/<topic>`, `bonus-question/<topic>`, `reinforcement/<topic>`,
+/// `engagement-question/<topic>`, `bonus-question/<topic>`, `reinforcement/<topic>/level-<1…4>`,
 /// `ending-project/<subject>`, `render/<path>`.
 public struct CourseJob: Sendable {
     public let job: CourseJobContext
@@ -103,12 +103,16 @@ public struct CourseJob: Sendable {
                     })
             }
             if addons.reinforcement {
-                let poolID = "reinforcement/\(place.topicID)"
-                items.append(
-                    modelItem(poolID, stage: ReinforcementStage.name, context: place.contextText, after: [lectureID]) { [self] done in
-                        try ReinforcementStage(job: job).call(
-                            itemID: poolID, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self))
-                    })
+                for level in ReinforcementStage.levels {
+                    let id = Self.reinforcementID(place.topicID, level: level)
+                    items.append(
+                        modelItem(id, stage: ReinforcementStage.name, context: place.contextText + ", level \(level)", after: [lectureID]) {
+                            [self] done in
+                            try ReinforcementStage(job: job).call(
+                                itemID: id, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self),
+                                level: level)
+                        })
+                }
             }
         }
         if addons.endingProjects {
@@ -122,6 +126,9 @@ public struct CourseJob: Sendable {
         }
         return items
     }
+
+    /// The item of one level of a topic's reinforcement pool.
+    static func reinforcementID(_ topicID: String, level: Int) -> String { "reinforcement/\(topicID)/level-\(level)" }
 
     /// A work item running one model call, built by `call` once `dependencies` have finished;
     /// `wrap` turns the checked answer into the value later items read.
@@ -184,7 +191,10 @@ public struct CourseJob: Sendable {
             }
             topic.engagementQuestion = results.optionalValue("engagement-question/\(place.topicID)", as: Question.self).map(renderQuestion)
             topic.bonusQuestion = results.optionalValue("bonus-question/\(place.topicID)", as: Question.self).map(renderQuestion)
-            topic.reinforcement = results.optionalValue("reinforcement/\(place.topicID)", as: [ReinforcementQuestion].self)
+            let pool = ReinforcementStage.levels.compactMap {
+                results.optionalValue(Self.reinforcementID(place.topicID, level: $0), as: ReinforcementQuestion.self)
+            }
+            topic.reinforcement = pool.isEmpty ? nil : pool
             subjects[place.subjectIndex].topics.append(topic)
         }
         var preview: TonePreview?

@@ -30,7 +30,7 @@ extension JobRunner {
     /// Typical tokens per call of each stage, used where the cache has nothing better.
     static let typicalTokens: [String: Int] = [
         "curriculum": 1_400, "curriculum-edit": 2_000, "tone-preview": 700, "lecture": 2_400, "engagement-question": 2_300,
-        "bonus-question": 900, "ending-project": 1_300, "reinforcement": 2_600, "render": 0,
+        "bonus-question": 900, "ending-project": 1_300, "reinforcement": 1_400, "render": 0,
     ]
 
     /// The plan of this job against the current cache.
@@ -58,7 +58,7 @@ extension JobRunner {
                 add["engagement-question"] = topics
                 add["bonus-question"] = topics
             }
-            if course.addons.reinforcement { add["reinforcement"] = topics }
+            if course.addons.reinforcement { add["reinforcement"] = topics * ReinforcementStage.levels.count }
             if course.addons.endingProjects { add["ending-project"] = subjects }
             if renderer != nil { add["render"] = topics + 1 }
             for (stage, n) in add {

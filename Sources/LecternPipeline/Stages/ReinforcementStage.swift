@@ -3,35 +3,30 @@ import LecternCore
 import LecternLLM
 
 /// A topic's reinforcement pool (FR-009): one question per level 1–4 with the level's
-/// attributes (difficulty, frequency range, format, occurrence 7) and both renditions where the
-/// content allows, since the optional quiz (FR-010) shows questions in either format.
+/// attributes (difficulty, frequency range, format, occurrence 7). Each level is its own model
+/// call (`reinforcement/<topic>/level-N`): asked for the four questions in one answer, the 1.5B
+/// local model repeated options across and within questions on most topics, while one question
+/// at a time it writes them as reliably as the engagement question. The four calls share the
+/// prompt up to the level line, so a server with prompt caching reads the lecture once.
 public struct ReinforcementStage: Sendable {
     public static let name = "reinforcement"
     public static let occurrence = 7
+    public static let levels = 1...4
 
-    /// One question per level, as `level_1` … `level_4`: the schema itself then guarantees one
-    /// question at each level, which small models otherwise get wrong.
+    /// One question as the model writes it.
     struct Answer: Decodable {
-        struct Item: Decodable {
-            var topic_id: String
-            var prompt: String
-            var correct_answer: MultipleChoice.AnswerText?
-            var wrong_answers: [MultipleChoice.AnswerText]?
-            var reference_answer: String?
-            var explanation: String
-        }
-        var level_1: Item
-        var level_2: Item
-        var level_3: Item
-        var level_4: Item
-
-        var byLevel: [(Int, Item)] { [(1, level_1), (2, level_2), (3, level_3), (4, level_4)] }
+        var topic_id: String
+        var prompt: String
+        var correct_answer: MultipleChoice.AnswerText?
+        var wrong_answers: [MultipleChoice.AnswerText]?
+        var reference_answer: String?
+        var explanation: String
     }
 
-    /// FR-009's formats in the schema: levels 1–2 are multiple choice (level 2 also has a
-    /// reference answer, so the optional quiz can show it as free text); levels 3–4 are free
-    /// text with a reference answer.
-    static func levelSchema(level: Int) -> JSONValue {
+    /// FR-009's formats: levels 1–2 are multiple choice (level 2 also has a reference answer, so
+    /// the optional quiz can show it as free text); levels 3–4 are free text with a reference
+    /// answer.
+    static func schema(level: Int) -> ResponseSchema {
         var properties: [String: JSONValue] = ["topic_id": SchemaParts.string, "prompt": SchemaParts.string, "explanation": SchemaParts.string]
         var required = ["topic_id", "prompt"]
         if level <= 2 {
@@ -42,49 +37,66 @@ public struct ReinforcementStage: Sendable {
             properties["reference_answer"] = SchemaParts.string
             required.append("reference_answer")
         }
-        return SchemaParts.object(properties, required: required + ["explanation"])
+        return ResponseSchema(name: "reinforcement_question_level_\(level)", schema: SchemaParts.object(properties, required: required + ["explanation"]))
     }
 
-    static let schema = ResponseSchema(
-        name: "reinforcement_pool",
-        schema: SchemaParts.object(
-            ["level_1": levelSchema(level: 1), "level_2": levelSchema(level: 2), "level_3": levelSchema(level: 3), "level_4": levelSchema(level: 4)],
-            required: ["level_1", "level_2", "level_3", "level_4"]))
+    static func instruction(level: Int) -> String {
+        switch level {
+        case 1: return "basic recall of one fact or definition from the lecture, as a multiple-choice question."
+        case 2:
+            return "a simple problem the learner solves with what the lecture teaches, as a multiple-choice question, with a reference answer too so it can also be shown as free text."
+        case 3: return "advanced problem solving: a free-text question the learner answers in a few sentences, with a reference answer."
+        default: return "the learner explains the idea in their own words or applies it to a realistic situation: a free-text question with a reference answer."
+        }
+    }
+
+    static let multipleChoiceNote = """
+
+        "correct_answer" is the right answer and "wrong_answers" are three plausible mistakes a learner could make. Each is an answer, never a question, and all four differ. One answer looks like this:
+        {"text": "A name that refers to a stored value", "feedback": "Yes: a variable names a value so you can reuse it."}
+
+        """
 
     public let job: CourseJobContext
     public init(job: CourseJobContext) { self.job = job }
 
-    public func call(itemID: String, place: TopicPlace, outline: Outline, lecture: String) throws -> ModelCall<[ReinforcementQuestion]> {
+    public func call(itemID: String, place: TopicPlace, outline: Outline, lecture: String, level: Int) throws -> ModelCall<ReinforcementQuestion> {
         var variables = place.variables(job, outline: outline)
+        let attributes = ReinforcementQuestion.attributes(level: level)
         variables["lecture_excerpt"] = EngagementQuestionStage.excerpt(lecture, limit: 4_000)
-        variables["schema"] = AnswerParsing.schemaText(Self.schema)
+        variables["level"] = String(level)
+        variables["level_name"] = attributes.difficulty
+        variables["level_instruction"] = Self.instruction(level: level)
+        variables["format_note"] = level <= 2 ? Self.multipleChoiceNote : ""
+        let schema = Self.schema(level: level)
+        variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("reinforcement"), variables: variables, schema: Self.schema,
-            check: { text in
-                switch AnswerParsing.decode(Answer.self, from: text) {
-                case .failure(let errors): return .invalid(errors)
-                case .success(let a):
-                    var labels: [Int: [String]] = [:]
-                    let questions = a.byLevel.map { level, item -> ReinforcementQuestion in
-                        let attributes = ReinforcementQuestion.attributes(level: level)
-                        var options: [Choice]?
-                        if let correct = item.correct_answer, let wrong = item.wrong_answers {
-                            let built = MultipleChoice.options(prompt: item.prompt.trimmed, correct: correct, wrong: wrong)
-                            options = built.options
-                            labels[level] = built.labels.map { "level_\(level).\($0)" }
-                        }
-                        return ReinforcementQuestion(
-                            topicID: item.topic_id.trimmed, level: level, difficulty: attributes.difficulty,
-                            frequencyDays: attributes.frequency, occurrence: Self.occurrence, format: attributes.format,
-                            prompt: item.prompt.trimmed, options: options,
-                            referenceAnswer: item.reference_answer.map { $0.trimmed }.flatMap { $0.isEmpty ? nil : $0 },
-                            explanation: item.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
-                    }
-                    let issues = ReinforcementRules.check(questions, expectedTopicID: topicID, optionLabels: labels)
-                    if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-                    return .valid(questions, warnings: issues.warnings.map(\.message))
-                }
-            })
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("reinforcement"), variables: variables, schema: schema,
+            check: { Self.check($0, topicID: topicID, level: level) })
+    }
+
+    /// Parses and checks one level's question.
+    static func check(_ text: String, topicID: String, level: Int) -> AnswerCheck<ReinforcementQuestion> {
+        switch AnswerParsing.decode(Answer.self, from: text) {
+        case .failure(let errors): return .invalid(errors)
+        case .success(let a):
+            let attributes = ReinforcementQuestion.attributes(level: level)
+            var options: [Choice]?
+            var labels: [String]?
+            if level <= 2, let correct = a.correct_answer, let wrong = a.wrong_answers {
+                let built = MultipleChoice.options(prompt: a.prompt.trimmed, correct: correct, wrong: wrong)
+                options = built.options
+                labels = built.labels
+            }
+            let question = ReinforcementQuestion(
+                topicID: a.topic_id.trimmed, level: level, difficulty: attributes.difficulty, frequencyDays: attributes.frequency,
+                occurrence: Self.occurrence, format: attributes.format, prompt: a.prompt.trimmed, options: options,
+                referenceAnswer: level >= 2 ? a.reference_answer.map { $0.trimmed }.flatMap { $0.isEmpty ? nil : $0 } : nil,
+                explanation: a.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
+            let issues = ReinforcementRules.checkQuestion(question, expectedTopicID: topicID, optionLabels: labels)
+            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
+            return .valid(question, warnings: issues.warnings.map(\.message))
+        }
     }
 }
