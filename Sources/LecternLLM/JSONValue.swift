@@ -42,7 +42,23 @@ public enum JSONValue: Sendable, Hashable {
         return out
     }
 
-    private static func writeCanonical(_ value: JSONValue, into out: inout String) {
+    /// Canonical text, except that a JSON Schema's `properties` are written in the order of its
+    /// `required` list (other keys after them, sorted). Constrained decoders (llama.cpp's grammar,
+    /// OpenAI's structured output) make the model write keys in the order of `properties`, and
+    /// that order matters to what a model writes: the question before its answers, not after.
+    /// Used for request bodies and for schemas shown in prompts; still deterministic.
+    public var schemaOrderedText: String {
+        var out = ""
+        Self.writeCanonical(self, into: &out, schemaOrder: true)
+        return out
+    }
+
+    private static func sortedKeys(_ object: [String: JSONValue]) -> [String] {
+        // Sort by UTF-8 bytes so the order does not depend on locale or Unicode collation.
+        object.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+    }
+
+    private static func writeCanonical(_ value: JSONValue, into out: inout String, schemaOrder: Bool = false, keyOrder: [String]? = nil) {
         switch value {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -52,17 +68,26 @@ public enum JSONValue: Sendable, Hashable {
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
-                writeCanonical(item, into: &out)
+                writeCanonical(item, into: &out, schemaOrder: schemaOrder)
             }
             out += "]"
         case .object(let object):
             out += "{"
-            // Sort by UTF-8 bytes so the order does not depend on locale or Unicode collation.
-            for (i, key) in object.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }).enumerated() {
+            var keys = sortedKeys(object)
+            if let keyOrder {
+                let first = keyOrder.filter { object[$0] != nil }
+                keys = first + keys.filter { !first.contains($0) }
+            }
+            // The order of a schema's properties: its required list.
+            var propertyOrder: [String]?
+            if schemaOrder, case .object? = object["properties"], let required = object["required"]?.arrayValue {
+                propertyOrder = required.compactMap(\.stringValue)
+            }
+            for (i, key) in keys.enumerated() {
                 if i > 0 { out += "," }
                 writeString(key, into: &out)
                 out += ":"
-                writeCanonical(object[key] ?? .null, into: &out)
+                writeCanonical(object[key] ?? .null, into: &out, schemaOrder: schemaOrder, keyOrder: key == "properties" ? propertyOrder : nil)
             }
             out += "}"
         }

@@ -79,6 +79,26 @@ struct JSONExtractionTests {
         #expect(value.canonicalText == expected)
     }
 
+    @Test("schema properties go in the order of their required list; everything else stays canonical")
+    func schemaOrder() {
+        let schema: JSONValue = [
+            "type": "object", "required": ["prompt", "correct_answer", "explanation"],
+            "properties": [
+                "explanation": ["type": "string"], "correct_answer": ["type": "object", "required": ["text", "feedback"],
+                    "properties": ["feedback": ["type": "string"], "text": ["type": "string"]]],
+                "prompt": ["type": "string"], "extra": ["type": "string"],
+            ],
+        ]
+        #expect(
+            schema.schemaOrderedText
+                == #"{"properties":{"prompt":{"type":"string"},"correct_answer":{"properties":{"text":{"type":"string"},"feedback":{"type":"string"}},"required":["text","feedback"],"type":"object"},"explanation":{"type":"string"},"extra":{"type":"string"}},"required":["prompt","correct_answer","explanation"],"type":"object"}"#
+        )
+        #expect(try JSONValue.parse(schema.schemaOrderedText) == schema)
+        // A property named "properties" inside data is not a schema: plain values keep sorted keys.
+        let data: JSONValue = ["properties": ["b": 1, "a": 2], "required": ["b"]]
+        #expect(data.canonicalText == #"{"properties":{"a":2,"b":1},"required":["b"]}"#)
+    }
+
     @Test("returns nil when there is no JSON")
     func none() {
         #expect(JSONExtraction.firstJSONValue(in: "no json here") == nil)

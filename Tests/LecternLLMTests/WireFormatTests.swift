@@ -32,7 +32,7 @@ struct WireFormatTests {
         #expect(body["response_format"] == nil)
         let system = try #require(body["messages"]?.arrayValue?.first?["content"]?.stringValue)
         #expect(system.hasPrefix("You are a teacher."))
-        #expect(system.contains(lectureSchema.schema.canonicalText))
+        #expect(system.contains(lectureSchema.schema.schemaOrderedText))
     }
 
     @Test("api.openai.com gets max_completion_tokens; other servers max_tokens; override wins")

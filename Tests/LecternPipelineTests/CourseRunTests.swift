@@ -136,7 +136,7 @@ struct CourseRunTests {
                 #expect(text.contains(" of ") && text.contains("in subject"), "\(context.itemID): place in the curriculum")
             }
             if let schema = request.responseSchema {
-                #expect(text.contains(schema.schema.canonicalText), "\(context.itemID): schema in the prompt")
+                #expect(text.contains(schema.schema.schemaOrderedText), "\(context.itemID): schema in the prompt")
             }
         }
     }

@@ -67,7 +67,7 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
         if let context { TracingHeaders.add(context, to: &headers) }
         return HTTPRequest(
             method: "POST", url: endpoint, headers: headers,
-            body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),
+            body: Data(body(for: request, maxTokens: maxTokens).schemaOrderedText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
             timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
             idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })

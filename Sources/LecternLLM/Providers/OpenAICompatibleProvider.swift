@@ -64,7 +64,7 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
         if let apiKey { headers.add(name: "Authorization", value: "Bearer \(apiKey.value)") }
         if let context { TracingHeaders.add(context, to: &headers) }
         return HTTPRequest(
-            method: "POST", url: endpoint, headers: headers, body: Data(body(for: request, maxTokens: maxTokens).canonicalText.utf8),
+            method: "POST", url: endpoint, headers: headers, body: Data(body(for: request, maxTokens: maxTokens).schemaOrderedText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
             timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
             idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })
@@ -105,7 +105,7 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     static func addingSchemaInstruction(_ schema: ResponseSchema, to messages: [ChatMessage]) -> [ChatMessage] {
         let instruction =
             "Answer with exactly one JSON value and nothing else (no prose, no code fences). "
-            + "It must follow this JSON Schema:\n" + schema.schema.canonicalText
+            + "It must follow this JSON Schema:\n" + schema.schema.schemaOrderedText
         var messages = messages
         if let index = messages.firstIndex(where: { $0.role == .system }) {
             messages[index].content += "\n\n" + instruction

@@ -65,7 +65,7 @@ enum AnswerParsing {
     }
 
     static func schemaText(_ schema: ResponseSchema) -> String {
-        schema.schema.canonicalText
+        schema.schema.schemaOrderedText
     }
 }
 

@@ -52,8 +52,7 @@ public struct ReinforcementStage: Sendable {
 
     static let multipleChoiceNote = """
 
-        "correct_answer" is the right answer and "wrong_answers" are three plausible mistakes a learner could make. Each is an answer, never a question, and all four differ. One answer looks like this:
-        {"text": "A name that refers to a stored value", "feedback": "Yes: a variable names a value so you can reuse it."}
+        "correct_answer" is the right answer to your question and "wrong_answers" are three plausible mistakes a learner could make. Each is a short answer (one sentence), never a question, and all four differ. Each has the shape {"text": "<the answer>", "feedback": "<why it is right or wrong>"}.
 
         """
 
