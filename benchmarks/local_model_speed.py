@@ -101,7 +101,7 @@ def main():
         cases = [
             ("lecture (free Markdown)", {"messages": LECTURE, "max_tokens": 400}),
             ("question (JSON Schema)", {"messages": QUESTION, "max_tokens": 400,
-                                        "response_format": {"type": "json_schema", "json_schema": {"name": "q", "schema": SCHEMA}}}),
+                                        "response_format": {"type": "json_object", "schema": SCHEMA}}),  # as Lectern sends it to llama.cpp
         ]
         post(port, {"model": model, "messages": LECTURE, "max_tokens": 8})
         for name, body in cases:

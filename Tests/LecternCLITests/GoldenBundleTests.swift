@@ -5,8 +5,7 @@ import Testing
 /// the local model) and compares it byte for byte with the committed golden bundle. A change
 /// that alters content shows up here; `make fixtures` re-records both when that is intended.
 struct GoldenBundleTests {
-    @Test(.disabled("waits for the recorded fixtures: run 'make fixtures' on the local model, commit them, then enable"))
-    func pythonBasicsReplaysOfflineToTheGoldenBundle() async throws {
+    @Test func pythonBasicsReplaysOfflineToTheGoldenBundle() async throws {
         let repo = CLITests.repository
         let cassette = repo.appendingPathComponent("pipelines/cassettes/python-basics.jsonl")
         let golden = repo.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")

@@ -338,8 +338,13 @@ public enum ReinforcementRules {
         } else if q.level <= 2 {
             issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))
         }
-        if q.level >= 2 && (q.referenceAnswer ?? "").trimmingCharacters(in: .whitespaces).count < 10 {
-            issues.append(.error("\(label) needs a reference answer for self-assessment (levels 2–4 can be shown as free text)"))
+        // Level 2's reference answer can be as short as its correct option ("red ball"); levels
+        // 3–4 ask for an explanation or an application, so a few words are not enough.
+        let reference = (q.referenceAnswer ?? "").trimmed.count
+        if q.level == 2 && reference == 0 {
+            issues.append(.error("\(label) needs a reference answer for self-assessment (level 2 can be shown as free text)"))
+        } else if q.level >= 3 && reference < 10 {
+            issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment"))
         }
         return issues
     }

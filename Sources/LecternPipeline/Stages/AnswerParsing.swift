@@ -84,6 +84,4 @@ enum SchemaParts {
             "additionalProperties": false,
         ]
     }
-    static let option: JSONValue = object(
-        ["text": string, "correct": ["type": "boolean"], "feedback": string], required: ["text", "correct", "feedback"])
 }

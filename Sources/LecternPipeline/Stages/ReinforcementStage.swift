@@ -83,7 +83,10 @@ public struct ReinforcementStage: Sendable {
             let attributes = ReinforcementQuestion.attributes(level: level)
             var options: [Choice]?
             var labels: [String]?
+            var reference = a.reference_answer?.trimmed ?? ""
             if level <= 2, let correct = a.correct_answer, let wrong = a.wrong_answers {
+                // Level 2 without a reference answer: its correct option is one.
+                if reference.isEmpty { reference = correct.text.trimmed }
                 let built = MultipleChoice.options(prompt: a.prompt.trimmed, correct: correct, wrong: wrong)
                 options = built.options
                 labels = built.labels
@@ -91,7 +94,7 @@ public struct ReinforcementStage: Sendable {
             let question = ReinforcementQuestion(
                 topicID: a.topic_id.trimmed, level: level, difficulty: attributes.difficulty, frequencyDays: attributes.frequency,
                 occurrence: Self.occurrence, format: attributes.format, prompt: a.prompt.trimmed, options: options,
-                referenceAnswer: level >= 2 ? a.reference_answer.map { $0.trimmed }.flatMap { $0.isEmpty ? nil : $0 } : nil,
+                referenceAnswer: level >= 2 && !reference.isEmpty ? reference : nil,
                 explanation: a.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
             let issues = ReinforcementRules.checkQuestion(question, expectedTopicID: topicID, optionLabels: labels)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
