@@ -37,6 +37,16 @@ struct StageAnswerTests {
         #expect(positions == [0, 1, 2, 3])
     }
 
+    @Test func aBonusQuestionThatStartsFromTheFirstOneRepeatsIt() {
+        let first = TextKey.normalize("What is a variable in programming?")
+        // What Qwen2.5-Coder-1.5B wrote: the first question, then an explanation appended.
+        #expect(EngagementQuestionStage.repeats("What is a variable in programming? A variable is like a box for toys.", firstKey: first))
+        #expect(EngagementQuestionStage.repeats("what is a variable in programming", firstKey: first))
+        #expect(!EngagementQuestionStage.repeats("Why does a loop need a stopping condition?", firstKey: first))
+        // Short texts are not compared by containment ("Why?" is in many questions).
+        #expect(!EngagementQuestionStage.repeats("Why is x = 5 an assignment?", firstKey: TextKey.normalize("Why?")))
+    }
+
     @Test func levelTwoTakesAShortReferenceAnswerOrFallsBackToTheCorrectOption() {
         let short = Self.multipleChoice(
             prompt: "Which toy do you play with first?", correct: "red ball", wrong: ["blue car", "both", "nothing"], reference: "red ball")

@@ -97,9 +97,11 @@ public struct CourseJob: Sendable {
                     })
                 let bonusID = "bonus-question/\(place.topicID)"
                 items.append(
-                    modelItem(bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, after: [questionID]) { [self] done in
+                    modelItem(bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, after: [lectureID, questionID]) {
+                        [self] done in
                         try EngagementQuestionStage(job: job).bonus(
-                            itemID: bonusID, place: place, outline: outline, first: try done.results.value(questionID, as: Question.self))
+                            itemID: bonusID, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self),
+                            first: try done.results.value(questionID, as: Question.self))
                     })
             }
             if addons.reinforcement {

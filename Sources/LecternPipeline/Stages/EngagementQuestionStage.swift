@@ -89,9 +89,11 @@ public struct EngagementQuestionStage: Sendable {
     }
 
     /// The bonus question: free text, on a different idea from the engagement question.
-    public func bonus(itemID: String, place: TopicPlace, outline: Outline, first: Question) throws -> ModelCall<Question> {
+    public func bonus(itemID: String, place: TopicPlace, outline: Outline, lecture: String, first: Question) throws -> ModelCall<Question> {
         var variables = place.variables(job, outline: outline)
+        variables["lecture_excerpt"] = Self.excerpt(lecture, limit: 4_000)
         variables["first_question"] = first.prompt
+        variables["first_answer"] = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
         variables["format_instruction"] = Self.formatInstruction(.freeText)
         let schema = Self.schema(.freeText)
         variables["schema"] = AnswerParsing.schemaText(schema)
@@ -101,11 +103,20 @@ public struct EngagementQuestionStage: Sendable {
             itemID: itemID, stage: Self.bonusName, template: try PromptLibrary.template("bonus-question"), variables: variables, schema: schema,
             check: { text in
                 let result = Self.check(text, topicID: topicID, format: .freeText)
-                if case .valid(let q, _) = result, TextKey.normalize(q.prompt) == firstKey {
-                    return .invalid(["the bonus question repeats the first question; ask about a different idea"])
+                if case .valid(let q, _) = result, Self.repeats(q.prompt, firstKey: firstKey) {
+                    return .invalid(["the bonus question repeats the first question ('\(first.prompt)'); ask about a different idea of the lecture"])
                 }
                 return result
             })
+    }
+
+    /// Whether a bonus question repeats the first one: the same text, or one containing the
+    /// other (small models write the first question again and append to it).
+    static func repeats(_ prompt: String, firstKey: String) -> Bool {
+        let key = TextKey.normalize(prompt)
+        guard key != firstKey else { return true }
+        guard min(key.count, firstKey.count) >= 12 else { return false }
+        return key.contains(firstKey) || firstKey.contains(key)
     }
 
     /// The lecture, cut to a size small models can take in.
