@@ -80,7 +80,7 @@ struct JSONExtractionTests {
     }
 
     @Test("schema properties go in the order of their required list; everything else stays canonical")
-    func schemaOrder() {
+    func schemaOrder() throws {
         let schema: JSONValue = [
             "type": "object", "required": ["prompt", "correct_answer", "explanation"],
             "properties": [
