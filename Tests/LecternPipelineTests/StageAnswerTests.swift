@@ -47,6 +47,79 @@ struct StageAnswerTests {
         #expect(!EngagementQuestionStage.repeats("Why is x = 5 an assignment?", firstKey: TextKey.normalize("Why?")))
     }
 
+    static let probabilityLecture = """
+        # Conditional Probability
+
+        Some opening words before the first section.
+
+        ## The formula
+
+        The conditional probability of A given B is P(A|B) = P(A ∩ B) / P(B), defined whenever the
+        probability of B is above zero. The formula divides the probability of both events by the
+        probability of the condition, which shrinks the sample space to the outcomes where B happened.
+
+        ## Independent events
+
+        Two events are independent when knowing that one happened does not change the chance of the
+        other. Tossing a coin twice gives independent results: the first toss tells nothing about the
+        second toss, so the chance of heads stays one half whatever came before it in the sequence.
+
+        ```python
+        ## not a heading: inside a fence
+        print(0.5)
+        ```
+
+        ## Conclusion
+
+        Independence and the formula for conditional probability are the two ideas of this lecture.
+        """
+
+    @Test func theBonusQuestionIsAskedAboutTheSectionFurthestFromTheFirstQuestion() {
+        let first = Question(
+            topicID: "s01-t03", format: .multipleChoice, prompt: "What is the formula for conditional probability?",
+            options: [Choice(text: "P(A|B) = P(A ∩ B) / P(B)", correct: true, feedback: "Yes.")], referenceAnswer: nil, explanation: "")
+        let sections = EngagementQuestionStage.sections(Self.probabilityLecture)
+        #expect(sections.map { $0.prefix(while: { $0 != "\n" }) } == ["## The formula", "## Independent events", "## Conclusion"])
+        #expect(sections[1].contains("## not a heading: inside a fence"))
+        let focus = EngagementQuestionStage.bonusFocus(lecture: Self.probabilityLecture, first: first)
+        #expect(focus.hasPrefix("## Independent events"), "not the formula the first question asked, not the recap")
+        #expect(!focus.contains("## Conclusion") && !focus.contains("opening words"))
+        // A question about independence sends the bonus to the formula.
+        var other = first
+        other.prompt = "When are two events independent?"
+        other.options = [Choice(text: "When one tells nothing about the other", correct: true, feedback: "Yes.")]
+        #expect(EngagementQuestionStage.bonusFocus(lecture: Self.probabilityLecture, first: other).hasPrefix("## The formula"))
+        // Without sections the lecture is given whole.
+        let plain = "# Loops\n\nA loop repeats work until its condition is false."
+        #expect(EngagementQuestionStage.bonusFocus(lecture: plain, first: first) == plain)
+    }
+
+    @Test func aFreeTextQuestionThatCarriesItsAnswerIsRejected() {
+        func bonus(_ prompt: String, _ reference: String) -> String {
+            JSONValue.object([
+                "topic_id": "s01-t01", "prompt": .string(prompt), "reference_answer": .string(reference),
+                "explanation": "Because the lecture says so.",
+            ]).canonicalText
+        }
+        // What Qwen2.5-Coder-1.5B wrote under bonus-question@2.
+        let marked = bonus(
+            "What is the difference between a variable and a constant? (answer: A variable can be changed, while a constant cannot.)",
+            "A variable can be changed, while a constant cannot.")
+        guard case .invalid(let errors) = EngagementQuestionStage.check(marked, topicID: "s01-t01", format: .freeText) else {
+            Issue.record("a question with '(answer: …)' in it is rejected")
+            return
+        }
+        #expect(errors.contains { $0.contains("gives the answer away") && $0.contains("reference_answer") })
+        let quoted = bonus("Explain why a variable can be changed, while a constant cannot, in your own words?", "a variable can be changed, while a constant cannot")
+        guard case .invalid(let quotedErrors) = EngagementQuestionStage.check(quoted, topicID: "s01-t01", format: .freeText) else {
+            Issue.record("a question quoting its reference answer is rejected")
+            return
+        }
+        #expect(quotedErrors.contains { $0.contains("contains the reference answer") })
+        let fine = bonus("Why would you use a constant instead of a variable for the number of days in a week?", "Because it never changes.")
+        if case .invalid(let e) = EngagementQuestionStage.check(fine, topicID: "s01-t01", format: .freeText) { Issue.record("valid question rejected: \(e)") }
+    }
+
     @Test func levelTwoTakesAShortReferenceAnswerOrFallsBackToTheCorrectOption() {
         let short = Self.multipleChoice(
             prompt: "Which toy do you play with first?", correct: "red ball", wrong: ["blue car", "both", "nothing"], reference: "red ball")

@@ -116,8 +116,24 @@ public enum QuestionRules {
             if (question.referenceAnswer ?? "").trimmed.count < 10 {
                 issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
             }
+            issues += checkFreeTextPrompt(question.prompt, referenceAnswer: question.referenceAnswer ?? "")
         }
         return issues
+    }
+
+    /// A free-text question must not carry its own answer: small models append "(answer: …)" to
+    /// the question, or quote the reference answer in it.
+    public static func checkFreeTextPrompt(_ prompt: String, referenceAnswer: String, label: String = "the prompt") -> [ValidationIssue] {
+        let promptKey = TextKey.normalize(prompt)
+        if let marker = promptKey.range(of: #"\banswers?\s*(is\s*)?[:=]"#, options: .regularExpression) {
+            let shown = promptKey[marker.lowerBound...].prefix(60)
+            return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'")]
+        }
+        let answerKey = TextKey.normalize(referenceAnswer)
+        if answerKey.count >= 12 && promptKey.contains(answerKey) {
+            return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'")]
+        }
+        return []
     }
 
     public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
@@ -345,6 +361,9 @@ public enum ReinforcementRules {
             issues.append(.error("\(label) needs a reference answer for self-assessment (level 2 can be shown as free text)"))
         } else if q.level >= 3 && reference < 10 {
             issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment"))
+        }
+        if q.level >= 3 {
+            issues += QuestionRules.checkFreeTextPrompt(q.prompt, referenceAnswer: q.referenceAnswer ?? "", label: "\(label)'s prompt")
         }
         return issues
     }

@@ -91,9 +91,8 @@ public struct EngagementQuestionStage: Sendable {
     /// The bonus question: free text, on a different idea from the engagement question.
     public func bonus(itemID: String, place: TopicPlace, outline: Outline, lecture: String, first: Question) throws -> ModelCall<Question> {
         var variables = place.variables(job, outline: outline)
-        variables["lecture_excerpt"] = Self.excerpt(lecture, limit: 4_000)
+        variables["focus_section"] = Self.bonusFocus(lecture: lecture, first: first)
         variables["first_question"] = first.prompt
-        variables["first_answer"] = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
         variables["format_instruction"] = Self.formatInstruction(.freeText)
         let schema = Self.schema(.freeText)
         variables["schema"] = AnswerParsing.schemaText(schema)
@@ -117,6 +116,48 @@ public struct EngagementQuestionStage: Sendable {
         guard key != firstKey else { return true }
         guard min(key.count, firstKey.count) >= 12 else { return false }
         return key.contains(firstKey) || firstKey.contains(key)
+    }
+
+    /// The part of the lecture the bonus question is to be about: the `##` section sharing the
+    /// fewest significant words with the first question and its answer — a recap section only
+    /// when no other is left, a section under 15 significant words only when all are. Small models asked
+    /// "not the same idea" write the first question again; given another part of the lecture they
+    /// ask about it. A lecture without sections is given whole, cut to `limit`.
+    static func bonusFocus(lecture: String, first: Question, limit: Int = 3_000) -> String {
+        let sections = Self.sections(lecture)
+        guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
+        let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
+        let asked = Set(TextKey.significantWords(first.prompt + " " + answer))
+        let recap = ["conclusion", "summary", "recap", "wrap", "takeaway", "review", "next"]
+        func rank(_ section: String) -> (Int, Int, Int, Int) {
+            let heading = section.prefix(while: { $0 != "\n" }).lowercased()
+            let words = TextKey.significantWords(section)
+            let isRecap = recap.contains { heading.contains($0) } ? 1 : 0
+            let isShort = words.count < 15 ? 1 : 0
+            // Fewer shared words first; among equals, the longer section (more to ask about).
+            return (isRecap, isShort, Set(words).intersection(asked).count, -words.count)
+        }
+        let best = sections.enumerated().min { a, b in
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }!.element
+        return excerpt(best, limit: limit)
+    }
+
+    /// The lecture's `##` sections, each from its heading line to the next (headings inside code
+    /// fences do not count); text before the first `##` is left out unless there is no section.
+    static func sections(_ lecture: String) -> [String] {
+        var sections: [[Substring]] = []
+        var inFence = false
+        for line in lecture.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inFence.toggle() }
+            if !inFence && line.hasPrefix("## ") {
+                sections.append([line])
+            } else if !sections.isEmpty {
+                sections[sections.count - 1].append(line)
+            }
+        }
+        return sections.map { $0.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     /// The lecture, cut to a size small models can take in.
