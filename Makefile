@@ -44,7 +44,7 @@ demo: deps model release
 	  fi; \
 	  if [ $$status -ne 0 ]; then \
 	    echo "some items did not pass validation on the local model (listed above; the manifest's incomplete_items names them)."; \
-	    echo "their answers are cached: set 'variant:' in the spec to ask for fresh samples, or use a larger model."; \
+	    echo "run 'make demo' again: each re-run gives a failed item another round of attempts (the rest comes from the cache)."; \
 	  fi; \
 	  exit $$status
 

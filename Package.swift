@@ -27,6 +27,8 @@ let package = Package(
 
         // TeX → MathML, dependency-free.
         .target(name: "TeXMath"),
+        // A seedable generator for repeatable draws (mock faults, fuzzing, generated inputs).
+        .target(name: "LecternRandom"),
 
         // Spec model, presets, content model, validators.
         .target(
@@ -62,15 +64,15 @@ let package = Package(
             ]),
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
         .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),
-        .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender"], path: "benchmarks/RenderBench"),
+        .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender", "LecternRandom"], path: "benchmarks/RenderBench"),
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
-        .target(name: "LecternMockLLM", dependencies: ["LecternLLM"]),
+        .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),
         .executableTarget(name: "lectern-bench-orchestration", dependencies: ["LecternMockLLM"], path: "benchmarks/Orchestration"),
-        .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2", "LecternRandom"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle"]),

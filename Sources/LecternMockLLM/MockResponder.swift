@@ -1,5 +1,6 @@
 import Foundation
 import LecternLLM
+import LecternRandom
 
 /// The API a request speaks, from its path.
 enum WireProtocol: Sendable {
@@ -187,22 +188,22 @@ struct MockResponder: Sendable {
         if let json {
             var changed = false
             if number % 2 == 0 {
-                let wrong = markEveryOptionCorrect(json, changed: &changed)
+                let wrong = spoilOptions(json, changed: &changed)
                 if changed { return (wrong.canonicalText, wrong) }
             }
             let moved = replaceIDs(json, number: number, changed: &changed)
             if changed { return (moved.canonicalText, moved) }
-            let wrong = markEveryOptionCorrect(json, changed: &changed)
+            let wrong = spoilOptions(json, changed: &changed)
             return changed ? (wrong.canonicalText, wrong) : nil
         }
         guard let other = answers.neighbour(of: answer, offset: number), other.content != answer.content else { return nil }
         return (other.content, nil)
     }
 
-    /// The first `options` array of objects with `correct` flags, every flag set; or, for
-    /// Lectern's `correct_answer` + `wrong_answers` shape, the first wrong answer replaced by the
-    /// correct one (two options the same).
-    static func markEveryOptionCorrect(_ value: JSONValue, changed: inout Bool) -> JSONValue {
+    /// Options a validator must reject: the first `options` array of objects with `correct` flags
+    /// gets every flag set (several correct); in Lectern's `correct_answer` + `wrong_answers`
+    /// shape, the first wrong answer becomes a copy of the correct one (two options the same).
+    static func spoilOptions(_ value: JSONValue, changed: inout Bool) -> JSONValue {
         guard !changed else { return value }
         switch value {
         case .object(var object):
@@ -225,13 +226,13 @@ struct MockResponder: Sendable {
                 return .object(object)
             }
             for key in object.keys.sorted() {
-                if let inner = object[key] { object[key] = markEveryOptionCorrect(inner, changed: &changed) }
+                if let inner = object[key] { object[key] = spoilOptions(inner, changed: &changed) }
                 if changed { break }
             }
             return .object(object)
         case .array(let items):
             var result: [JSONValue] = []
-            for item in items { result.append(markEveryOptionCorrect(item, changed: &changed)) }
+            for item in items { result.append(spoilOptions(item, changed: &changed)) }
             return .array(result)
         default:
             return value
@@ -471,7 +472,7 @@ struct MockResponder: Sendable {
 /// SplitMix64 seeded from the run seed, the item and the item's request number: the same
 /// request gets the same draws whatever order requests arrive in.
 struct SeededRandom {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init(seed: UInt64, item: String, number: Int) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
@@ -479,17 +480,11 @@ struct SeededRandom {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }
-        state = seed &* 0x9E37_79B9_7F4A_7C15 ^ hash ^ (UInt64(truncatingIfNeeded: number) &* 0xBF58_476D_1CE4_E5B9)
+        generator = SplitMix64(state: seed &* 0x9E37_79B9_7F4A_7C15 ^ hash ^ (UInt64(truncatingIfNeeded: number) &* 0xBF58_476D_1CE4_E5B9))
         _ = next()
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }

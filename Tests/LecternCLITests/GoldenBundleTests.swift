@@ -28,4 +28,26 @@ struct GoldenBundleTests {
             Issue.record("\(path) differs from the golden bundle; if the change is intended, run 'make fixtures'")
         }
     }
+
+    /// The second example has no golden bundle (its cassette is the fixture), but its cassette
+    /// must still answer every item: a prompt change that forgets to re-record it fails here.
+    @Test func introProbabilityReplaysOfflineFromItsCassette() async throws {
+        let repo = CLITests.repository
+        let cassette = repo.appendingPathComponent("pipelines/cassettes/intro-probability.jsonl")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-golden-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let run = try await CLITests.lectern(
+            [
+                "run", "pipelines/examples/intro-probability.yaml", "--cache", "offline", "--cassette", cassette.path,
+                "--cache-dir", work.appendingPathComponent("cache").path, "--output", work.appendingPathComponent("out").path,
+                "--log-format", "text",
+            ], in: repo)
+        #expect(run.status == 0, "re-record with 'make fixtures' if a prompt changed: \(run.stderr)")
+        let verify = try await CLITests.lectern(["verify", work.appendingPathComponent("out/intro-probability/1.0.0").path], in: repo)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let course = try JSONSerialization.jsonObject(with: Data(contentsOf: work.appendingPathComponent("out/intro-probability/1.0.0/course.json")))
+        let subjects = (course as? [String: Any])?["subjects"] as? [[String: Any]] ?? []
+        let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }
+        #expect(topics.count == 7 && topics.allSatisfy { $0["bonus_question"] != nil && $0["engagement_question"] != nil })
+    }
 }

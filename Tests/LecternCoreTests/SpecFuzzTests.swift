@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import LecternRandom
 import Testing
 
 @testable import LecternCore
@@ -45,7 +46,7 @@ struct SpecFuzzTests {
         let bases = try ["full.yaml", "minimal.yaml", "pinned-outline.yaml"].map {
             try String(contentsOf: fixtures.appendingPathComponent("specs/valid/\($0)"), encoding: .utf8)
         }
-        var random = SplitMix(seed: Self.seed)
+        var random = SplitMix64(state: Self.seed)
         var mutants: [(text: Data, operators: [String])] = []
         for index in 0..<Self.count {
             var mutator = SpecMutator(text: bases[index % bases.count])
@@ -161,19 +162,6 @@ struct SpecFuzzTests {
     }
 }
 
-/// SplitMix64: a small, seedable generator, so every run mutates the same way.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Mutations of a YAML spec, by line and by byte.
 struct SpecMutator {
     var lines: [String]
@@ -197,7 +185,7 @@ struct SpecMutator {
     ]
 
     /// Applies one random mutation; returns its name.
-    mutating func mutate(_ random: inout SplitMix) -> String {
+    mutating func mutate(_ random: inout SplitMix64) -> String {
         let name = Self.operators[Int(random.next() % UInt64(Self.operators.count))]
         if raw != nil && name != "byte-flip" && name != "truncate" {
             // Already byte-mangled: keep mangling bytes.
@@ -275,7 +263,7 @@ struct SpecMutator {
         return name
     }
 
-    private mutating func flipBytes(_ random: inout SplitMix) {
+    private mutating func flipBytes(_ random: inout SplitMix64) {
         var bytes = data
         guard !bytes.isEmpty else { return }
         for _ in 0..<(1 + Int(random.next() % 4)) {
@@ -286,7 +274,7 @@ struct SpecMutator {
     }
 
     /// A random line that holds a `key:`.
-    private func keyLine(_ random: inout SplitMix) -> Int? {
+    private func keyLine(_ random: inout SplitMix64) -> Int? {
         let candidates = lines.indices.filter { lines[$0].contains(":") && !lines[$0].trimmingCharacters(in: .whitespaces).hasPrefix("#") }
         guard !candidates.isEmpty else { return nil }
         return candidates[Int(random.next() % UInt64(candidates.count))]

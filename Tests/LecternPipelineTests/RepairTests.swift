@@ -154,6 +154,47 @@ struct RepairTests {
         #expect(manifest.incompleteItems == ["bonus-question/s01-t02", "engagement-question/s01-t02"])
     }
 
+    static let twoCorrect = badQuestion { q in
+        q["wrong_answers"] = [
+            ["text": "It helps structure programs", "feedback": "No."], ["text": "C", "feedback": "No."], ["text": "D", "feedback": "No."],
+        ]
+    }
+
+    @Test func aRerunGivesAFailedItemAnotherRoundInsteadOfReplayingItsFailure() async throws {
+        let ws = try Workspace()
+        let spec = try Workspace.spec(Specs.pinned)
+        let alwaysBad = try RecordingProvider(
+            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, json: Self.twoCorrect)]))
+        let first = try await ws.run(spec, provider: alwaysBad)
+        #expect(first.failures.first { $0.id == Self.questionItem }?.attempts == 3)
+
+        // Offline, the recorded chain ends in the same failure: reported as such, not as a miss.
+        let offline = try await ws.run(spec, provider: nil, mode: .offline)
+        let replayed = try #require(offline.failures.first { $0.id == Self.questionItem })
+        #expect(replayed.reason == .invalid && replayed.attempts == 3)
+        #expect(replayed.errors.contains { $0.contains("are the same") })
+
+        // Re-run: attempts 1–3 come from the cache and fail as before, so attempts 4–6 are asked;
+        // attempt 4 is still wrong, attempt 5 (the script's default answer) is valid.
+        let second = try RecordingProvider(
+            script: ws.script(
+                extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 4, json: Self.twoCorrect)], name: "second.json"))
+        let events = CollectingSink()
+        let rerun = try await ws.runner(spec, provider: second, events: events).run(options: .init(outputRoot: ws.output))
+        #expect(rerun.status == .complete)
+        let asked = second.requests.filter { $0.0.itemID == Self.questionItem }
+        #expect(asked.map(\.0.attempt) == [4, 5])
+        // Fresh requests from the base, with every error so far; the round's size in the count.
+        #expect(asked.map(\.1.messages.count) == [2, 2])
+        #expect(asked[0].1.messages[1].content.contains("Attempt 4 of 6") && asked[0].1.messages[1].content.contains("are the same"))
+        #expect(events.finished.first { $0.id == Self.questionItem }?.attempts == 5)
+        #expect(second.calledItems.filter { $0 != Self.questionItem && !$0.hasPrefix("bonus-question/\(Self.topic)") }.isEmpty)
+
+        // That chain replays offline with no model.
+        let replay = try await ws.run(spec, provider: nil, mode: .offline)
+        #expect(replay.status == .complete)
+    }
+
     @Test func theUsageOfEveryAttemptIsCounted() async throws {
         let ws = try Workspace()
         let bad = Self.answer(

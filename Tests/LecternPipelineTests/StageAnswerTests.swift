@@ -116,8 +116,18 @@ struct StageAnswerTests {
             return
         }
         #expect(quotedErrors.contains { $0.contains("contains the reference answer") })
-        let fine = bonus("Why would you use a constant instead of a variable for the number of days in a week?", "Because it never changes.")
-        if case .invalid(let e) = EngagementQuestionStage.check(fine, topicID: "s01-t01", format: .freeText) { Issue.record("valid question rejected: \(e)") }
+        let line = bonus("Why can a variable change?\nAnswer: because it is a name for a value.", "Because it names a value.")
+        guard case .invalid = EngagementQuestionStage.check(line, topicID: "s01-t01", format: .freeText) else {
+            Issue.record("a question with an 'Answer:' line is rejected")
+            return
+        }
+        for prompt in [
+            "Why would you use a constant instead of a variable for the number of days in a week?",
+            "Imagine a program that counts visitors. Justify your answer: should the count be a variable?",
+        ] {
+            let fine = bonus(prompt, "Because it never changes.")
+            if case .invalid(let e) = EngagementQuestionStage.check(fine, topicID: "s01-t01", format: .freeText) { Issue.record("valid question rejected: \(e)") }
+        }
     }
 
     @Test func levelTwoTakesAShortReferenceAnswerOrFallsBackToTheCorrectOption() {

@@ -122,7 +122,7 @@ struct MockServerTests {
             "wrong_answers": [["text": "Stops work", "feedback": "No."], ["text": "Nothing", "feedback": "No."]],
         ]
         var changed = false
-        let copied = MockResponder.markEveryOptionCorrect(split, changed: &changed)
+        let copied = MockResponder.spoilOptions(split, changed: &changed)
         #expect(changed && copied["wrong_answers"]?.arrayValue?.first == split["correct_answer"])
         let lecture = try #require(Self.book.answer(for: "lecture/s01-t01"))
         #expect(MockResponder.wrongContent(answer: lecture, json: nil, answers: Self.book)?.0 == "# Lists\n\nLists hold values.")

@@ -1,22 +1,11 @@
 import Testing
+import LecternRandom
 import TeXMath
 
 /// Random splices of TeX fragments (fixed seed, so runs are repeatable): the output must be
 /// MathML Core-valid and use only documented markup for any input, not only for the corpora.
 @Suite("Generated input")
 struct GeneratedInputTests {
-    /// A small deterministic generator (SplitMix64); the standard library's is seeded randomly.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let fragments: [String] = [
         "x", "12.5", "+", "-", "=", "(", ")", "[", "]", "|", "{", "}", "^", "_", "'", "&", #"\\"#, " ",
         #"\frac"#, #"\dfrac"#, #"\binom"#, #"\sqrt"#, #"\sqrt[3]"#, #"\left("#, #"\right)"#, #"\middle|"#,
@@ -37,7 +26,7 @@ struct GeneratedInputTests {
     @Test("random splices are Core-valid")
     func randomSplices() throws {
         let checker = try #require(MathMLChecker(schemaPath: Paths.schema.path))
-        var generator = SplitMix(state: 20_250_101)
+        var generator = SplitMix64(state: 20_250_101)
         var invalid: [String] = []
         for _ in 0..<400 {
             let count = Int.random(in: 1...24, using: &generator)

@@ -7,6 +7,7 @@
 // (single-threaded, then 2 tasks). The external tools run once on the whole batch (one process, all
 // files as arguments: one startup, then pure throughput) and once per file on a sample (what a
 // per-file invocation costs, startup included). Ratios use the batch runs.
+import LecternRandom
 import LecternRender
 
 #if canImport(Glibc)
@@ -17,16 +18,8 @@ import LecternRender
 
 // MARK: Deterministic lecture generator
 
-/// SplitMix64: the same files on every machine.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// SplitMix64 draws: the same files on every machine.
+extension SplitMix64 {
     mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     mutating func pick<T>(_ xs: [T]) -> T { xs[int(xs.count)] }
 }

@@ -121,14 +121,16 @@ public enum QuestionRules {
         return issues
     }
 
-    /// A free-text question must not carry its own answer: small models append "(answer: …)" to
-    /// the question, or quote the reference answer in it.
+    /// A free-text question must not carry its own answer: small models append "(answer: …)" or
+    /// an "Answer: …" line to the question, or quote the reference answer in it. ("Justify your
+    /// answer: …" is a question, and passes.)
     public static func checkFreeTextPrompt(_ prompt: String, referenceAnswer: String, label: String = "the prompt") -> [ValidationIssue] {
-        let promptKey = TextKey.normalize(prompt)
-        if let marker = promptKey.range(of: #"\banswers?\s*(is\s*)?[:=]"#, options: .regularExpression) {
-            let shown = promptKey[marker.lowerBound...].prefix(60)
+        let marked = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
+        if let marker = prompt.range(of: marked, options: .regularExpression) {
+            let shown = prompt[marker.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines).prefix(60)
             return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'")]
         }
+        let promptKey = TextKey.normalize(prompt)
         let answerKey = TextKey.normalize(referenceAnswer)
         if answerKey.count >= 12 && promptKey.contains(answerKey) {
             return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'")]

@@ -80,6 +80,12 @@ public typealias CostFunction = @Sendable (String, String, TokenUsage) -> Double
 /// original request with every error seen so far listed as things to avoid, because a small model
 /// shown its own wrong answer tends to send it again. Each repair also samples a little hotter
 /// (`repairTemperature`) so that a repeated ask can give a different answer.
+///
+/// Re-running a job gives a failed item another round: when every attempt of a round came from the
+/// cache (the item failed the same way in an earlier run), the chain goes on with attempts
+/// `maxAttempts + 1 … 2 × maxAttempts`, fresh requests listing every error seen. Asking the same
+/// cached questions again could only fail again. Replays (`offline`, `replay`) follow a recorded
+/// chain as far as it goes and otherwise report the earlier failure, not a cache miss.
 public struct ModelCallRunner: Sendable {
     public var exchanger: Exchanger
     public var model: String
@@ -168,7 +174,11 @@ public struct ModelCallRunner: Sendable {
         var allCached = true
         var lastErrors: [String] = []
         var seenErrors: [String] = []
-        for attempt in 1...maxAttempts {
+        var roundEnd = maxAttempts
+        var roundCached = true
+        var attempt = 0
+        while attempt < roundEnd {
+            attempt += 1
             try Task.checkCancellation()
             let request = request(messages, schema: call.schema, attempt: attempt)
             // Checked only when a call would be paid for: stored answers stay free.
@@ -199,6 +209,8 @@ public struct ModelCallRunner: Sendable {
                     (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
                 throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message])
             } catch let error as CacheError {
+                // A replay past the end of a failed chain: the recorded failure stands.
+                if attempt > maxAttempts { throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors) }
                 throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message])
             } catch is CancellationError {
                 throw CancellationError()
@@ -209,6 +221,7 @@ public struct ModelCallRunner: Sendable {
             spent += price
             if !outcome.cached {
                 allCached = false
+                roundCached = false
                 paid += response.usage
             }
             ledger.record(
@@ -231,13 +244,15 @@ public struct ModelCallRunner: Sendable {
             }
             lastErrors = errors
             for error in errors where !seenErrors.contains(error) { seenErrors.append(error) }
-            if attempt < maxAttempts {
+            // Every answer of this round came from the cache: the item failed so in an earlier run.
+            if attempt == roundEnd && roundCached { roundEnd += maxAttempts }
+            if attempt < roundEnd {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
                 messages = Self.repairMessages(
-                    base: base, answer: response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: maxAttempts,
+                    base: base, answer: response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
                     schema: call.schema != nil)
             }
         }
-        throw ItemFailureError(reason: .invalid, attempts: maxAttempts, errors: lastErrors)
+        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors)
     }
 }

@@ -120,19 +120,19 @@ public struct EngagementQuestionStage: Sendable {
 
     /// The part of the lecture the bonus question is to be about: the `##` section sharing the
     /// fewest significant words with the first question and its answer — a recap section only
-    /// when no other is left, a section under 15 significant words only when all are. Small models asked
-    /// "not the same idea" write the first question again; given another part of the lecture they
-    /// ask about it. A lecture without sections is given whole, cut to `limit`.
+    /// when no other is left, a section under 15 significant words only when all are. Small
+    /// models told "not the same idea" write the first question again; given another part of the
+    /// lecture, they ask about it. A lecture without sections is given whole, cut to `limit`.
     static func bonusFocus(lecture: String, first: Question, limit: Int = 3_000) -> String {
         let sections = Self.sections(lecture)
         guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
         let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
         let asked = Set(TextKey.significantWords(first.prompt + " " + answer))
-        let recap = ["conclusion", "summary", "recap", "wrap", "takeaway", "review", "next"]
+        let recap = ["conclu", "summar", "recap", "takeaway", "wrap", "review"]
         func rank(_ section: String) -> (Int, Int, Int, Int) {
-            let heading = section.prefix(while: { $0 != "\n" }).lowercased()
+            let heading = section.prefix(while: { $0 != "\n" }).lowercased().split(whereSeparator: { !$0.isLetter })
             let words = TextKey.significantWords(section)
-            let isRecap = recap.contains { heading.contains($0) } ? 1 : 0
+            let isRecap = heading.contains { word in recap.contains { word.hasPrefix($0) } } ? 1 : 0
             let isShort = words.count < 15 ? 1 : 0
             // Fewer shared words first; among equals, the longer section (more to ask about).
             return (isRecap, isShort, Set(words).intersection(asked).count, -words.count)
