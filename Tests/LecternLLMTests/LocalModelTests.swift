@@ -196,7 +196,7 @@ struct LocalModelTests {
 
     @Test("cancelling the start stops the half-started server", .enabled(if: FakeServer.python != nil))
     func cancelledStart() async throws {
-        let fake = try FakeServer(environment: ["FAKE_STARTUP_DELAY": "30"])
+        let fake = try FakeServer(environment: ["FAKE_STARTUP_DELAY": "600"])
         defer { fake.remove() }
         let server = fake.server()
         let start = Task { try await server.start() }
@@ -233,7 +233,7 @@ struct LocalModelTests {
         _ = try await server.start()
         let pid = try #require(server.simulateOwnerDeathForTesting())
         // We are still its parent, so reap it here; the kernel does that for a dead owner.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
             try #require(ContinuousClock.now < deadline, "the server outlived its owner")
@@ -333,8 +333,10 @@ struct LocalModelTests {
         return url
     }
 
+    /// The spawned server's pid. The bound is generous: it only has to outlast a busy machine
+    /// (the whole suite runs in parallel on 2 cores, and a starved task can wait seconds).
     private func waitForProcess(_ server: LocalModelServer) async throws -> pid_t {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let pid = server.processID { return pid }
             try await Task.sleep(for: .milliseconds(10))
@@ -444,7 +446,7 @@ private struct FakeServer {
         self.environment = environment
     }
 
-    func server(startupTimeout: Duration = .seconds(10), grace: Duration = .seconds(2)) -> LocalModelServer {
+    func server(startupTimeout: Duration = .seconds(60), grace: Duration = .seconds(2)) -> LocalModelServer {
         LocalModelServer(
             command: LocalServerCommand(
                 python: Self.python ?? URL(fileURLWithPath: "/usr/bin/python3"),
