@@ -12,7 +12,8 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Generate the content of one or more job specs into versioned bundles.",
         discussion: """
             Every model answer is cached by content hash, so a re-run (after a crash, Ctrl-C or an \
-            edit) only pays for what changed. The bundle goes to OUTPUT/<id>/<version>/; an existing \
+            edit) only pays for what changed, and gives an item that failed validation another \
+            round of repair attempts. The bundle goes to OUTPUT/<id>/<version>/; an existing \
             version is never modified.
             """)
 
@@ -163,7 +164,11 @@ struct RunCommand: AsyncParsableCommand {
         case .complete: return 0
         case .itemsFailed:
             if result.bundle == nil {
-                Console.error("no bundle written; fix the spec or prompts and re-run (finished items are cached), or pass --allow-partial")
+                Console.error(
+                    "no bundle written; re-run to give the failed items another round of attempts (finished items are cached), fix the spec or prompts, or pass --allow-partial"
+                )
+            } else {
+                Console.error("re-run to give the failed items another round of attempts (finished items are cached)")
             }
             return LecternExit.itemsFailed.rawValue
         case .providerFailed:
