@@ -22,7 +22,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error; offline: like replay and never start a provider; off: neither read nor write the cache.",
+            "record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error (without --cassette, the spec's recorded cassettes/<id>.jsonl above it is used when there is one); offline: like replay and never start a provider; off: neither read nor write the cache.",
             valueName: "MODE"))
     var cache: String = "record"
 
@@ -105,7 +105,12 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
         }
-        let exchanger = Exchanger(providerKind: spec.model.provider, provider: provider, cache: cacheStore, mode: mode)
+        var cache = cacheStore
+        if mode == .replay || mode == .offline, cacheOptions.cassettes.isEmpty, let recorded = JobSetup.recordedCassette(id: spec.id, specAt: specURL) {
+            cache = try cacheOptions.open(environment, cassettes: [recorded])
+            Console.error("\(path): answering from the recorded cassette \(recorded.path)")
+        }
+        let exchanger = Exchanger(providerKind: spec.model.provider, provider: provider, cache: cache, mode: mode)
         let runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")

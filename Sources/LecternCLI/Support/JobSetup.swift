@@ -30,9 +30,9 @@ struct CacheOptions: ParsableArguments {
         cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ExchangeCache.defaultRoot(environment: environment)
     }
 
-    func open(_ environment: [String: String]) throws -> ExchangeCache {
+    func open(_ environment: [String: String], cassettes extra: [URL] = []) throws -> ExchangeCache {
         do {
-            return try ExchangeCache(root: root(environment), cassettes: cassettes.map { URL(fileURLWithPath: $0) })
+            return try ExchangeCache(root: root(environment), cassettes: cassettes.map { URL(fileURLWithPath: $0) } + extra)
         } catch {
             Console.error("error: \(error)")
             throw LecternExit.usage
@@ -53,6 +53,23 @@ enum JobSetup {
             Console.error(error.description)
             throw LecternExit.usage
         }
+    }
+
+    /// The spec's recorded cassette, `cassettes/<id>.jsonl` in the nearest directory above the
+    /// spec that has one (or `pipelines/cassettes/`, as in this repository): what `--cache replay`
+    /// and `--cache offline` answer from when no `--cassette` is given.
+    static func recordedCassette(id: String, specAt spec: URL) -> URL? {
+        var directory = spec.deletingLastPathComponent().standardizedFileURL
+        for _ in 0..<12 {
+            for candidate in ["cassettes", "pipelines/cassettes"] {
+                let url = directory.appendingPathComponent(candidate).appendingPathComponent("\(id).jsonl")
+                if FileManager.default.isReadableFile(atPath: url.path) { return url }
+            }
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { break }
+            directory = parent
+        }
+        return nil
     }
 
     /// The provider for a spec. Created lazily by the exchanger's first cache miss, so a fully
