@@ -144,10 +144,10 @@ struct RunCommand: AsyncParsableCommand {
                 Console.error("error: cannot write the cassette: \(error)")
             }
         }
-        return report(result, spec: spec, path: path)
+        return report(result, spec: spec, path: path, mode: mode)
     }
 
-    func report(_ result: JobRunner.Result, spec: JobSpec, path: String) -> Int32 {
+    func report(_ result: JobRunner.Result, spec: JobSpec, path: String, mode: CacheMode) -> Int32 {
         let t = result.totals
         let summary = String(
             format: "%@: %d items, %d model calls (%d from cache), %d tokens, $%.4f paid this run",
@@ -168,12 +168,12 @@ struct RunCommand: AsyncParsableCommand {
         switch result.status {
         case .complete: return 0
         case .itemsFailed:
+            // Only a run that may call the model can give failed items another round.
+            let again = mode == .record ? "re-run to give the failed items another round of attempts (finished items are cached)" : nil
             if result.bundle == nil {
-                Console.error(
-                    "no bundle written; re-run to give the failed items another round of attempts (finished items are cached), fix the spec or prompts, or pass --allow-partial"
-                )
-            } else {
-                Console.error("re-run to give the failed items another round of attempts (finished items are cached)")
+                Console.error("no bundle written; " + [again, "fix the spec or prompts", "or pass --allow-partial"].compactMap { $0 }.joined(separator: ", "))
+            } else if let again {
+                Console.error(again)
             }
             return LecternExit.itemsFailed.rawValue
         case .providerFailed:
