@@ -135,27 +135,14 @@ struct ModelsCommand: ParsableCommand {
     ) -> URL? {
         var candidates: [URL] = []
         if let executable {
-            for directory in ancestors(of: executable.resolvingSymlinksInPath().deletingLastPathComponent()) {
+            for directory in Directories.ancestors(of: executable.resolvingSymlinksInPath().deletingLastPathComponent()) {
                 candidates.append(directory.appendingPathComponent("scripts/\(installerName)"))
                 candidates.append(directory.appendingPathComponent("share/lectern/\(installerName)"))
             }
         }
-        for directory in ancestors(of: currentDirectory) {
+        for directory in Directories.ancestors(of: currentDirectory) {
             candidates.append(directory.appendingPathComponent("scripts/\(installerName)"))
         }
         return candidates.first { FileManager.default.isReadableFile(atPath: $0.path) }
-    }
-
-    /// `directory` and each directory above it, up to the root.
-    private static func ancestors(of directory: URL) -> [URL] {
-        var result: [URL] = []
-        var current = directory.standardizedFileURL
-        while true {
-            result.append(current)
-            let parent = current.deletingLastPathComponent()
-            if parent.path == current.path || current.path == "/" { break }
-            current = parent
-        }
-        return result
     }
 }

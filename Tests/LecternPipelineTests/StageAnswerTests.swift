@@ -78,7 +78,7 @@ struct StageAnswerTests {
         let first = Question(
             topicID: "s01-t03", format: .multipleChoice, prompt: "What is the formula for conditional probability?",
             options: [Choice(text: "P(A|B) = P(A ∩ B) / P(B)", correct: true, feedback: "Yes.")], referenceAnswer: nil, explanation: "")
-        let sections = EngagementQuestionStage.sections(Self.probabilityLecture)
+        let sections = LectureRules.sections(Self.probabilityLecture)
         #expect(sections.map { $0.prefix(while: { $0 != "\n" }) } == ["## The formula", "## Independent events", "## Conclusion"])
         #expect(sections[1].contains("## not a heading: inside a fence"))
         let focus = EngagementQuestionStage.bonusFocus(lecture: Self.probabilityLecture, first: first)

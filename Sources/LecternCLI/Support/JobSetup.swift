@@ -59,17 +59,9 @@ enum JobSetup {
     /// spec that has one (or `pipelines/cassettes/`, as in this repository): what `--cache replay`
     /// and `--cache offline` answer from when no `--cassette` is given.
     static func recordedCassette(id: String, specAt spec: URL) -> URL? {
-        var directory = spec.deletingLastPathComponent().standardizedFileURL
-        for _ in 0..<12 {
-            for candidate in ["cassettes", "pipelines/cassettes"] {
-                let url = directory.appendingPathComponent(candidate).appendingPathComponent("\(id).jsonl")
-                if FileManager.default.isReadableFile(atPath: url.path) { return url }
-            }
-            let parent = directory.deletingLastPathComponent()
-            if parent.path == directory.path { break }
-            directory = parent
-        }
-        return nil
+        Directories.ancestors(of: spec.deletingLastPathComponent())
+            .lazy.flatMap { directory in ["cassettes", "pipelines/cassettes"].map { directory.appendingPathComponent("\($0)/\(id).jsonl") } }
+            .first { FileManager.default.isReadableFile(atPath: $0.path) }
     }
 
     /// The provider for a spec. Created lazily by the exchanger's first cache miss, so a fully

@@ -208,6 +208,18 @@ public enum LectureRules {
         return (headings, contentAfter, openFence == nil, openFence?.line)
     }
 
+    /// The lecture's `##` sections, each from its heading line up to the next `##` heading
+    /// (deeper headings stay inside; headings in code fences do not count, as in `check`).
+    /// Text before the first `##` belongs to no section.
+    public static func sections(_ markdown: String) -> [String] {
+        let lines = markdown.components(separatedBy: "\n")
+        let starts = scan(markdown).headings.filter { $0.level == 2 }.map { $0.line - 1 }
+        return starts.enumerated().map { index, start in
+            let end = index + 1 < starts.count ? starts[index + 1] : lines.count
+            return lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     /// Checks a lecture for a topic titled `topicTitle`.
     public static func check(_ markdown: String, topicTitle: String) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []

@@ -80,6 +80,7 @@ public struct EngagementQuestionStage: Sendable {
         var variables = place.variables(job, outline: outline)
         variables["lecture_excerpt"] = Self.excerpt(lecture)
         variables["format_instruction"] = Self.formatInstruction(.multipleChoice)
+        variables["answer_shape"] = MultipleChoice.instruction
         let schema = Self.schema(.multipleChoice)
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
@@ -124,7 +125,7 @@ public struct EngagementQuestionStage: Sendable {
     /// models told "not the same idea" write the first question again; given another part of the
     /// lecture, they ask about it. A lecture without sections is given whole, cut to `limit`.
     static func bonusFocus(lecture: String, first: Question, limit: Int = 3_000) -> String {
-        let sections = Self.sections(lecture)
+        let sections = LectureRules.sections(lecture)
         guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
         let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
         let asked = Set(TextKey.significantWords(first.prompt + " " + answer))
@@ -137,27 +138,10 @@ public struct EngagementQuestionStage: Sendable {
             // Fewer shared words first; among equals, the longer section (more to ask about).
             return (isRecap, isShort, Set(words).intersection(asked).count, -words.count)
         }
-        let best = sections.enumerated().min { a, b in
-            let (ra, rb) = (rank(a.element), rank(b.element))
-            return ra != rb ? ra < rb : a.offset < b.offset
-        }!.element
-        return excerpt(best, limit: limit)
-    }
-
-    /// The lecture's `##` sections, each from its heading line to the next (headings inside code
-    /// fences do not count); text before the first `##` is left out unless there is no section.
-    static func sections(_ lecture: String) -> [String] {
-        var sections: [[Substring]] = []
-        var inFence = false
-        for line in lecture.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inFence.toggle() }
-            if !inFence && line.hasPrefix("## ") {
-                sections.append([line])
-            } else if !sections.isEmpty {
-                sections[sections.count - 1].append(line)
-            }
-        }
-        return sections.map { $0.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) }
+        // Ranked once per section; the first of equal ranks wins.
+        let ranks = sections.map(rank)
+        let best = ranks.indices.min { ranks[$0] < ranks[$1] || (ranks[$0] == ranks[$1] && $0 < $1) } ?? 0
+        return excerpt(sections[best], limit: limit)
     }
 
     /// The lecture, cut to a size small models can take in.

@@ -25,6 +25,12 @@ enum MultipleChoice {
     ]
     static let required = ["correct_answer", "wrong_answers"]
 
+    /// What the prompts say about these fields (the engagement question's `{{answer_shape}}`,
+    /// reinforcement levels 1–2). Prompts show the shape, never an example answer: the model
+    /// copied an example into unrelated questions.
+    static let instruction =
+        #""correct_answer" is the right answer to your question and "wrong_answers" are three plausible mistakes a learner could make. Each is a short answer (one sentence), never a question, and all four differ. Each has the shape {"text": "<the answer>", "feedback": "<why it is right or wrong>"}."#
+
     /// Where the correct answer goes among `count` options for `prompt`.
     static func correctPosition(prompt: String, count: Int) -> Int {
         guard count > 1 else { return 0 }

@@ -50,11 +50,7 @@ public struct ReinforcementStage: Sendable {
         }
     }
 
-    static let multipleChoiceNote = """
-
-        "correct_answer" is the right answer to your question and "wrong_answers" are three plausible mistakes a learner could make. Each is a short answer (one sentence), never a question, and all four differ. Each has the shape {"text": "<the answer>", "feedback": "<why it is right or wrong>"}.
-
-        """
+    static let multipleChoiceNote = "\n" + MultipleChoice.instruction + "\n"
 
     public let job: CourseJobContext
     public init(job: CourseJobContext) { self.job = job }
