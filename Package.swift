@@ -30,10 +30,12 @@ let package = Package(
         // A seedable generator for repeatable draws (mock faults, fuzzing, generated inputs).
         .target(name: "LecternRandom"),
 
-        // Spec model, presets, content model, validators.
+        // Spec model, presets, content model, validators. Reads LecternLLM's credential policy so
+        // that `validate` refuses what a provider would refuse.
         .target(
             name: "LecternCore",
             dependencies: [
+                "LecternLLM",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LecternCore
 
 /// The `lectern` command: a batch content-generation pipeline for e-learning products.
 public struct LecternCommand: AsyncParsableCommand {
@@ -37,8 +38,22 @@ public struct LecternCommand: AsyncParsableCommand {
                 return 0
             }
             if !message.isEmpty { Console.error(message) }
+            if let suggestion = suggestion(forInvalidValueMessage: message) { Console.error(suggestion) }
             // swift-argument-parser uses EX_USAGE (64) for bad arguments; ours is 2.
             return code == .validationFailure ? LecternExit.usage.rawValue : code.rawValue
         }
+    }
+
+    /// "Did you mean 'record'?" for argument-parser's "The value 'recrod' is invalid for '--cache
+    /// <MODE>'. Please provide one of 'record', 'replay', …" (the enum options list their values,
+    /// but name no near match).
+    static func suggestion(forInvalidValueMessage message: String) -> String? {
+        guard let line = message.split(separator: "\n").first(where: { $0.contains("is invalid for") && $0.contains("Please provide one of") }),
+            let provide = line.range(of: "Please provide one of")
+        else { return nil }
+        let quoted = { (text: Substring) in text.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) } }
+        guard let given = quoted(line[..<provide.lowerBound]).first else { return nil }
+        let choices = quoted(line[provide.upperBound...])
+        return Suggestion.closest(to: given, among: choices).map { "Did you mean '\($0)'?" }
     }
 }

@@ -22,7 +22,7 @@ struct PlanCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let (jobSpec, presets, _) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
         let cache = try cacheOptions.open(environment)
-        let exchanger = Exchanger(providerKind: jobSpec.model.provider, provider: nil, cache: cache, mode: .replay)
+        let exchanger = Exchanger(providerKind: jobSpec.model.provider.rawValue, provider: nil, cache: cache, mode: .replay)
         let runner = JobRunner(
             spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
         let plan = try await runner.plan()
@@ -53,7 +53,7 @@ struct PlanCommand: AsyncParsableCommand {
             Console.out(JSONValue.object(object).canonicalText)
             return
         }
-        Console.out("\(jobSpec.id) \(jobSpec.version) (\(jobSpec.kind.rawValue)) on \(jobSpec.model.provider)/\(jobSpec.model.name)")
+        Console.out("\(jobSpec.id) \(jobSpec.version) (\(jobSpec.kind.rawValue)) on \(jobSpec.model.provider.rawValue)/\(jobSpec.model.name)")
         func row(_ cells: [String]) -> String {
             cells[0].padding(toLength: 22, withPad: " ", startingAt: 0)
                 + cells.dropFirst().map { String(repeating: " ", count: max(0, 9 - $0.count)) + $0 }.joined()

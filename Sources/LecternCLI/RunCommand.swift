@@ -17,14 +17,14 @@ struct RunCommand: AsyncParsableCommand {
             version is never modified.
             """)
 
-    @Argument(help: ArgumentHelp("Job spec files (YAML).", valueName: "SPEC"))
+    @Argument(help: ArgumentHelp("Job spec files (YAML). Each runs in turn; an error in one is reported and the others still run.", valueName: "SPEC"))
     var specs: [String]
 
     @Option(
         help: ArgumentHelp(
             "record: use the cache and call the model on a miss (default); replay: cache and cassettes only, a miss is an error (without --cassette, the spec's recorded cassettes/<id>.jsonl above it is used when there is one); offline: like replay and never start a provider; off: neither read nor write the cache.",
             valueName: "MODE"))
-    var cache: String = "record"
+    var cache: CacheMode = .record
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Directory the bundles are written under.", valueName: "DIR"))
     var output: String = "output"
@@ -37,11 +37,13 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "auto: live progress on a terminal, JSON lines otherwise; text: a line per item; json: one JSON event per line on stderr.",
             valueName: "FORMAT"))
-    var logFormat: String = "auto"
+    var logFormat: LogFormat = .auto
 
     @Option(
         name: .customLong("record-cassette"),
-        help: ArgumentHelp("After the run, write every exchange it used to FILE as sorted JSONL (for committing fixtures).", valueName: "FILE"))
+        help: ArgumentHelp(
+            "After the run, write every exchange it used (of every spec) to FILE as sorted JSONL (for committing fixtures); a failure to write it exits 5.",
+            valueName: "FILE"))
     var recordCassette: String?
 
     @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Override the spec's model.max_concurrency.", valueName: "N"))
@@ -51,12 +53,6 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
-        guard CacheMode(rawValue: cache) != nil else {
-            throw ValidationError("--cache must be one of record, replay, offline, off (got '\(cache)')")
-        }
-        guard LogFormat(rawValue: logFormat) != nil else {
-            throw ValidationError("--log-format must be one of auto, text, json (got '\(logFormat)')")
-        }
         if let maxConcurrency, !(1...1024).contains(maxConcurrency) {
             throw ValidationError("--max-concurrency must be between 1 and 1024")
         }
@@ -64,35 +60,52 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let mode = CacheMode(rawValue: cache) ?? .record
-        let format = LogFormat(rawValue: logFormat) ?? .auto
         let cacheStore = try cacheOptions.open(environment)
         var worst: Int32 = 0
+        var used: [ExchangeRecord] = []
         for path in specs {
-            let code = try await runOne(path, mode: mode, format: format, cacheStore: cacheStore, environment: environment)
-            if code == LecternExit.interrupted.rawValue { throw ExitCode(code) }
-            worst = max(worst, code)
+            let outcome = await runOne(path, cacheStore: cacheStore, environment: environment)
+            used += outcome.used
+            worst = LecternExit.worse(worst, outcome.code)
+            if outcome.code == LecternExit.interrupted.rawValue { break }
+        }
+        if let recordCassette {
+            do {
+                try ExchangeCache.writeCassette(used, to: URL(fileURLWithPath: recordCassette))
+                Console.error("recorded \(used.count) exchanges to \(recordCassette)")
+            } catch {
+                Console.error("error: cannot write the cassette \(recordCassette): \(error.localizedDescription); the answers are in the cache, so a re-run with --cache replay writes it without model calls")
+                worst = LecternExit.worse(worst, LecternExit.runtime.rawValue)
+            }
         }
         if worst != 0 { throw ExitCode(worst) }
     }
 
-    func runOne(_ path: String, mode: CacheMode, format: LogFormat, cacheStore: ExchangeCache, environment: [String: String]) async throws -> Int32 {
-        let (spec, presets, specURL) = try JobSetup.loadSpec(path, presetsDirectory: specOptions.presetsDirectory)
-        let terminal = format == .auto && Console.stderrIsTerminal
+    /// Runs one spec; never throws, so one spec's error does not stop the others.
+    func runOne(_ path: String, cacheStore: ExchangeCache, environment: [String: String]) async -> (code: Int32, used: [ExchangeRecord]) {
+        let spec: JobSpec
+        let presets: PresetLibrary
+        let specURL: URL
+        do {
+            (spec, presets, specURL) = try JobSetup.loadSpec(path, presetsDirectory: specOptions.presetsDirectory)
+        } catch {
+            return (LecternExit.code(for: error), [])
+        }
+        let terminal = logFormat == .auto && Console.stderrIsTerminal
         let progress = terminal ? TerminalProgressSink() : nil
         let events: any EngineEventSink =
-            switch format {
+            switch logFormat {
             case .text: TextEventSink()
             case .json: JSONLinesEventSink()
             case .auto: progress ?? JSONLinesEventSink()
             }
         var provider: (any LLMProvider)?
-        if mode == .record || mode == .off {
-            if spec.model.provider == "local" {
+        if cache == .record || cache == .off {
+            if spec.model.provider == .local {
                 // The local model server starts on the first cache miss, so a fully cached run
                 // never loads a model.
                 let specCopy = spec
-                provider = LazyProvider(kind: spec.model.provider, maxConcurrency: spec.model.maxConcurrency) {
+                provider = LazyProvider(kind: spec.model.provider.rawValue, maxConcurrency: spec.model.maxConcurrency) {
                     try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
                 }
             } else {
@@ -101,16 +114,23 @@ struct RunCommand: AsyncParsableCommand {
                     provider = try JobSetup.makeProvider(spec: spec, specURL: specURL, environment: environment, events: events)
                 } catch let error as LLMError {
                     Console.error("\(path): error: \(error.message)")
-                    return error.kind == .authentication ? LecternExit.provider.rawValue : LecternExit.usage.rawValue
+                    return (error.kind == .authentication ? LecternExit.provider.rawValue : LecternExit.usage.rawValue, [])
+                } catch {
+                    Console.error("\(path): error: \(error)")
+                    return (LecternExit.code(for: error), [])
                 }
             }
         }
-        var cache = cacheStore
-        if mode == .replay || mode == .offline, cacheOptions.cassettes.isEmpty, let recorded = JobSetup.recordedCassette(id: spec.id, specAt: specURL) {
-            cache = try cacheOptions.open(environment, cassettes: [recorded])
+        var cacheStore = cacheStore
+        if cache == .replay || cache == .offline, cacheOptions.cassettes.isEmpty, let recorded = JobSetup.recordedCassette(id: spec.id, specAt: specURL) {
+            do {
+                cacheStore = try cacheOptions.open(environment, cassettes: [recorded])
+            } catch {
+                return (LecternExit.code(for: error), [])
+            }
             Console.error("\(path): answering from the recorded cassette \(recorded.path)")
         }
-        let exchanger = Exchanger(providerKind: spec.model.provider, provider: provider, cache: cache, mode: mode)
+        let exchanger = Exchanger(providerKind: spec.model.provider.rawValue, provider: provider, cache: cacheStore, mode: cache)
         let runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")
@@ -121,30 +141,21 @@ struct RunCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.cancel() }
-        let result: JobRunner.Result
         let outcome = await task.result
         // The local model server stops here, whatever happened (done, failed, Ctrl-C).
         if let lazy = provider as? LazyProvider { await lazy.shutdown() }
+        progress?.finish()
+        let result: JobRunner.Result
         do {
             result = try outcome.get()
-        } catch let error as BundleError {
-            progress?.finish()
-            Console.error("error: \(error)")
-            return error.kind == .versionExists ? LecternExit.usage.rawValue : LecternExit.itemsFailed.rawValue
         } catch {
-            progress?.finish()
-            Console.error("error: \(error)")
-            return LecternExit.itemsFailed.rawValue
-        }
-        progress?.finish()
-        if let recordCassette {
-            do {
-                try ExchangeCache.writeCassette(exchanger.usedRecords(), to: URL(fileURLWithPath: recordCassette))
-            } catch {
-                Console.error("error: cannot write the cassette: \(error)")
+            Console.error("\(path): error: \(error)")
+            if LecternExit.code(for: error) == LecternExit.runtime.rawValue {
+                Console.error("finished items are cached; fix the cause and re-run to resume")
             }
+            return (LecternExit.code(for: error), exchanger.usedRecords())
         }
-        return report(result, spec: spec, path: path, mode: mode)
+        return (report(result, spec: spec, path: path, mode: cache), exchanger.usedRecords())
     }
 
     func report(_ result: JobRunner.Result, spec: JobSpec, path: String, mode: CacheMode) -> Int32 {
@@ -179,6 +190,9 @@ struct RunCommand: AsyncParsableCommand {
         case .providerFailed:
             Console.error("the model provider failed; finished items are cached — fix the cause and re-run to resume")
             return LecternExit.provider.rawValue
+        case .runtimeFailed:
+            Console.error("this machine failed the run (cache or disk I/O, see above); finished items are cached — fix the cause and re-run to resume")
+            return LecternExit.runtime.rawValue
         case .budgetExceeded:
             Console.error("the budget (budget.max_cost_usd) was reached; finished items are cached — raise the budget and re-run to resume")
             return LecternExit.budget.rawValue

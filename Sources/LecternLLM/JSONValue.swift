@@ -29,6 +29,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// A number that is a whole number in `Int`'s range.
+    public var intValue: Int? {
+        guard case .number(let n) = self, n == n.rounded(), abs(n) < 9e15 else { return nil }
+        return Int(n)
+    }
+
     /// Parses JSON text. Throws `DecodingError` with the reason when it is not JSON.
     public static func parse(_ text: String) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

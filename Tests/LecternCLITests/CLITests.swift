@@ -133,7 +133,10 @@ struct CLITests {
     @Test func usageErrorsExitWithTwoAndHelpWithZero() async throws {
         let ws = try Workspace()
         let bogus = try await Self.lectern(["run", "job.yaml", "--cache", "bogus"], in: ws.root)
-        #expect(bogus.status == 2 && bogus.stderr.contains("--cache must be one of"))
+        #expect(bogus.status == 2 && bogus.stderr.contains("Please provide one of 'record', 'replay', 'offline' or 'off'"))
+        #expect(!bogus.stderr.contains("Did you mean"))
+        let typo = try await Self.lectern(["run", "job.yaml", "--log-format", "jsonn"], in: ws.root)
+        #expect(typo.status == 2 && typo.stderr.contains("Did you mean 'json'?"))
         #expect(try await Self.lectern(["frobnicate"], in: ws.root).status == 2)
         let help = try await Self.lectern(["run", "--help"], in: ws.root)
         #expect(help.status == 0 && help.stdout.contains("--allow-partial") && help.stdout.contains("--record-cassette"))

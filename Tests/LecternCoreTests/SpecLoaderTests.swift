@@ -69,7 +69,7 @@ struct SpecLoaderTests {
         #expect(course.curriculum.edits.count == 1)
         #expect(course.tone.presets == ["eli5", "piratey"])
         #expect(course.addons.reinforcement && !course.addons.endingProjects && course.addons.engagementQuestions)
-        #expect(spec.model.provider == "openai" && spec.model.maxConcurrency == 16 && spec.model.seed == 7)
+        #expect(spec.model.provider == .openai && spec.model.maxConcurrency == 16 && spec.model.seed == 7)
         #expect(spec.model.apiKeyEnv == "MY_KEY")
         #expect(spec.budget.maxCostUSD == 2.5)
         #expect(spec.repair.maxAttempts == 4)
@@ -79,11 +79,25 @@ struct SpecLoaderTests {
     @Test func defaultsAreDocumentedValues() throws {
         let spec = try Self.load("kind: course\nid: a\ndescription: d\n")
         #expect(spec.version == "1.0.0" && spec.language == "en")
-        #expect(spec.model.provider == "local" && spec.model.name == ModelSpec.defaultLocalModel)
+        #expect(spec.model.provider == .local && spec.model.name == ModelSpec.defaultLocalModel)
         #expect(spec.model.temperature == 0.3 && spec.model.maxRetries == 3 && spec.model.maxConcurrency == 2)
         #expect(spec.course?.addons == Addons.defaults)
         #expect(spec.repair.maxAttempts == 3)
         #expect(spec.budget.maxCostUSD == nil)
+    }
+
+    @Test func timeoutsAndStreamingDecodeWithTheirDefaults() throws {
+        let url = Self.fixtures.appendingPathComponent("specs/valid/keys-and-timeouts.yaml")
+        let spec = try SpecLoader(presets: try Self.presets()).load(url)
+        #expect(spec.model.connectTimeoutSeconds == 5 && spec.model.requestTimeoutSeconds == 300 && spec.model.idleTimeoutSeconds == 30)
+        #expect(spec.model.stream == false && !spec.model.streams)
+        let remote = try Self.load("kind: course\nid: a\ndescription: d\nmodel: {provider: anthropic}\n")
+        #expect(remote.model.streams && remote.model.requestTimeoutSeconds == nil)
+        let local = try Self.load("kind: course\nid: a\ndescription: d\n")
+        #expect(!local.model.streams)
+        // Unset keys stay out of the spec hash, so existing bundles keep their spec_hash.
+        let encoded = try CanonicalJSON.encode(local)
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("timeout"))
     }
 
     @Test func pinnedOutlineWithAliasValue() throws {

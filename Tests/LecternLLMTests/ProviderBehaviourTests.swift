@@ -144,7 +144,7 @@ struct ProviderBehaviourTests {
         #expect(ContinuousClock.now - start < .seconds(60), "the server would have taken 120–240 s (bound generous for a loaded 2-core machine)")
         #expect(error?.kind == .unavailable)
         #expect(error?.message.contains("after 2 attempt(s)") == true)
-        #expect(error?.message.contains("raise requestTimeoutSeconds") == true)
+        #expect(error?.message.contains("raise model.request_timeout_s") == true)
         #expect(server.requests.count == 2)
     }
 

@@ -12,8 +12,8 @@ struct ExampleJobTests {
     static func example(_ name: String) throws -> JobSpec {
         let url = Workspace.repository.appendingPathComponent("pipelines/examples/\(name).yaml")
         var spec = try SpecLoader(presets: try Workspace.presets()).load(url)
-        #expect(spec.model.provider == "local", "the examples run on the local model by default")
-        spec.model.provider = "scripted"
+        #expect(spec.model.provider == .local, "the examples run on the local model by default")
+        spec.model.provider = .scripted
         return spec
     }
 

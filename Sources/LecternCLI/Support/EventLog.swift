@@ -49,6 +49,8 @@ final class JSONLinesEventSink: EngineEventSink {
             ]
         case .provider(let id, let message):
             object = ["event": "provider", "item": .string(id), "message": .string(message)]
+        case .receiving(let id, let tokens):
+            object = ["event": "item_receiving", "item": .string(id), "tokens": .number(Double(tokens))]
         case .warning(let id, let message):
             object = ["event": "warning", "item": .string(id), "message": .string(message)]
         }
@@ -75,7 +77,7 @@ final class TextEventSink: EngineEventSink {
             Console.error("retry  \(id): \(message)")
         case .warning(let id, let message):
             Console.error("warn   \(id): \(message)")
-        case .planned, .itemStarted:
+        case .planned, .itemStarted, .receiving:
             break
         }
     }
@@ -97,6 +99,9 @@ final class TerminalProgressSink: EngineEventSink {
     struct State {
         var order: [String] = []
         var stages: [String: StageLine] = [:]
+        /// Items whose streamed answer is arriving: their stage and the tokens so far.
+        var arriving: [String: (stage: String, tokens: Int)] = [:]
+        var stageOfItem: [String: String] = [:]
         var drawnLines = 0
         var lastDraw = ContinuousClock.now - .seconds(1)
         var messages: [String] = []
@@ -119,15 +124,22 @@ final class TerminalProgressSink: EngineEventSink {
                     s.stages[stage, default: StageLine()].total = total
                 }
                 s.order.sort { (Self.stageOrder.firstIndex(of: $0) ?? 99, $0) < (Self.stageOrder.firstIndex(of: $1) ?? 99, $1) }
-            case .itemStarted(_, let stage):
+            case .itemStarted(let id, let stage):
                 s.stages[stage, default: StageLine()].running += 1
+                s.stageOfItem[id] = stage
+            case .receiving(let id, let tokens):
+                if let stage = s.stageOfItem[id] { s.arriving[id] = (stage, tokens) }
             case .itemFinished(let r):
+                s.arriving[r.id] = nil
+                s.stageOfItem[r.id] = nil
                 s.stages[r.stage, default: StageLine()].running -= 1
                 s.stages[r.stage, default: StageLine()].done += 1
                 s.stages[r.stage, default: StageLine()].tokens += r.usage.totalTokens
                 s.stages[r.stage, default: StageLine()].cost += r.costUSD
                 if r.cached { s.stages[r.stage, default: StageLine()].cached += 1 }
             case .itemFailed(let f):
+                s.arriving[f.id] = nil
+                s.stageOfItem[f.id] = nil
                 if f.attempts > 0 { s.stages[f.stage, default: StageLine()].running -= 1 }
                 s.stages[f.stage, default: StageLine()].failed += 1
                 s.messages.append("FAILED \(f)")
@@ -168,16 +180,18 @@ final class TerminalProgressSink: EngineEventSink {
                 eta = String(format: "  ETA %.0fs", remaining)
             }
             let failed = line.failed > 0 ? "  \(line.failed) failed" : ""
+            // Tokens of answers still streaming in count as they arrive.
+            let arriving = s.arriving.values.reduce(0) { $0 + ($1.stage == stage ? $1.tokens : 0) }
             let counts = "\(line.done)/\(line.total)".padding(toLength: 11, withPad: " ", startingAt: 0)
             let text =
                 stage.padding(toLength: 20, withPad: " ", startingAt: 0) + " " + counts
-                + String(format: "%9d tok  $%.4f", line.tokens, line.cost) + failed + eta
+                + String(format: "%9d tok  $%.4f", line.tokens + arriving, line.cost) + failed + eta
             out += "\u{1B}[2K" + text + "\n"
         }
         let all = s.stages.values
         let done = all.reduce(0) { $0 + $1.done }
         let total = all.reduce(0) { $0 + $1.total }
-        let tokens = all.reduce(0) { $0 + $1.tokens }
+        let tokens = all.reduce(0) { $0 + $1.tokens } + s.arriving.values.reduce(0) { $0 + $1.tokens }
         let cost = all.reduce(0) { $0 + $1.cost }
         let totalCounts = "\(done)/\(total)".padding(toLength: 11, withPad: " ", startingAt: 0)
         out +=

@@ -31,11 +31,15 @@ struct CacheOptions: ParsableArguments {
     }
 
     func open(_ environment: [String: String], cassettes extra: [URL] = []) throws -> ExchangeCache {
+        for cassette in cassettes where !FileManager.default.isReadableFile(atPath: cassette) {
+            Console.error("error: the cassette \(cassette) (--cassette) does not exist or is not readable")
+            throw LecternExit.usage
+        }
         do {
             return try ExchangeCache(root: root(environment), cassettes: cassettes.map { URL(fileURLWithPath: $0) } + extra)
         } catch {
-            Console.error("error: \(error)")
-            throw LecternExit.usage
+            Console.error("error: cannot open the exchange cache at \(root(environment).path): \(error)")
+            throw LecternExit.runtime
         }
     }
 }
@@ -69,7 +73,7 @@ enum JobSetup {
     static func makeProvider(spec: JobSpec, specURL: URL, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
         let model = spec.model
         switch model.provider {
-        case "scripted":
+        case .scripted:
             guard let script = model.script else { throw LLMError(.invalidRequest, "the scripted provider needs model.script") }
             let url = script.hasPrefix("/") ? URL(fileURLWithPath: script) : specURL.deletingLastPathComponent().appendingPathComponent(script)
             return try ScriptedProvider(scriptAt: url, maxConcurrency: model.maxConcurrency)
@@ -113,3 +117,6 @@ final class LazyProvider: LLMProvider, @unchecked Sendable {
         if let stoppable = made as? any ShutdownableProvider { await stoppable.shutdown() }
     }
 }
+
+extension CacheMode: ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}

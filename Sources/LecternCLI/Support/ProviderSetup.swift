@@ -3,33 +3,38 @@ import LecternCore
 import LecternLLM
 import LecternPipeline
 
-/// Real providers (OpenAI-compatible, Anthropic) from a spec's model section.
+/// Real providers (OpenAI-compatible, Anthropic, the local model) from a spec's model section.
 enum ProviderSetup {
-    /// The provider configuration a spec's `model:` section describes. Holds no secret.
+    /// The provider configuration a remote provider's `model:` section describes. Holds no secret.
     static func configuration(_ model: ModelSpec) -> ProviderConfiguration {
         ProviderConfiguration(
-            kind: model.provider, model: model.name, baseURL: model.baseURL.flatMap(URL.init(string:)),
+            kind: model.provider.rawValue, model: model.name, baseURL: model.baseURL.flatMap(URL.init(string:)),
             apiKeyEnvironmentVariable: model.apiKeyEnv, maxConcurrency: model.maxConcurrency,
-            requestsPerMinute: model.requestsPerMinute, tokensPerMinute: model.tokensPerMinute, maxRetries: model.maxRetries,
-            maxTokensCeiling: max(model.maxTokens * 4, 8_192), defaultMaxTokens: model.maxTokens)
+            requestsPerMinute: model.requestsPerMinute, tokensPerMinute: model.tokensPerMinute,
+            connectTimeoutSeconds: model.connectTimeoutSeconds ?? ModelSpec.defaultConnectTimeoutSeconds,
+            requestTimeoutSeconds: model.requestTimeoutSeconds ?? ModelSpec.defaultRequestTimeoutSeconds,
+            idleTimeoutSeconds: model.idleTimeoutSeconds ?? (model.streams ? ModelSpec.defaultIdleTimeoutSeconds : nil),
+            maxRetries: model.maxRetries, maxTokensCeiling: max(model.maxTokens * 4, 8_192), defaultMaxTokens: model.maxTokens,
+            stream: model.streams)
     }
 
     static func make(spec: JobSpec, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
-        switch spec.model.provider {
-        case "openai", "anthropic":
-            return try ProviderFactory.make(configuration(spec.model), environment: environment) { event in
+        let forward: ProviderEventSink = { event in
+            if event.kind == .receiving, let tokens = event.receivedTokens {
+                events.emit(.receiving(id: event.itemID ?? "-", tokens: tokens))
+            } else {
                 events.emit(.provider(id: event.itemID ?? "-", message: event.message))
             }
-        case "local":
+        }
+        switch spec.model.provider {
+        case .openai, .anthropic:
+            return try ProviderFactory.make(configuration(spec.model), environment: environment, events: forward)
+        case .local:
             return try LocalProviderFactory.make(
                 model: spec.model.name, maxConcurrency: spec.model.maxConcurrency, maxTokens: spec.model.maxTokens,
-                environment: environment,
-                events: { event in events.emit(.provider(id: event.itemID ?? "-", message: event.message)) },
-                status: { message in Console.error(message) })
-        default:
-            throw LLMError(
-                .invalidRequest,
-                "the '\(spec.model.provider)' provider is not available in this build; use 'local', 'openai', 'anthropic' or 'scripted'")
+                environment: environment, events: forward, status: { message in Console.error(message) })
+        case .scripted:
+            throw LLMError(.invalidRequest, "the scripted provider is made from its script file (JobSetup.makeProvider)")
         }
     }
 }

@@ -37,13 +37,43 @@ public struct JobSpec: Codable, Sendable, Hashable {
     }
 }
 
+/// Which service answers a spec's model calls. The one place the provider kinds are listed.
+public enum ProviderKind: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The embedded llama.cpp model Lectern installs (no key, no network).
+    case local
+    /// Any OpenAI-compatible Chat Completions endpoint.
+    case openai
+    /// Anthropic's Messages API.
+    case anthropic
+    /// Canned answers from a file, for tests and demos.
+    case scripted
+
+    /// The model name used when a spec names none.
+    public var defaultModelName: String {
+        switch self {
+        case .openai: "gpt-4o-mini"
+        case .anthropic: "claude-3-5-haiku-latest"
+        case .scripted: "scripted"
+        case .local: ModelSpec.defaultLocalModel
+        }
+    }
+
+    /// The kind's own public API host: the only host its default key variable is sent to.
+    public var ownAPIHost: String? {
+        switch self {
+        case .openai: "api.openai.com"
+        case .anthropic: "api.anthropic.com"
+        case .local, .scripted: nil
+        }
+    }
+
+    /// Whether the kind talks to a remote HTTP API (and so takes base_url, keys, timeouts).
+    public var isRemote: Bool { ownAPIHost != nil }
+}
+
 /// Which model answers, and how hard to push it.
 public struct ModelSpec: Codable, Sendable, Hashable {
-    public static let providers = ["local", "openai", "anthropic", "scripted"]
-
-    /// `local` (the embedded llama.cpp model), `openai` (any OpenAI-compatible endpoint),
-    /// `anthropic`, or `scripted` (canned answers from a file, for tests and demos).
-    public var provider: String
+    public var provider: ProviderKind
     public var name: String
     public var temperature: Double
     public var maxConcurrency: Int
@@ -51,7 +81,8 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     public var maxTokens: Int
     /// Base URL of an OpenAI-compatible server (default: OpenAI's).
     public var baseURL: String?
-    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
+    /// Environment variable holding the API key. Unset: `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, and
+    /// only for the provider's own endpoint; with a custom `base_url` no key is sent unless named.
     public var apiKeyEnv: String?
     public var requestsPerMinute: Int?
     public var tokensPerMinute: Int?
@@ -60,13 +91,30 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     public var seed: Int?
     /// For `scripted`: the script file, resolved against the spec's directory.
     public var script: String?
+    /// Seconds to open a connection; nil: ``defaultConnectTimeoutSeconds``.
+    public var connectTimeoutSeconds: Double?
+    /// Seconds for one whole request; nil: ``defaultRequestTimeoutSeconds``.
+    public var requestTimeoutSeconds: Double?
+    /// Seconds a streamed answer may go without a byte before it is cut and retried; nil:
+    /// ``defaultIdleTimeoutSeconds`` when streaming.
+    public var idleTimeoutSeconds: Double?
+    /// Stream answers as server-sent events; nil: on for remote providers, off for the local model.
+    public var stream: Bool?
 
     public static let defaultLocalModel = "qwen2.5-coder-1.5b-instruct"
+    public static let defaultConnectTimeoutSeconds = 10.0
+    public static let defaultRequestTimeoutSeconds = 600.0
+    public static let defaultIdleTimeoutSeconds = 60.0
+
+    /// Whether answers are streamed, with the default applied.
+    public var streams: Bool { stream ?? provider.isRemote }
 
     enum CodingKeys: String, CodingKey {
         case provider, name, temperature, maxConcurrency = "max_concurrency", maxTokens = "max_tokens",
             baseURL = "base_url", apiKeyEnv = "api_key_env", requestsPerMinute = "requests_per_minute",
-            tokensPerMinute = "tokens_per_minute", maxRetries = "max_retries", seed, script
+            tokensPerMinute = "tokens_per_minute", maxRetries = "max_retries", seed, script,
+            connectTimeoutSeconds = "connect_timeout_s", requestTimeoutSeconds = "request_timeout_s",
+            idleTimeoutSeconds = "idle_timeout_s", stream
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LecternLLM
 import Yams
 
 /// Reads job spec files into checked `JobSpec` values.
@@ -106,29 +107,29 @@ public struct SpecLoader: Sendable {
     func readModel(_ top: MappingReader, reader: SpecReader) -> ModelSpec? {
         let keys = [
             "provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute",
-            "max_retries", "seed", "script",
+            "max_retries", "seed", "script", "connect_timeout_s", "request_timeout_s", "idle_timeout_s", "stream",
         ]
         let m = top.mapping("model", known: keys)
         m?.finish()
-        let provider = m?.string("provider", maxLength: 40) ?? "local"
-        if !ModelSpec.providers.contains(provider) {
-            reader.report(
-                "unknown model provider '\(provider)'", at: m?.node("provider"), hint: Suggestion.hint(for: provider, among: ModelSpec.providers))
+        let providerName = m?.string("provider", maxLength: 40) ?? ProviderKind.local.rawValue
+        guard let provider = ProviderKind(rawValue: providerName) else {
+            let names = ProviderKind.allCases.map(\.rawValue)
+            reader.report("unknown model provider '\(providerName)'", at: m?.node("provider"), hint: Suggestion.hint(for: providerName, among: names))
             return nil
         }
-        let defaultName: String
-        switch provider {
-        case "openai": defaultName = "gpt-4o-mini"
-        case "anthropic": defaultName = "claude-3-5-haiku-latest"
-        case "scripted": defaultName = "scripted"
-        default: defaultName = ModelSpec.defaultLocalModel
-        }
         let baseURL = m?.string("base_url", maxLength: 2_000)
+        var endpoint: URL?
         if let baseURL {
             let lowered = baseURL.lowercased()
-            if !(lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) || URL(string: baseURL)?.host == nil {
+            endpoint = URL(string: baseURL)
+            if !(lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) || endpoint?.host == nil {
                 reader.report(
                     "'model.base_url' is '\(baseURL)', which is not an http(s) URL", at: m?.node("base_url"), hint: "e.g. 'http://127.0.0.1:8080/v1'")
+                endpoint = nil
+            } else if !provider.isRemote {
+                reader.report(
+                    "'model.base_url' does not apply to the \(provider.rawValue) provider", at: m?.node("base_url"),
+                    hint: "use provider: openai for an OpenAI-compatible server at this address")
             }
         }
         let keyEnv = m?.string("api_key_env", maxLength: 100)
@@ -140,17 +141,39 @@ public struct SpecLoader: Sendable {
                 "'model.api_key_env' must name an environment variable such as OPENAI_API_KEY, not '\(keyEnv.prefix(8))…'",
                 at: m?.node("api_key_env"), hint: "never write the key itself in a spec; put it in the environment and name the variable here")
         }
+        // A key crosses the network only over TLS, or to this machine.
+        if let keyEnv, let endpoint, provider.isRemote, let problem = CredentialPolicy.plainTextProblem(sendingKeyTo: endpoint) {
+            reader.report(
+                "'model.api_key_env' would send the key in \(keyEnv) to \(endpoint.host ?? "?"), but \(problem)",
+                at: m?.node("base_url"),
+                hint: "use an https:// base_url, or remove api_key_env if the server needs no key")
+        }
         let script = m?.string("script", maxLength: 1_000)
-        if provider == "scripted" && script == nil {
+        if provider == .scripted && script == nil {
             reader.report(
                 "the scripted provider needs 'model.script', the file of canned answers", at: m?.node ?? top.node,
                 hint: "see docs/spec.md#scripted-provider")
         }
+        let stream = m?.bool("stream")
+        if stream == true, !provider.isRemote {
+            reader.report(
+                "'model.stream' applies to the openai and anthropic providers, not \(provider.rawValue)", at: m?.node("stream"),
+                hint: "remove it; the \(provider.rawValue) provider answers whole")
+        }
+        let connectTimeout = m?.double("connect_timeout_s", range: 0.1...600)
+        let requestTimeout = m?.double("request_timeout_s", range: 1...86_400)
+        let idleTimeout = m?.double("idle_timeout_s", range: 1...86_400)
+        if let connectTimeout, let requestTimeout, connectTimeout > requestTimeout {
+            reader.report(
+                "'model.connect_timeout_s' (\(JSONNumber.format(connectTimeout))) is longer than 'model.request_timeout_s' "
+                    + "(\(JSONNumber.format(requestTimeout)))",
+                at: m?.node("connect_timeout_s"), hint: "the request timeout includes connecting; make it the larger one")
+        }
         return ModelSpec(
             provider: provider,
-            name: m?.string("name", maxLength: 200) ?? defaultName,
+            name: m?.string("name", maxLength: 200) ?? provider.defaultModelName,
             temperature: m?.double("temperature", range: 0...2) ?? 0.3,
-            maxConcurrency: m?.int("max_concurrency", range: 1...256) ?? (provider == "local" ? 2 : 8),
+            maxConcurrency: m?.int("max_concurrency", range: 1...256) ?? (provider == .local ? 2 : 8),
             maxTokens: m?.int("max_tokens", range: 16...65_536) ?? 2_048,
             baseURL: baseURL,
             apiKeyEnv: keyEnv,
@@ -158,7 +181,11 @@ public struct SpecLoader: Sendable {
             tokensPerMinute: m?.int("tokens_per_minute", range: 1...1_000_000_000),
             maxRetries: m?.int("max_retries", range: 0...10) ?? 3,
             seed: m?.int("seed", range: 0...Int(Int32.max)),
-            script: script)
+            script: script,
+            connectTimeoutSeconds: connectTimeout,
+            requestTimeoutSeconds: requestTimeout,
+            idleTimeoutSeconds: idleTimeout,
+            stream: stream)
     }
 
     func readBudget(_ top: MappingReader) -> BudgetSpec {

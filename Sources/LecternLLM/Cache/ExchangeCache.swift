@@ -98,6 +98,14 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// An answer arrived but could not be stored (a full disk, a read-only or vanished cache
+/// directory): a fault of this machine, not of the answer or the provider.
+public struct CacheWriteError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
 /// The content-addressed exchange store: one JSON file per exchange under
 /// `<root>/exchanges/<first two hex digits>/<key>.json`.
 ///

@@ -63,7 +63,13 @@ public final class Exchanger: Sendable {
             key: key, itemID: context.itemID, stage: context.stage, promptTemplate: template, provider: providerKind,
             model: request.model, response: response, elapsedMilliseconds: milliseconds)
         if mode == .record && response.finishReason == .stop {
-            try cache.store(record)
+            do {
+                try cache.store(record)
+            } catch {
+                throw CacheWriteError(
+                    "the answer for \(context.itemID) could not be stored in the exchange cache: \(error.localizedDescription); "
+                        + "free disk space or choose another --cache-dir, then re-run")
+            }
         }
         used.withLock { $0[key] = record }
         return ExchangeOutcome(record: record, cached: false)

@@ -308,6 +308,10 @@ private final class CurlEngine: @unchecked Sendable {
         // http:// it holds every new request until the first answer arrives.
         if request.url.scheme?.lowercased() == "https" { set(CURLOPT_PIPEWAIT, 1) }
         set(CURLOPT_TCP_KEEPALIVE, 1)
+        // Never follow redirects: a 3xx is returned as it is, so request headers (the API key
+        // among them) reach only the host the caller named (CredentialPolicy).
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_UNRESTRICTED_AUTH, 0)
         set(CURLOPT_ACCEPT_ENCODING, "")
         set(CURLOPT_USERAGENT, configuration.userAgent)
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout ?? configuration.connectTimeout))
@@ -357,6 +361,9 @@ private final class CurlEngine: @unchecked Sendable {
             let length = size * count
             data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
                 transfer.responseBody.append(bytes, count: length)
+                if let onReceive = transfer.request.onReceive {
+                    onReceive(Data(UnsafeBufferPointer(start: bytes, count: length)))
+                }
             }
             return length
         }

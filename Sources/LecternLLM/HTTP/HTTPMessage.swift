@@ -88,12 +88,18 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// Abort when no byte arrives for this long. `nil` (the default) disables it: a
     /// non-streaming LLM answer sends nothing until the model has finished writing.
     public var idleTimeout: Duration?
+    /// Called with each piece of the response body as it arrives (on the client's thread; keep
+    /// it short). The whole body is still returned in the ``HTTPResponse``; this is for progress
+    /// of streamed answers.
+    public var onReceive: (@Sendable (Data) -> Void)?
 
     /// Creates a request.
     public init(
         method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-        connectTimeout: Duration? = nil, timeout: Duration? = nil, idleTimeout: Duration? = nil
+        connectTimeout: Duration? = nil, timeout: Duration? = nil, idleTimeout: Duration? = nil,
+        onReceive: (@Sendable (Data) -> Void)? = nil
     ) {
+        self.onReceive = onReceive
         self.method = method
         self.url = url
         self.headers = headers

@@ -17,15 +17,20 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
 
     /// The public Anthropic API root.
     public static let defaultBaseURL = URL(string: "https://api.anthropic.com/v1")!  // a literal, always valid
-    /// The variable read when the configuration names none.
+    /// The variable read when the configuration names none (for ``ownHost`` only).
     public static let defaultKeyVariable = "ANTHROPIC_API_KEY"
+    /// Anthropic's own API host, the only one the default key variable is sent to.
+    public static let ownHost = "api.anthropic.com"
     /// The API version header value.
     public static let apiVersion = "2023-06-01"
     /// The budget when neither the request nor the configuration sets one.
     public static let fallbackMaxTokens = 4096
 
-    /// Creates a provider; reads the key from `environment`. Throws ``LLMError``
-    /// (`.authentication`) naming the variable to set when it is missing.
+    /// Creates a provider; reads the key from `environment` (see ``CredentialPolicy``): required
+    /// for api.anthropic.com and whenever the configuration names a variable; at another base URL
+    /// with no variable named, none is sent. Throws ``LLMError`` (`.authentication`) naming the
+    /// variable to set when a required key is missing, and (`.invalidRequest`) when the key would
+    /// go over plain http to another machine.
     public init(configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime())
         throws
     {
@@ -33,8 +38,8 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
         self.configuration = configuration
         self.endpoint = base.appendingPathComponent("messages")
         self.apiKey = try APIKey.resolve(
-            kind: "anthropic", configured: configuration.apiKeyEnvironmentVariable,
-            defaultVariable: Self.defaultKeyVariable, required: true, environment: environment)
+            kind: "anthropic", configuration: configuration, defaultVariable: Self.defaultKeyVariable, ownHost: Self.ownHost,
+            endpoint: endpoint, environment: environment)
         self.schemaMode = configuration.schemaMode == .prompt ? .prompt : .tool
         self.exchange = ProviderExchange(
             kind: "anthropic", configuration: configuration, endpoint: endpoint, apiKey: apiKey, runtime: runtime)
@@ -61,7 +66,8 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
     /// The HTTP request for `request` with the given budget; `context` adds the item-tracing headers.
     func httpRequest(for request: LLMRequest, maxTokens: Int, context: RequestContext? = nil) throws -> HTTPRequest {
         var headers: HTTPHeaders = [
-            "Content-Type": "application/json", "Accept": "application/json", "anthropic-version": Self.apiVersion,
+            "Content-Type": "application/json", "Accept": configuration.stream ? "text/event-stream" : "application/json",
+            "anthropic-version": Self.apiVersion,
         ]
         if let apiKey { headers.add(name: "x-api-key", value: apiKey.value) }
         if let context { TracingHeaders.add(context, to: &headers) }
@@ -70,7 +76,7 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
             body: Data(body(for: request, maxTokens: maxTokens).schemaOrderedText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
             timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
-            idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })
+            idleTimeout: configuration.effectiveIdleTimeout)
     }
 
     /// The JSON body of a Messages request.
@@ -107,6 +113,7 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
             ]
             body["tool_choice"] = ["type": "tool", "name": .string(name)]
         }
+        if configuration.stream { body["stream"] = true }
         return .object(body)
     }
 
@@ -128,11 +135,14 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
         var model: String?
     }
 
-    /// Reads a 2xx Messages answer.
+    /// Reads a 2xx Messages answer, whole or streamed (a stream that ended early throws
+    /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
+        let body = configuration.stream && StreamAssembler.isEventStream(response)
+            ? try StreamAssembler.anthropicMessage(response.body) : response.body
         let message: Message
         do {
-            message = try JSONDecoder().decode(Message.self, from: response.body)
+            message = try JSONDecoder().decode(Message.self, from: body)
         } catch {
             throw malformed("the body is not a Messages JSON object (\(error.localizedDescription))", response, context)
         }

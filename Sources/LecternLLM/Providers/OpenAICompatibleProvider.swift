@@ -18,23 +18,26 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
 
     /// The public OpenAI API root.
     public static let defaultBaseURL = URL(string: "https://api.openai.com/v1")!  // a literal, always valid
-    /// The variable read when the configuration names none.
+    /// The variable read when the configuration names none (for ``ownHost`` only).
     public static let defaultKeyVariable = "OPENAI_API_KEY"
+    /// OpenAI's own API host, the only one the default key variable is sent to.
+    public static let ownHost = "api.openai.com"
 
-    /// Creates a provider; reads the key from `environment`. A key is required for
-    /// api.openai.com and whenever the configuration names a variable; a local server at a
-    /// custom base URL may run without one. Throws ``LLMError`` (`.authentication`) naming the
-    /// variable to set when a required key is missing.
+    /// Creates a provider; reads the key from `environment` (see ``CredentialPolicy``). A key is
+    /// required for api.openai.com and whenever the configuration names a variable; at another
+    /// base URL with no variable named, none is sent. Throws ``LLMError`` (`.authentication`)
+    /// naming the variable to set when a required key is missing, and (`.invalidRequest`) when
+    /// the key would go over plain http to another machine.
     public init(configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime())
         throws
     {
         let base = configuration.baseURL ?? Self.defaultBaseURL
-        let isOpenAI = base.host?.lowercased() == "api.openai.com"
+        let isOpenAI = base.host?.lowercased() == Self.ownHost
         self.configuration = configuration
         self.endpoint = base.appendingPathComponent("chat/completions")
         self.apiKey = try APIKey.resolve(
-            kind: "openai", configured: configuration.apiKeyEnvironmentVariable, defaultVariable: Self.defaultKeyVariable,
-            required: isOpenAI || configuration.apiKeyEnvironmentVariable != nil, environment: environment)
+            kind: "openai", configuration: configuration, defaultVariable: Self.defaultKeyVariable, ownHost: Self.ownHost,
+            endpoint: endpoint, environment: environment)
         self.schemaMode = configuration.schemaMode.flatMap { $0 == .tool ? nil : $0 } ?? .jsonSchema
         self.maxTokensField = configuration.maxTokensParameter ?? (isOpenAI ? "max_completion_tokens" : "max_tokens")
         self.exchange = ProviderExchange(
@@ -60,14 +63,16 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
 
     /// The HTTP request for `request` with the given budget; `context` adds the item-tracing headers.
     func httpRequest(for request: LLMRequest, maxTokens: Int?, context: RequestContext? = nil) throws -> HTTPRequest {
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/json", "Accept": configuration.stream ? "text/event-stream" : "application/json",
+        ]
         if let apiKey { headers.add(name: "Authorization", value: "Bearer \(apiKey.value)") }
         if let context { TracingHeaders.add(context, to: &headers) }
         return HTTPRequest(
             method: "POST", url: endpoint, headers: headers, body: Data(body(for: request, maxTokens: maxTokens).schemaOrderedText.utf8),
             connectTimeout: .seconds(clamping: configuration.connectTimeoutSeconds),
             timeout: .seconds(clamping: configuration.requestTimeoutSeconds),
-            idleTimeout: configuration.idleTimeoutSeconds.map { .seconds(clamping: $0) })
+            idleTimeout: configuration.effectiveIdleTimeout)
     }
 
     /// The JSON body of a Chat Completions request.
@@ -97,6 +102,10 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
         if let temperature = request.temperature { body["temperature"] = .number(temperature) }
         if let seed = request.seed { body["seed"] = .number(Double(seed)) }
         if let maxTokens { body[maxTokensField] = .number(Double(maxTokens)) }
+        if configuration.stream {
+            body["stream"] = true
+            body["stream_options"] = ["include_usage": true]
+        }
         return .object(body)
     }
 
@@ -145,11 +154,14 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
         var model: String?
     }
 
-    /// Reads a 2xx Chat Completions answer.
+    /// Reads a 2xx Chat Completions answer, whole or streamed (a stream that ended early throws
+    /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
+        let body = configuration.stream && StreamAssembler.isEventStream(response)
+            ? try StreamAssembler.chatCompletion(response.body) : response.body
         let completion: Completion
         do {
-            completion = try JSONDecoder().decode(Completion.self, from: response.body)
+            completion = try JSONDecoder().decode(Completion.self, from: body)
         } catch {
             throw malformed("the body is not a Chat Completions JSON object (\(error.localizedDescription))", response, context)
         }

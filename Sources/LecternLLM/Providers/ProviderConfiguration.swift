@@ -26,8 +26,8 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
     /// uses the kind's public endpoint.
     public var baseURL: URL?
     /// The environment variable that holds the key; `nil` uses `OPENAI_API_KEY` or
-    /// `ANTHROPIC_API_KEY`. For an OpenAI-compatible server at a custom `baseURL` with no
-    /// variable named here, a key is optional (local servers need none).
+    /// `ANTHROPIC_API_KEY`, but only for the provider's own API host: at a custom `baseURL` with
+    /// no variable named here, no key is sent (local servers need none). See ``CredentialPolicy``.
     public var apiKeyEnvironmentVariable: String?
     /// Requests in flight at most.
     public var maxConcurrency: Int
@@ -39,9 +39,12 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
     public var connectTimeoutSeconds: Double
     /// Seconds for one whole request (the model writes its full answer in this time).
     public var requestTimeoutSeconds: Double
-    /// Abort a request when no byte arrives for this many seconds; `nil` (the default) never
-    /// does, because a non-streaming answer sends nothing until the model has finished.
+    /// Abort a request when no byte arrives for this many seconds; `nil` never does for a whole
+    /// answer (which sends nothing until the model has finished) and uses 60 s for a stream.
     public var idleTimeoutSeconds: Double?
+    /// Ask for the answer as server-sent events: progress as tokens arrive, an idle stream cut
+    /// and retried, a stream that ends early never taken as an answer.
+    public var stream: Bool
     /// Retries after the first attempt for 408/409/429/5xx, connection errors and timeouts.
     public var maxRetries: Int
     /// How to ask for structured output; `nil` uses the kind's native form.
@@ -63,8 +66,9 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
         connectTimeoutSeconds: Double = 10, requestTimeoutSeconds: Double = 600, idleTimeoutSeconds: Double? = nil,
         maxRetries: Int = 3,
         schemaMode: SchemaMode? = nil, maxTokensCeiling: Int = 16384, defaultMaxTokens: Int? = nil,
-        maxTokensParameter: String? = nil
+        maxTokensParameter: String? = nil, stream: Bool = false
     ) {
+        self.stream = stream
         self.kind = kind
         self.model = model
         self.baseURL = baseURL
@@ -85,7 +89,7 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case kind, model, baseURL, apiKeyEnvironmentVariable, maxConcurrency, requestsPerMinute, tokensPerMinute
         case connectTimeoutSeconds, requestTimeoutSeconds, idleTimeoutSeconds, maxRetries, schemaMode, maxTokensCeiling
-        case defaultMaxTokens, maxTokensParameter
+        case defaultMaxTokens, maxTokensParameter, stream
     }
 
     /// Decodes a configuration; only `kind` and `model` are required.
@@ -109,7 +113,16 @@ public struct ProviderConfiguration: Sendable, Hashable, Codable {
         maxTokensCeiling = try c.decodeIfPresent(Int.self, forKey: .maxTokensCeiling) ?? defaults.maxTokensCeiling
         defaultMaxTokens = try c.decodeIfPresent(Int.self, forKey: .defaultMaxTokens)
         maxTokensParameter = try c.decodeIfPresent(String.self, forKey: .maxTokensParameter)
+        stream = try c.decodeIfPresent(Bool.self, forKey: .stream) ?? false
     }
+
+    /// The idle timeout in force: the configured one, else 60 s for a stream and none otherwise.
+    public var effectiveIdleTimeout: Duration? {
+        (idleTimeoutSeconds ?? (stream ? Self.defaultStreamIdleTimeoutSeconds : nil)).map { .seconds(clamping: $0) }
+    }
+
+    /// The idle timeout of a stream when none is configured.
+    public static let defaultStreamIdleTimeoutSeconds = 60.0
 
     /// The retry policy these settings describe.
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: maxRetries) }
@@ -164,22 +177,35 @@ struct APIKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, 
     var debugDescription: String { "<redacted>" }
     var customMirror: Mirror { Mirror(self, children: []) }
 
-    /// Reads the key, or explains which variable to set.
+    /// Reads the key for a provider whose public API is `ownHost` (see ``CredentialPolicy``): the
+    /// configured variable, or the default one only when `baseURL` is the provider's own; nil when
+    /// no key is to be sent. Throws when a required key is missing, or when the key would cross the
+    /// network in plain text.
     static func resolve(
-        kind: String, configured: String?, defaultVariable: String, required: Bool, environment: [String: String]
+        kind: String, configuration: ProviderConfiguration, defaultVariable: String, ownHost: String, endpoint: URL,
+        environment: [String: String]
     ) throws -> APIKey? {
-        let variable = configured ?? defaultVariable
-        if let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
-            return APIKey(value: value, variable: variable)
+        let configured = configuration.apiKeyEnvironmentVariable
+        guard
+            let variable = CredentialPolicy.keyVariable(
+                configured: configured, defaultVariable: defaultVariable, ownHost: ownHost, baseURL: configuration.baseURL)
+        else { return nil }
+        guard let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+            let hint =
+                configured == nil
+                ? " (or name another variable with apiKeyEnvironmentVariable in the model configuration)" : ""
+            throw LLMError(
+                .authentication,
+                "No API key for the \(kind) provider: the environment variable \(variable) is not set or empty. "
+                    + "Set it to your key\(hint), or use the local provider.")
         }
-        guard required else { return nil }
-        let hint =
-            configured == nil
-            ? " (or name another variable with apiKeyEnvironmentVariable in the model configuration)" : ""
-        throw LLMError(
-            .authentication,
-            "No API key for the \(kind) provider: the environment variable \(variable) is not set or empty. "
-                + "Set it to your key\(hint), or use the local provider.")
+        if let problem = CredentialPolicy.plainTextProblem(sendingKeyTo: endpoint) {
+            throw LLMError(
+                .invalidRequest,
+                "Refusing to send the key in \(variable) to \(endpoint.redactedForMessages): \(problem). Use an https:// base URL, "
+                    + "or name no key variable if the server needs none.")
+        }
+        return APIKey(value: value, variable: variable)
     }
 
     /// `text` with every occurrence of the key replaced, for messages built from server answers.

@@ -37,7 +37,16 @@ struct ProviderExchange: Sendable {
         var truncations = 0
         let limiter = limiters.limiter(for: request.model)
         while true {
-            let httpRequest = try encode(budget)
+            var httpRequest = try encode(budget)
+            if configuration.stream {
+                let progress = StreamProgress { [runtime, kind] tokens in
+                    runtime.events(
+                        ProviderEvent(
+                            kind: .receiving, provider: kind, model: request.model, itemID: context.itemID, receivedTokens: tokens,
+                            message: "receiving: \(tokens) tokens"))
+                }
+                httpRequest.onReceive = { progress.receive($0) }
+            }
             let estimate = Self.estimatePromptTokens(request) + (budget ?? 1024)
             var answer = try await send(
                 httpRequest, request: request, context: context, limiter: limiter, estimatedTokens: estimate,
@@ -104,14 +113,18 @@ struct ProviderExchange: Sendable {
             do {
                 let response = try await runtime.httpClient.send(httpRequest)
                 if (200..<300).contains(response.status) {
+                    let answer: LLMResponse
                     do {
-                        let answer = try decode(response)
-                        limiter.release(permit, outcome: .success(usedTokens: answer.usage.totalTokens))
-                        return answer
+                        answer = try decode(response)
+                    } catch let early as StreamEndedEarly {
+                        // Retried like a broken connection (the catch below releases the permit).
+                        throw HTTPClientError(kind: .connectionLost, target: host, detail: early.detail)
                     } catch {
                         limiter.release(permit, outcome: .failure)
                         throw error
                     }
+                    limiter.release(permit, outcome: .success(usedTokens: answer.usage.totalTokens))
+                    return answer
                 }
                 let retryable = RetryPolicy.isRetryable(status: response.status)
                 limiter.release(permit, outcome: response.status == 429 ? .rateLimited : .failure)
@@ -232,9 +245,10 @@ struct ProviderExchange: Sendable {
         switch error.kind {
         case .timedOut:
             what = "timed out"
+            let idle = configuration.effectiveIdleTimeout.map { ", or the idle timeout model.idle_timeout_s (now \(Int($0.seconds)) s)" } ?? ""
             advice =
-                "raise requestTimeoutSeconds (now \(Int(configuration.requestTimeoutSeconds)) s) if answers are long, "
-                + "or try again later"
+                "raise model.request_timeout_s (now \(Int(configuration.requestTimeoutSeconds)) s)\(idle) if answers are long "
+                + "or the server is slow to start, or try again later"
         case .connectionFailed:
             what = "could not connect"
             advice = "check baseURL, the network, and that the server at \(host) is running"

@@ -20,6 +20,8 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
         case truncatedRetry = "truncated_retry"
         /// The request failed for good; `message` says why.
         case failed
+        /// A streamed answer is arriving: `receivedTokens` so far (about one per event).
+        case receiving
     }
 
     public var kind: Kind
@@ -34,6 +36,8 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
     public var delaySeconds: Double?
     public var concurrency: Int?
     public var maxTokens: Int?
+    /// For `receiving`: the tokens of the answer received so far.
+    public var receivedTokens: Int?
     /// A sentence for people.
     public var message: String
 
@@ -41,8 +45,9 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
     public init(
         kind: Kind, provider: String, model: String, itemID: String? = nil, attempt: Int? = nil,
         statusCode: Int? = nil, delaySeconds: Double? = nil, concurrency: Int? = nil, maxTokens: Int? = nil,
-        message: String
+        receivedTokens: Int? = nil, message: String
     ) {
+        self.receivedTokens = receivedTokens
         self.kind = kind
         self.provider = provider
         self.model = model
@@ -67,6 +72,7 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
         if let delaySeconds { object["delay_s"] = .number((delaySeconds * 1000).rounded() / 1000) }
         if let concurrency { object["concurrency"] = .number(Double(concurrency)) }
         if let maxTokens { object["max_tokens"] = .number(Double(maxTokens)) }
+        if let receivedTokens { object["received_tokens"] = .number(Double(receivedTokens)) }
         return .object(object)
     }
 

@@ -231,6 +231,9 @@ public struct Engine: Sendable {
                         fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors)
                     } else if error is CancellationError {
                         fail(item, reason: .cancelled, attempts: 0, errors: ["the run was interrupted"])
+                    } else if error is CocoaError || error is POSIXError {
+                        // A file the item had to read or write: the machine's fault, not the content's.
+                        fail(item, reason: .internal, attempts: 0, errors: [String(describing: error)])
                     } else {
                         fail(item, reason: .invalid, attempts: 0, errors: [String(describing: error)])
                     }

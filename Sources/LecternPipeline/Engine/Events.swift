@@ -12,6 +12,8 @@ public enum EngineEvent: Sendable {
     case itemFailed(ItemFailure)
     /// A provider-level retry (429, 5xx, timeout) or rate-limit wait.
     case provider(id: String, message: String)
+    /// A streamed answer for the item is arriving: tokens received so far (about one per event).
+    case receiving(id: String, tokens: Int)
     case warning(id: String, message: String)
 }
 
@@ -42,6 +44,8 @@ public struct ItemFailure: Sendable, CustomStringConvertible {
         case cacheMiss = "cache_miss"
         /// An item it depends on failed.
         case dependency
+        /// This machine failed it: the cache or the disk could not be written, or an internal error.
+        case `internal`
         case cancelled
     }
 
@@ -63,6 +67,7 @@ public struct ItemFailure: Sendable, CustomStringConvertible {
         case .cacheMiss: text += ": no recorded answer"
         case .dependency: text += ": an item it needs failed"
         case .cancelled: text += ": cancelled"
+        case .internal: text += ": this machine failed it (cache or disk I/O)"
         }
         for error in errors.prefix(6) { text += "\n    - \(error)" }
         return text

@@ -208,6 +208,8 @@ public struct ModelCallRunner: Sendable {
                 let reason: ItemFailure.Reason =
                     (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
                 throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message])
+            } catch let error as CacheWriteError {
+                throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message])
             } catch let error as CacheError {
                 // A replay past the end of a failed chain: the recorded failure stands.
                 if attempt > maxAttempts { throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors) }

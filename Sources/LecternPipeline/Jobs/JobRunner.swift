@@ -27,6 +27,8 @@ public struct JobRunner: Sendable {
             /// Some items failed; the bundle was not written (or written partial with --allow-partial).
             case itemsFailed
             case providerFailed
+            /// The cache or the disk could not be written, or an internal error stopped items.
+            case runtimeFailed
             case budgetExceeded
             case cancelled
         }
@@ -85,6 +87,8 @@ public struct JobRunner: Sendable {
         var status: Result.Status = .complete
         if outcome.budgetExceeded {
             status = .budgetExceeded
+        } else if outcome.failures.contains(where: { $0.reason == .internal }) {
+            status = .runtimeFailed
         } else if outcome.providerStopped || outcome.failures.contains(where: { $0.reason == .provider || $0.reason == .cacheMiss }) {
             status = .providerFailed
         } else if !outcome.failures.isEmpty {

@@ -19,6 +19,9 @@ final class LoopbackServer: Sendable {
             case closeWithoutAnswer
             /// Reset the connection (TCP RST) without answering.
             case reset
+            /// Send the status and headers with no length, then each part after its delay, then
+            /// wait `hangAfter` (if any) and close: a server-sent event stream.
+            case stream(parts: [(delay: Duration, text: String)], hangAfter: Duration?)
         }
 
         var status: Int = 200
@@ -34,6 +37,17 @@ final class LoopbackServer: Sendable {
             Reply(
                 status: status, headers: [("Content-Type", "application/json")] + headers, body: Data(body.utf8),
                 delay: delay)
+        }
+
+        /// A `text/event-stream` answer sent in parts; `hangAfter` keeps the connection open and
+        /// silent that long after the last part before closing it.
+        static func stream(_ parts: [(delay: Duration, text: String)], hangAfter: Duration? = nil) -> Reply {
+            Reply(status: 200, headers: [("Content-Type", "text/event-stream")], action: .stream(parts: parts, hangAfter: hangAfter))
+        }
+
+        /// A redirect to `location`.
+        static func redirect(_ status: Int = 307, to location: String) -> Reply {
+            Reply(status: status, headers: [("Location", location)], body: Data())
         }
 
         static let closeWithoutAnswer = Reply(action: .closeWithoutAnswer)
@@ -164,6 +178,17 @@ final class LoopbackServer: Sendable {
             case .reset:
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                return
+            case .stream(let parts, let hangAfter):
+                var head = "HTTP/1.1 \(reply.status) \(Self.reason(reply.status))\r\n"
+                for (name, value) in reply.headers { head += "\(name): \(value)\r\n" }
+                head += "Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
+                guard writeAll(fd, Data(head.utf8)) else { return }
+                for part in parts {
+                    if part.delay > .zero, !waitUnlessClientLeaves(fd, for: part.delay) { return }
+                    guard writeAll(fd, Data(part.text.utf8)) else { return }
+                }
+                if let hangAfter { _ = waitUnlessClientLeaves(fd, for: hangAfter) }
                 return
             case .respond:
                 var head = "HTTP/1.1 \(reply.status) \(Self.reason(reply.status))\r\n"

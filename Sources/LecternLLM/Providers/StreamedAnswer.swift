@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+
+/// One server-sent event (`text/event-stream`): its `event:` name, if any, and its `data:` lines
+/// joined with newlines.
+struct ServerSentEvent: Sendable, Hashable {
+    var name: String?
+    var data: String
+
+    /// The events of a whole stream, by the WHATWG rules: lines end in LF, CRLF or CR; a blank
+    /// line dispatches the event; `:` starts a comment; an event not closed by a blank line
+    /// before the stream ends is dropped (it may be cut short).
+    static func parse(_ body: Data) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        var name: String?
+        var data: [Substring] = []
+        var hasData = false
+        let text = String(decoding: body, as: UTF8.self)
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        // The text after the last line break is an unterminated line: not part of any event.
+        if !lines.isEmpty { lines.removeLast() }
+        for line in lines {
+            if line.isEmpty {
+                if hasData { events.append(ServerSentEvent(name: name, data: data.joined(separator: "\n"))) }
+                name = nil
+                data = []
+                hasData = false
+                continue
+            }
+            if line.first == ":" { continue }
+            let field: Substring
+            var value: Substring
+            if let colon = line.firstIndex(of: ":") {
+                field = line[..<colon]
+                value = line[line.index(after: colon)...]
+                if value.first == " " { value = value.dropFirst() }
+            } else {
+                field = line
+                value = ""
+            }
+            switch field {
+            case "data":
+                data.append(value)
+                hasData = true
+            case "event":
+                name = String(value)
+            default:
+                continue
+            }
+        }
+        return events
+    }
+}
+
+/// A streamed answer that stopped before its final event. The provider exchange sends the
+/// request again, like a broken connection: a cut-off stream is never taken as an answer.
+struct StreamEndedEarly: Error, Sendable {
+    /// What was missing, for messages.
+    var detail: String
+}
+
+/// Turns a finished event stream into the JSON body the same request would have had without
+/// streaming, so a streamed and a whole answer go through one decoder (and the cache stores
+/// the same assembled answer either way).
+enum StreamAssembler {
+    /// Whether a 2xx body is an event stream rather than a whole JSON answer (a server may ignore
+    /// `stream: true`).
+    static func isEventStream(_ response: HTTPResponse) -> Bool {
+        if let type = response.headers["Content-Type"]?.lowercased(), type.contains("text/event-stream") { return true }
+        let first = response.body.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+        return first != nil && first != UInt8(ascii: "{")
+    }
+
+    /// A Chat Completions stream (`chat.completion.chunk` events, then `[DONE]`) as one
+    /// `chat.completion` body. Complete once a `finish_reason` or `[DONE]` arrived.
+    static func chatCompletion(_ body: Data) throws -> Data {
+        var content = ""
+        var refusal: String?
+        var finishReason: String?
+        var usage: JSONValue?
+        var model: String?
+        var done = false
+        var deltas = 0
+        for event in ServerSentEvent.parse(body) {
+            if event.data.trimmingCharacters(in: .whitespaces) == "[DONE]" {
+                done = true
+                continue
+            }
+            guard let chunk = try? JSONValue.parse(event.data) else {
+                throw StreamEndedEarly(detail: "an event of the stream is not JSON: \(event.data.prefix(120))")
+            }
+            if let error = chunk["error"] {
+                let said = error["message"]?.stringValue ?? error.stringValue ?? error.canonicalText
+                throw StreamEndedEarly(detail: "the server reported an error in the stream: \(said.prefix(300))")
+            }
+            if let name = chunk["model"]?.stringValue { model = name }
+            if let reported = chunk["usage"], reported != .null { usage = reported }
+            guard let choice = chunk["choices"]?.arrayValue?.first else { continue }
+            if let delta = choice["delta"] {
+                if let text = delta["content"]?.stringValue {
+                    content += text
+                    deltas += 1
+                }
+                if let text = delta["refusal"]?.stringValue { refusal = (refusal ?? "") + text }
+            }
+            if let reason = choice["finish_reason"]?.stringValue { finishReason = reason }
+        }
+        guard done || finishReason != nil else {
+            throw StreamEndedEarly(detail: "the event stream ended before the answer was finished (no finish_reason, no [DONE])")
+        }
+        var message: [String: JSONValue] = ["role": "assistant", "content": .string(content)]
+        if let refusal {
+            message["refusal"] = .string(refusal)
+            if content.isEmpty { message["content"] = .null }
+        }
+        var completion: [String: JSONValue] = [
+            "object": "chat.completion",
+            "choices": [["index": 0, "message": .object(message), "finish_reason": finishReason.map(JSONValue.string) ?? .null]],
+        ]
+        // Servers that do not honour stream_options.include_usage report none: count the deltas
+        // (one token each on every server seen) rather than report a free answer.
+        completion["usage"] = usage ?? ["prompt_tokens": 0, "completion_tokens": .number(Double(deltas))]
+        if let model { completion["model"] = .string(model) }
+        return Data(JSONValue.object(completion).canonicalText.utf8)
+    }
+
+    /// A Messages stream (`message_start` … `message_stop`) as one Messages body. Complete only
+    /// once `message_stop` arrived.
+    static func anthropicMessage(_ body: Data) throws -> Data {
+        var message: [String: JSONValue] = [:]
+        var usage: [String: JSONValue] = [:]
+        var blocks: [Int: (start: [String: JSONValue], text: String, json: String)] = [:]
+        var stopReason: JSONValue = .null
+        var stopped = false
+        for event in ServerSentEvent.parse(body) {
+            guard let payload = try? JSONValue.parse(event.data) else {
+                throw StreamEndedEarly(detail: "an event of the stream is not JSON: \(event.data.prefix(120))")
+            }
+            let type = payload["type"]?.stringValue ?? event.name ?? ""
+            switch type {
+            case "message_start":
+                if let start = payload["message"]?.objectValue {
+                    message = start
+                    if let reported = start["usage"]?.objectValue { usage.merge(reported) { _, new in new } }
+                }
+            case "content_block_start":
+                guard let index = payload["index"]?.intValue, let block = payload["content_block"]?.objectValue else { continue }
+                blocks[index] = (block, block["text"]?.stringValue ?? "", "")
+            case "content_block_delta":
+                guard let index = payload["index"]?.intValue, let delta = payload["delta"], blocks[index] != nil else { continue }
+                if let text = delta["text"]?.stringValue { blocks[index]?.text += text }
+                if let json = delta["partial_json"]?.stringValue { blocks[index]?.json += json }
+            case "message_delta":
+                if let reason = payload["delta"]?["stop_reason"], reason != .null { stopReason = reason }
+                if let reported = payload["usage"]?.objectValue { usage.merge(reported) { _, new in new } }
+            case "message_stop":
+                stopped = true
+            case "error":
+                let said = payload["error"]?["message"]?.stringValue ?? payload.canonicalText
+                throw StreamEndedEarly(detail: "the server reported an error in the stream: \(said.prefix(300))")
+            default:
+                continue  // ping, content_block_stop, and types added later
+            }
+        }
+        guard stopped else {
+            throw StreamEndedEarly(detail: "the event stream ended before message_stop")
+        }
+        var content: [JSONValue] = []
+        for index in blocks.keys.sorted() {
+            guard let block = blocks[index] else { continue }
+            var assembled = block.start
+            switch assembled["type"]?.stringValue {
+            case "text":
+                assembled["text"] = .string(block.text)
+            case "tool_use":
+                if !block.json.isEmpty {
+                    guard let input = try? JSONValue.parse(block.json) else {
+                        throw StreamEndedEarly(detail: "the tool input of the stream is not complete JSON")
+                    }
+                    assembled["input"] = input
+                }
+            default:
+                break
+            }
+            content.append(.object(assembled))
+        }
+        message["content"] = .array(content)
+        message["stop_reason"] = stopReason
+        message["usage"] = .object(usage)
+        return Data(JSONValue.object(message).canonicalText.utf8)
+    }
+}
+
+/// Counts the events of a streamed answer as they arrive and reports progress at most every
+/// `interval`, so a terminal can show tokens arriving without an event per token.
+final class StreamProgress: Sendable {
+    private struct State {
+        var events = 0
+        var carry: [UInt8] = []
+        var lastReport: ContinuousClock.Instant?
+    }
+    private let state = Mutex(State())
+    private let interval: Duration
+    private let report: @Sendable (Int) -> Void
+
+    init(interval: Duration = .milliseconds(500), report: @escaping @Sendable (Int) -> Void) {
+        self.interval = interval
+        self.report = report
+    }
+
+    /// Takes one piece of the body; counts the `data:` lines in it (one delta, about one token, each).
+    func receive(_ chunk: Data) {
+        let due: Int? = state.withLock { state in
+            var bytes = state.carry
+            bytes.append(contentsOf: chunk)
+            var lineStart = 0
+            for index in bytes.indices where bytes[index] == 0x0A {
+                if index - lineStart >= 5, bytes[lineStart..<(lineStart + 5)].elementsEqual("data:".utf8) { state.events += 1 }
+                lineStart = index + 1
+            }
+            state.carry = Array(bytes[lineStart...].prefix(16))
+            let now = ContinuousClock.now
+            if let last = state.lastReport, now - last < interval { return nil }
+            state.lastReport = now
+            return state.events
+        }
+        if let due { report(due) }
+    }
+}
