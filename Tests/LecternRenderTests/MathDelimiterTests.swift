@@ -110,10 +110,7 @@ func runCorpus(_ text: String, knownDivergences: Set<String>) -> (total: Int, pa
 struct MathDelimiterTests {
     @Test("mdit-py-plugins dollar_math.md: every case")
     func mditDollarMath() throws {
-        guard let corpora = TestFiles.corpora, let text = TestFiles.read(corpora + "/mdit-dollar_math.md") else {
-            print("mdit-dollar_math.md: corpus absent, skipped")
-            return
-        }
+        let text = try #require(TestFiles.read(TestFiles.corpora + "/mdit-dollar_math.md"), "the corpus mdit-dollar_math.md is missing")
         // Where markdown-it's dollarmath plugin and pandoc's rules (ours) disagree on purpose.
         let known: Set<String> = [
             // pandoc allows a digit before the opening `$` (`3$1+2$` is math there).
@@ -129,10 +126,7 @@ struct MathDelimiterTests {
 
     @Test("mdit-py-plugins texmath_dollar.md: every case")
     func mditTexmathDollar() throws {
-        guard let corpora = TestFiles.corpora, let text = TestFiles.read(corpora + "/mdit-texmath_dollar.md") else {
-            print("mdit-texmath_dollar.md: corpus absent, skipped")
-            return
-        }
+        let text = try #require(TestFiles.read(TestFiles.corpora + "/mdit-texmath_dollar.md"), "the corpus mdit-texmath_dollar.md is missing")
         let known: Set<String> = [
             // texmath's plugin treats `\\$` as escaping the dollar; in Markdown (and pandoc) `\\` is an
             // escaped backslash, so the `$` still opens math (dollar_math.md agrees with us).
@@ -169,10 +163,9 @@ struct MathDelimiterTests {
     func restorationIsExact() throws {
         var inputs: [String] = []
         for file in ["mdit-dollar_math.md", "mdit-texmath_dollar.md"] {
-            if let corpora = TestFiles.corpora, let text = TestFiles.read(corpora + "/" + file) {
-                inputs += MarkdownItCase.parse(text).map(\.input)
-                inputs.append(text)
-            }
+            let text = try #require(TestFiles.read(TestFiles.corpora + "/" + file), "the corpus \(file) is missing")
+            inputs += MarkdownItCase.parse(text).map(\.input)
+            inputs.append(text)
         }
         if let text = TestFiles.read(TestFiles.fixtures + "/delimiters/pandoc-cases.md") {
             inputs += MarkdownItCase.parse(text).map(\.input)
@@ -181,8 +174,7 @@ struct MathDelimiterTests {
             if let text = TestFiles.read(TestFiles.fixtures + "/documents/" + name) { inputs.append(text) }
         }
         inputs += ["", "\u{E000}", "a\u{E000}0\u{E001}b $x$ \u{E000}12\u{E001}", "$a$\r\n$$b\r\nc$$\rd $e$"]
-        // With ../shared/corpora the mdit cases add about 100 inputs; without, the project's own fixtures remain.
-        #expect(inputs.count > (TestFiles.corpora == nil ? 40 : 100))
+        #expect(inputs.count > 100)
         for input in inputs {
             let protected = MathDelimiterScanner.protect(input)
             #expect(MathToken.restore(protected.text, formulas: protected.formulas) == input)

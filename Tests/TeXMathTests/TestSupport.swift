@@ -8,16 +8,14 @@ enum Paths {
         return file.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
+    /// The project's own copies of the external TeX corpora (provenance in Fixtures/SOURCES.md).
     static var corpora: URL {
-        packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+        packageRoot.appendingPathComponent("Tests/TeXMathTests/Fixtures/corpora")
     }
 
-    /// The MathML Core schema: the shared corpus copy when present, else the project's own copy
-    /// in Fixtures (see Fixtures/SOURCES.md), so the tests run without ../shared.
+    /// The MathML Core schema, the project's own copy (see Fixtures/SOURCES.md).
     static var schema: URL {
-        let shared = corpora.appendingPathComponent("mathml-schema/mathml4-core.rng")
-        if FileManager.default.fileExists(atPath: shared.path) { return shared }
-        return packageRoot.appendingPathComponent("Tests/TeXMathTests/Fixtures/mathml4-core.rng")
+        packageRoot.appendingPathComponent("Tests/TeXMathTests/Fixtures/mathml4-core.rng")
     }
 }
 

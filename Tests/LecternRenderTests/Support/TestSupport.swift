@@ -27,12 +27,9 @@ enum TestFiles {
     /// The package root (…/Tests/LecternRenderTests → …).
     static let packageRoot = parent(parent(testsDirectory))
 
-    /// `../shared/corpora` beside the package, if present. The dev package symlinks its tests, so the
-    /// real path of this file points into the main checkout.
-    static var corpora: String? {
-        let candidate = parent(packageRoot) + "/shared/corpora"
-        return isDirectory(candidate) ? candidate : nil
-    }
+    /// The project's own copies of the external Markdown math corpora (provenance in
+    /// Fixtures/SOURCES.md).
+    static var corpora: String { fixtures + "/corpora" }
 
     static func parent(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
