@@ -13,7 +13,10 @@ public struct LecternCommand: AsyncParsableCommand {
             Exit codes: 0 success; 1 some items failed validation (no bundle unless --allow-partial) \
             or a bundle failed verification; 2 usage or spec error; 3 provider or network failure \
             after retries, or no recorded answer in replay/offline mode; 4 budget exceeded; \
-            130 interrupted (finished work is kept and a re-run resumes).
+            5 this machine failed the run (cache, cassette or bundle could not be read or \
+            written: a full disk, permissions) or an internal error; 130 interrupted. Finished \
+            work is kept and a re-run resumes. With several specs, the worst code applies. \
+            Shell completions: lectern --generate-completion-script bash|zsh|fish.
             """,
         version: version,
         subcommands: [RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CacheCommand.self, ModelsCommand.self])

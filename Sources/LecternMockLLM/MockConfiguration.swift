@@ -91,6 +91,9 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// A 200 with a schema-valid but wrong answer: every option marked correct, the wrong topic
     /// id, or another topic's lecture.
     case wrongContent = "wrong_content"
+    /// A streamed answer (the request asked for `stream: true`) that stops halfway, without its
+    /// final events: the client must not take it as an answer (streaming requests only).
+    case cutStream = "cut_stream"
 }
 
 /// How often each fault is injected: a probability per request.

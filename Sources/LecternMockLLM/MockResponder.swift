@@ -95,7 +95,8 @@ struct MockResponder: Sendable {
         let errorLatency = configuration.errorLatency.sample(random.unit(), random.unit())
 
         var fault: FaultKind?
-        let applicable = applicableFaults(answer: answer, json: json, answers: answers, number: number)
+        let applicable = applicableFaults(
+            answer: answer, json: json, answers: answers, number: number, streaming: shape.stream, schemaHasOptions: shape.schemaHasOptions)
         if let script = configuration.scriptedFaults[itemID], number < script.count {
             fault = script[number].flatMap { applicable.contains($0) ? $0 : nil }
         } else if faultDraw < configuration.faults.total {
@@ -137,30 +138,40 @@ struct MockResponder: Sendable {
         case .truncated?:
             let cut = String(answer.content.prefix(max(1, answer.content.count / 2)))
             let body = Self.answerBody(wire, shape: shape, content: cut, json: nil, usage: answer.usage, truncated: true, id: serialID)
-            return (Self.billable(body, delay: latency), itemID)
+            return (Self.billable(body, shape: shape, delay: latency), itemID)
+        case .cutStream?:
+            let body = Self.answerBody(wire, shape: shape, content: answer.content, json: json, usage: answer.usage, truncated: false, id: serialID)
+            return (Self.billable(body, shape: shape, delay: latency, cut: true), itemID)
         case .invalidJSON?:
             let body = Self.answerBody(
                 wire, shape: shape, content: Self.brokenJSON(answer.content, number: number), json: nil, usage: answer.usage, truncated: false,
                 id: serialID)
-            return (Self.billable(body, delay: latency), itemID)
+            return (Self.billable(body, shape: shape, delay: latency), itemID)
         case .wrongContent?:
-            let wrong = Self.wrongContent(answer: answer, json: json, answers: answers, number: number) ?? (answer.content, json)
+            let wrong =
+                Self.wrongContent(answer: answer, json: json, answers: answers, number: number, spoilOptions: shape.schemaHasOptions)
+                ?? (answer.content, json)
             let body = Self.answerBody(wire, shape: shape, content: wrong.0, json: wrong.1, usage: answer.usage, truncated: false, id: serialID)
-            return (Self.billable(body, delay: latency), itemID)
+            return (Self.billable(body, shape: shape, delay: latency), itemID)
         case nil:
             let body = Self.answerBody(wire, shape: shape, content: answer.content, json: json, usage: answer.usage, truncated: false, id: serialID)
-            return (Self.billable(body, delay: latency), itemID)
+            return (Self.billable(body, shape: shape, delay: latency), itemID)
         }
     }
 
     // MARK: Faults
 
     /// The faults that make sense for this answer.
-    func applicableFaults(answer: MockAnswerBook.Answer, json: JSONValue?, answers: MockAnswerBook, number: Int) -> [FaultKind] {
+    func applicableFaults(
+        answer: MockAnswerBook.Answer, json: JSONValue?, answers: MockAnswerBook, number: Int, streaming: Bool = false,
+        schemaHasOptions: Bool = true
+    ) -> [FaultKind] {
         FaultKind.allCases.filter { kind in
             switch kind {
+            case .cutStream: return streaming
             case .invalidJSON: return json != nil
-            case .wrongContent: return Self.wrongContent(answer: answer, json: json, answers: answers, number: number) != nil
+            case .wrongContent:
+                return Self.wrongContent(answer: answer, json: json, answers: answers, number: number, spoilOptions: schemaHasOptions) != nil
             default: return true
             }
         }
@@ -184,15 +195,20 @@ struct MockResponder: Sendable {
     /// topic or subject id; for text, another item's answer of the same stage (a lecture about
     /// another topic). The item's request `number` varies the mistake, as a model's would vary
     /// between asks. Nil when there is no way to make this answer wrong.
-    static func wrongContent(answer: MockAnswerBook.Answer, json: JSONValue?, answers: MockAnswerBook, number: Int = 0) -> (String, JSONValue?)? {
+    /// `spoilOptions` false: the request's schema asks for no options, so options in the recorded
+    /// answer are ignored by the client and spoiling them would be no fault at all.
+    static func wrongContent(
+        answer: MockAnswerBook.Answer, json: JSONValue?, answers: MockAnswerBook, number: Int = 0, spoilOptions spoil: Bool = true
+    ) -> (String, JSONValue?)? {
         if let json {
             var changed = false
-            if number % 2 == 0 {
+            if spoil, number % 2 == 0 {
                 let wrong = spoilOptions(json, changed: &changed)
                 if changed { return (wrong.canonicalText, wrong) }
             }
             let moved = replaceIDs(json, number: number, changed: &changed)
             if changed { return (moved.canonicalText, moved) }
+            guard spoil else { return nil }
             let wrong = spoilOptions(json, changed: &changed)
             return changed ? (wrong.canonicalText, wrong) : nil
         }
@@ -310,6 +326,11 @@ struct MockResponder: Sendable {
         var model: String
         /// Anthropic tool mode: the forced tool's name.
         var toolName: String?
+        /// The client asked for server-sent events (`stream: true`).
+        var stream = false
+        /// The request's schema asks for answer options (`wrong_answers` or `options`), or the
+        /// request has no schema to tell.
+        var schemaHasOptions = true
 
         init(wire: WireProtocol, body: Data) {
             self.wire = wire
@@ -322,6 +343,12 @@ struct MockResponder: Sendable {
                 return try? JSONSerialization.jsonObject(with: Data(bytes[range]), options: [.fragmentsAllowed])
             }
             model = value("model") as? String ?? "mock-model"
+            stream = value("stream") as? Bool ?? false
+            let schemaField = wire == .anthropic ? "tools" : "response_format"
+            if let range = fields[schemaField] {
+                let schema = String(decoding: bytes[range], as: UTF8.self)
+                schemaHasOptions = schema.contains("\"wrong_answers\"") || schema.contains("\"options\"")
+            }
             if wire == .anthropic, let tools = value("tools") as? [[String: Any]], !tools.isEmpty {
                 toolName = (value("tool_choice") as? [String: Any])?["name"] as? String ?? tools.first?["name"] as? String
             }
@@ -458,8 +485,78 @@ struct MockResponder: Sendable {
         .respond(status: status, headers: [("Content-Type", "application/json")], body: body, delay: 0, billable: false)
     }
 
-    static func billable(_ body: Data, delay: Double) -> MockAction {
-        .respond(status: 200, headers: [("Content-Type", "application/json")], body: body, delay: delay, billable: true)
+    static func billable(_ body: Data, shape: RequestShape, delay: Double, cut: Bool = false) -> MockAction {
+        guard shape.stream, let answer = try? JSONValue.parse(String(decoding: body, as: UTF8.self)) else {
+            return .respond(status: 200, headers: [("Content-Type", "application/json")], body: body, delay: delay, billable: true)
+        }
+        return .respond(
+            status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
+            body: eventStream(shape.wire, answer: answer, cut: cut), delay: delay, billable: true)
+    }
+
+    /// A whole answer as the server-sent events a streaming server would send: the text (or
+    /// Anthropic's tool input) in pieces of 16 characters, then the final events; `cut` stops
+    /// halfway through the pieces, with no final event.
+    static func eventStream(_ wire: WireProtocol, answer: JSONValue, cut: Bool) -> Data {
+        func pieces(_ text: String) -> [String] {
+            var out: [String] = []
+            var rest = Substring(text)
+            while !rest.isEmpty {
+                out.append(String(rest.prefix(16)))
+                rest = rest.dropFirst(16)
+            }
+            return cut ? Array(out.prefix(out.count / 2)) : out
+        }
+        var events: [String] = []
+        func add(_ name: String?, _ value: JSONValue) {
+            events.append((name.map { "event: \($0)\n" } ?? "") + "data: " + value.canonicalText + "\n\n")
+        }
+        switch wire {
+        case .openai:
+            let choice = answer["choices"]?.arrayValue?.first
+            let header: [String: JSONValue] = [
+                "id": answer["id"] ?? "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1_700_000_000,
+                "model": answer["model"] ?? "mock-model",
+            ]
+            func chunk(_ delta: JSONValue, finish: JSONValue = .null) -> JSONValue {
+                .object(header.merging(["choices": [["index": 0, "delta": delta, "finish_reason": finish]]]) { $1 })
+            }
+            add(nil, chunk(["role": "assistant", "content": ""]))
+            for piece in pieces(choice?["message"]?["content"]?.stringValue ?? "") { add(nil, chunk(["content": .string(piece)])) }
+            if !cut {
+                add(nil, chunk([:], finish: choice?["finish_reason"] ?? "stop"))
+                add(nil, .object(header.merging(["choices": [], "usage": answer["usage"] ?? .null]) { $1 }))
+                events.append("data: [DONE]\n\n")
+            }
+        case .anthropic:
+            let usage = answer["usage"]
+            var start = answer.objectValue ?? [:]
+            start["content"] = []
+            start["stop_reason"] = .null
+            start["usage"] = ["input_tokens": usage?["input_tokens"] ?? 0, "output_tokens": 1]
+            add("message_start", ["type": "message_start", "message": .object(start)])
+            for (index, block) in (answer["content"]?.arrayValue ?? []).enumerated() {
+                let isTool = block["type"]?.stringValue == "tool_use"
+                var opening = block.objectValue ?? [:]
+                if isTool { opening["input"] = [:] } else { opening["text"] = "" }
+                add("content_block_start", ["type": "content_block_start", "index": .number(Double(index)), "content_block": .object(opening)])
+                let text = isTool ? (block["input"]?.canonicalText ?? "{}") : (block["text"]?.stringValue ?? "")
+                for piece in pieces(text) {
+                    let delta: JSONValue = isTool ? ["type": "input_json_delta", "partial_json": .string(piece)] : ["type": "text_delta", "text": .string(piece)]
+                    add("content_block_delta", ["type": "content_block_delta", "index": .number(Double(index)), "delta": delta])
+                }
+                if cut { break }
+                add("content_block_stop", ["type": "content_block_stop", "index": .number(Double(index))])
+            }
+            if !cut {
+                add(
+                    "message_delta",
+                    ["type": "message_delta", "delta": ["stop_reason": answer["stop_reason"] ?? "end_turn", "stop_sequence": .null],
+                     "usage": ["output_tokens": usage?["output_tokens"] ?? 0]])
+                add("message_stop", ["type": "message_stop"])
+            }
+        }
+        return Data(events.joined().utf8)
     }
 
     static func encode(_ stats: MockStats) -> Data {
