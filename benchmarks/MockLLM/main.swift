@@ -12,7 +12,7 @@ let usage = """
     usage: lectern-mock-llm --cassette FILE [--cassette FILE …] [--port N] [--port-file PATH]
              [--latency fixed:MS | uniform:MIN-MAX | lognormal:MEDIAN,SIGMA]   (default fixed:0)
              [--error-latency DIST]    latency of 429/500/503/reset answers (default fixed:5)
-             [--faults all=P | KIND=P,…] kinds: 429 500 503 reset hang truncated invalid_json wrong_content
+             [--faults all=P | KIND=P,…] kinds: 429 500 503 reset hang truncated invalid_json wrong_content cut_stream (streamed requests)
              [--retry-after SECONDS] [--hang-seconds SECONDS] [--seed N]
              [--require-key-env VAR]   answer 401 unless the client sends the key in $VAR
              [--revoke-after N]        answer 401 to every model request after the first N
