@@ -1,4 +1,5 @@
 import Foundation
+import LecternBundle
 import Testing
 
 /// The `lectern` executable as users and CI run it: real processes, real exit codes, real
@@ -115,6 +116,24 @@ struct CLITests {
             }
         }
         return out
+    }
+
+    /// Every local reference (stylesheet, links, images) of every XHTML file of a bundle names a
+    /// file of that bundle; and each document has at least its stylesheet link, so a scanner that
+    /// found nothing could not pass.
+    static func expectEveryLocalReferenceResolves(_ files: [String: Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let documents = files.keys.filter { $0.hasSuffix(".xhtml") }.sorted()
+        #expect(!documents.isEmpty, sourceLocation: sourceLocation)
+        for document in documents {
+            let references = try BundleReferences.localReferences(inXHTML: try #require(files[document]))
+            #expect(!references.isEmpty, "\(document) links nothing, not even its stylesheet", sourceLocation: sourceLocation)
+            for reference in references {
+                let target = BundleReferences.resolve(reference, from: document)
+                #expect(
+                    target.map { files[$0] != nil } == true, "\(document): \(reference) names no file of the bundle", sourceLocation: sourceLocation)
+            }
+        }
+        #expect(BundleReferences.problems(in: files) == [], sourceLocation: sourceLocation)
     }
 
     @Test func validateExitCodesAndLocatedMessages() async throws {
@@ -238,6 +257,13 @@ struct CLITests {
         #expect(files["lectern.css"] != nil)
         let loops = String(decoding: try #require(files["lectures/01-02-loops.xhtml"]), as: UTF8.self)
         #expect(loops.contains("<h1>Loops</h1>") && loops.contains("lectern-code") && loops.contains("<math"))
+        // Each document links the stylesheet where the bundle keeps it: at its root.
+        #expect(loops.contains(#"<link rel="stylesheet" href="../lectern.css"/>"#))
+        let preview = String(decoding: try #require(files["tone-preview.xhtml"]), as: UTF8.self)
+        #expect(preview.contains(#"<link rel="stylesheet" href="lectern.css"/>"#))
+        try Self.expectEveryLocalReferenceResolves(files)
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
+        #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
         let course = String(decoding: try #require(files["course.json"]), as: UTF8.self)
         #expect(course.contains("\"xhtml_path\" : \"lectures/01-02-loops.xhtml\""))
         #expect(course.contains("\"prompt_xhtml\""))

@@ -125,6 +125,23 @@ struct ValidatorTests {
         #expect(LectureRules.check("# Loops\n\n## A\n\nshort.\n", topicTitle: "Loops").errors.contains { $0.message.contains("too short") })
     }
 
+    @Test func aLectureMayNotLinkToFilesBesideIt() {
+        // The bundle ships no images or notes beside a lecture: such a link or image would break.
+        let image = Self.lecture + "\n![a diagram of the loop](loop-diagram.png)\n\nSee [my notes](notes/loops.md) and [the list][1].\n\n[1]: ./lists.html\n"
+        let errors = LectureRules.check(image, topicTitle: "Loops").errors.map(\.message)
+        #expect(errors.count == 3, "\(errors)")
+        #expect(errors.contains { $0.contains("links to 'loop-diagram.png' (line 15)") && $0.contains("https://") })
+        #expect(errors.contains { $0.contains("'notes/loops.md'") })
+        #expect(errors.contains { $0.contains("'./lists.html'") })
+        // Web addresses, places in the lecture, and code that looks like a link are fine.
+        let fine =
+            Self.lecture
+            + "\nRead [the tutorial](https://docs.python.org/3/tutorial/), jump to [the for loop](#a-for-loop), or mail [us](mailto:a@b.c).\n\n"
+            + "Call it as `handlers[name](event)`.\n\n```python\nresult = table[key](value)\n```\n"
+        #expect(LectureRules.check(fine, topicTitle: "Loops").errors.isEmpty)
+        #expect(LectureRules.localLinks(fine).isEmpty)
+    }
+
     @Test func fencedMarkdownAnswersAreUnwrapped() {
         #expect(LectureRules.unwrapFence("```markdown\n# T\n\ntext\n```\n") == "# T\n\ntext\n")
         #expect(LectureRules.unwrapFence("```md\n# T\n```") == "# T\n")

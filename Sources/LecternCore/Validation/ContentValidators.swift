@@ -172,10 +172,14 @@ public enum LectureRules {
         var line: Int
     }
 
-    /// Headings outside code fences, and whether the fences are balanced.
-    static func scan(_ markdown: String) -> (headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?) {
+    /// Headings outside code fences, and whether the fences are balanced; `prose` holds every line
+    /// outside code fences with its number.
+    static func scan(_ markdown: String) -> (
+        headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?, prose: [(line: Int, text: String)]
+    ) {
         var headings: [Heading] = []
         var contentAfter: [Int: Int] = [:]
+        var prose: [(line: Int, text: String)] = []
         var openFence: (marker: Character, count: Int, line: Int)?
         for (index, rawLine) in markdown.components(separatedBy: "\n").enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
@@ -195,6 +199,7 @@ public enum LectureRules {
                     continue
                 }
             }
+            prose.append((index + 1, rawLine))
             if line.hasPrefix("#") {
                 let level = line.prefix(while: { $0 == "#" }).count
                 let rest = line.dropFirst(level)
@@ -205,7 +210,39 @@ public enum LectureRules {
             }
             if !line.isEmpty, let last = headings.last { contentAfter[last.line, default: 0] += 1 }
         }
-        return (headings, contentAfter, openFence == nil, openFence?.line)
+        return (headings, contentAfter, openFence == nil, openFence?.line, prose)
+    }
+
+    /// The targets of links and images outside code (`[text](target)`, `![alt](target)`,
+    /// `[label]: target`) that name a file beside the document rather than a web address or a
+    /// place in it, with their line numbers.
+    public static func localLinks(_ markdown: String) -> [(line: Int, target: String)] {
+        var found: [(line: Int, target: String)] = []
+        for (number, text) in scan(markdown).prose {
+            // Code spans are code, not links: `table[i](x)` in backticks is Python.
+            let prose = text.replacingOccurrences(of: #"(`+).*?\1"#, with: "", options: .regularExpression)
+            var targets: [String] = []
+            for pattern in [#"\]\(\s*(<[^>]*>|[^\s)]+)"#, #"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)"#] {
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+                let range = NSRange(prose.startIndex..., in: prose)
+                for match in regex.matches(in: prose, range: range) {
+                    guard let target = Range(match.range(at: 1), in: prose) else { continue }
+                    targets.append(String(prose[target]).trimmingCharacters(in: CharacterSet(charactersIn: "<>")))
+                }
+            }
+            for target in targets where LocalReference.isLocal(target) { found.append((number, target)) }
+        }
+        return found
+    }
+
+    /// Errors for links and images to files beside a lecture or sample (`![diagram](diagram.png)`):
+    /// a bundle ships no such files, so the reader would meet a broken link or image.
+    public static func checkLocalLinks(_ markdown: String, document: String = "the lecture") -> [ValidationIssue] {
+        localLinks(markdown).map { link in
+            .error(
+                "\(document) links to '\(link.target)' (line \(link.line)), a file the course does not have; link only to full https:// addresses, or leave the link or image out"
+            )
+        }
     }
 
     /// The lecture's `##` sections, each from its heading line up to the next `##` heading
@@ -247,6 +284,7 @@ public enum LectureRules {
         if !scan.fencesBalanced {
             issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed"))
         }
+        issues += checkLocalLinks(markdown)
         let words = markdown.split(whereSeparator: { $0.isWhitespace }).count
         if words < wordRange.lowerBound {
             issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))"))
