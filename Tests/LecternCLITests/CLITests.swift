@@ -328,4 +328,82 @@ struct CLITests {
         #expect(imported.stdout.contains("imported 38"))
         #expect(try await Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
     }
+
+    // MARK: The closing summary
+
+    /// Adds answers to the workspace's script (they win over the standard ones).
+    static func addAnswers(_ answers: [[String: Any]], to ws: Workspace) throws {
+        let url = ws.root.appendingPathComponent("script.json")
+        var script = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        script["answers"] = ((script["answers"] as? [Any]) ?? []) + answers
+        try JSONSerialization.data(withJSONObject: script).write(to: url)
+    }
+
+    static func question(topic: String, correct: String, wrong: [String]) -> [String: Any] {
+        [
+            "topic_id": topic, "prompt": "Which statement about this topic is true?", "explanation": "The lecture says so, in its second section.",
+            "correct_answer": ["text": correct, "feedback": "Right."], "wrong_answers": wrong.map { ["text": $0, "feedback": "No."] },
+        ]
+    }
+
+    @Test func theClosingSummarySaysHowItemsFaredWhatWasFlaggedAndWhatToOpen() async throws {
+        let ws = try Workspace()
+        let long = "A name that points at a value stored in the computer's memory, so it can be used again later"
+        try Self.addAnswers(
+            [
+                // Repaired: two options alike in the first answer.
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t02", "attempt": 1,
+                    "json": Self.question(topic: "s01-t02", correct: "It repeats steps", wrong: ["It repeats steps", "B", "C"]),
+                ],
+                // Flagged: valid, but the correct option is much longer than the others.
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t01",
+                    "json": Self.question(topic: "s01-t01", correct: long, wrong: ["A loop", "A number", "A file"]),
+                ],
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s02-t01",
+                    "json": Self.question(topic: "s02-t01", correct: long + " inside a function", wrong: ["A loop", "A number", "A file"]),
+                ],
+            ], to: ws)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        // 38 model items (1 tone preview, 5 lectures, 5 engagement and 5 bonus questions, 20 pool
+        // questions, 2 projects): one repaired, the rest valid at once.
+        #expect(ws.calls.count == 39)
+        #expect(run.stderr.contains("job.yaml: 45 items, 39 model calls (0 from cache)"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  model answers: 37 valid at the first attempt, 1 after repair; failed items: 0\n"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "\n  warnings: 2, by kind:\n    2 × the correct option is much longer than the others (engagement-question/s01-t01, engagement-question/s02-t01)\n"
+            ), "\(run.stderr)")
+        #expect(run.stderr.range(of: #"\n  wall time: \d+(\.\d)? m?s\n"#, options: .regularExpression) != nil, "\(run.stderr)")
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0").standardizedFileURL.path
+        let entry = bundle + "/lectures/01-01-variables-and-values.xhtml"
+        #expect(run.stdout.contains("wrote \(bundle)\nopen first: \(entry)\n"), "\(run.stdout)")
+        #expect(FileManager.default.fileExists(atPath: entry))
+
+        // An unchanged re-run says the same of the same answers, from the cache.
+        let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        #expect(again.stderr.contains("39 model calls") == false && again.stderr.contains("0 model calls (39 from cache)"), "\(again.stderr)")
+        #expect(again.stderr.contains("model answers: 37 valid at the first attempt, 1 after repair; failed items: 0"))
+        #expect(again.stderr.contains("2 × the correct option is much longer than the others"))
+        #expect(again.stdout.contains("open first: \(entry)"))
+    }
+
+    @Test func theSummaryCountsFailedItemsAndAWarningFreeRunSaysSo() async throws {
+        let ws = try Workspace()
+        try Self.addAnswers(
+            [
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s02-t02",
+                    "json": Self.question(topic: "s02-t02", correct: "Same", wrong: ["Same", "B", "C"]),
+                ]
+            ], to: ws)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("model answers: 36 valid at the first attempt, 0 after repair; failed items: 1\n"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  warnings: none\n"))
+        #expect(!run.stdout.contains("open first:"), "no bundle, nothing to open")
+    }
 }

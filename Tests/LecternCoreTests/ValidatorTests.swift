@@ -56,6 +56,15 @@ struct ValidatorTests {
         let issues = QuestionRules.checkMultipleChoice(prompt: "Why is memory freed promptly?", options: options)
         #expect(issues.errors.isEmpty)
         #expect(issues.warnings.contains { $0.message.contains("length alone") })
+        // Counted by kind: the same for every question, whatever the lengths.
+        #expect(issues.warnings.map(\.kind) == ["the correct option is much longer than the others"])
+        let pool = ReinforcementQuestion(
+            topicID: "t", level: 1, difficulty: "easy", frequencyDays: SizeRange(min: 1, max: 2), occurrence: 7, format: .multipleChoice,
+            prompt: "Why is memory freed promptly?", options: options, referenceAnswer: nil, explanation: "Reference counting frees it.",
+            jeevaDifficulty: "easy")
+        let relabelled = ReinforcementRules.checkQuestion(pool, expectedTopicID: "t").warnings
+        #expect(relabelled.map(\.kind) == ["the correct option is much longer than the others"])
+        #expect(relabelled.first?.message.hasPrefix("the level-1 question: the correct option is much longer") == true)
     }
 
     @Test func missingFeedbackAndWrongTopic() {

@@ -1,15 +1,26 @@
 import Foundation
 
 /// One problem with generated content. Errors make the item invalid (it is repaired by re-asking
-/// or reported); warnings are flags kept in the logs and the manifest.
+/// or reported); warnings are flags kept in the event log and counted in the run's summary.
 public struct ValidationIssue: Codable, Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Codable, Sendable { case error, warning }
 
     public var severity: Severity
     public var message: String
+    /// The rule that raised it, without the particulars of this answer (lengths, names, lines):
+    /// "the correct option is much longer than the others". A run's summary counts warnings by it.
+    public var kind: String
+
+    public init(severity: Severity, message: String, kind: String? = nil) {
+        self.severity = severity
+        self.message = message
+        self.kind = kind ?? message
+    }
 
     public static func error(_ message: String) -> ValidationIssue { ValidationIssue(severity: .error, message: message) }
-    public static func warning(_ message: String) -> ValidationIssue { ValidationIssue(severity: .warning, message: message) }
+    public static func warning(_ message: String, kind: String) -> ValidationIssue {
+        ValidationIssue(severity: .warning, message: message, kind: kind)
+    }
 
     public var description: String { "\(severity.rawValue): \(message)" }
 }
@@ -92,8 +103,8 @@ public enum QuestionRules {
                 if Double(answer.text.count) > mean * 1.8 && answer.text.count - Int(mean) >= 25 {
                     issues.append(
                         .warning(
-                            "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away"
-                        ))
+                            "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away",
+                            kind: "the correct option is much longer than the others"))
                 }
             }
         }
@@ -401,7 +412,7 @@ public enum ReinforcementRules {
         issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
         if let options = q.options, !options.isEmpty {
             issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels).map {
-                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
+                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind)
             }
         } else if q.level <= 2 {
             issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))

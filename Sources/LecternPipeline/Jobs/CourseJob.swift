@@ -150,6 +150,9 @@ public struct CourseJob: Sendable {
         }
     }
 
+    /// The kind of every rendering warning (unknown TeX, omitted raw HTML, a removed link).
+    static let renderWarningKind = "the Markdown did not render exactly as written"
+
     /// A local item rendering the Markdown produced by `source` to `<path>.xhtml`.
     func renderItem(path: String, source: String, title: String, markdown: @escaping @Sendable (any Sendable) -> String?) -> WorkItem {
         let id = "render/\(path)"
@@ -162,7 +165,13 @@ public struct CourseJob: Sendable {
             }
             do {
                 let xhtml = try renderer.renderDocument(text, language: language, title: title, stylesheet: stylesheet)
-                return WorkOutput(value: RenderedFile(path: "\(path).xhtml", xhtml: xhtml.document, warnings: xhtml.warnings))
+                let warnings = xhtml.warnings.map {
+                    ItemWarning(itemID: id, kind: Self.renderWarningKind, message: "\(path).md: \($0)")
+                }
+                let report = ItemReport(
+                    id: id, stage: "render", attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
+                    latency: .zero, warnings: warnings)
+                return WorkOutput(value: RenderedFile(path: "\(path).xhtml", xhtml: xhtml.document, warnings: xhtml.warnings), report: report)
             } catch {
                 throw ItemFailureError(reason: .invalid, attempts: 1, errors: ["rendering \(path).md failed: \(error)"])
             }
