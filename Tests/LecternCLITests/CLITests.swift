@@ -406,4 +406,43 @@ struct CLITests {
         #expect(run.stderr.contains("\n  warnings: none\n"))
         #expect(!run.stdout.contains("open first:"), "no bundle, nothing to open")
     }
+
+    // MARK: plan and the recorded cassettes
+
+    @Test func planCountsWhatTheSpecsRecordedCassetteAnswers() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-plan-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        for (example, items) in [("intro-probability", 34), ("python-basics", 37)] {
+            let cassette = Self.repository.appendingPathComponent("pipelines/cassettes/\(example).jsonl").standardizedFileURL.path
+            let empty = work.appendingPathComponent("cache-\(example)").path
+            let json = try await Self.lectern(
+                ["plan", "pipelines/examples/\(example).yaml", "--json", "--cache-dir", empty], in: Self.repository)
+            #expect(json.status == 0, "\(json.stderr)")
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(plan["calls"] as? Int == 0, "\(example): every item is answered by the committed cassette: \(json.stdout)")
+            #expect(plan["cached"] as? Int == items && plan["items"] as? Int == items, "\(example): \(json.stdout)")
+            #expect(plan["estimated"] as? Bool == false)
+            #expect(plan["cassettes"] as? [String] == [cassette])
+
+            let text = try await Self.lectern(["plan", "pipelines/examples/\(example).yaml", "--cache-dir", empty], in: Self.repository)
+            #expect(text.stdout.contains("total                        \(items)       \(items)        0        0"), "\(text.stdout)")
+            #expect(text.stdout.contains("and the spec's recorded cassette \(cassette) answer"), "\(text.stdout)")
+            #expect(text.stdout.contains("a plain `run` (record mode) does not read it"))
+        }
+    }
+
+    @Test func planCountsAGivenCassetteAndOnlyThat() async throws {
+        let ws = try Workspace()
+        let cassette = ws.root.appendingPathComponent("cassette.jsonl")
+        #expect(try await Self.lectern(ws.arguments(["run", "job.yaml", "--record-cassette", cassette.path]), in: ws.root).status == 0)
+        let presets = ["--presets", Self.repository.appendingPathComponent("pipelines/presets").path]
+        let empty = ["--cache-dir", ws.root.appendingPathComponent("empty").path]
+        let without = try await Self.lectern(["plan", "job.yaml", "--json"] + empty + presets, in: ws.root)
+        #expect(without.stdout.contains("\"cached\":1,") && without.stdout.contains("\"cassettes\":[]"), "only the pinned outline: \(without.stdout)")
+        let with = try await Self.lectern(["plan", "job.yaml", "--json", "--cassette", cassette.path] + empty + presets, in: ws.root)
+        #expect(with.stdout.contains("\"calls\":0") && with.stdout.contains("\"cached\":45"), "\(with.stdout)")
+        let text = try await Self.lectern(["plan", "job.yaml", "--cassette", cassette.path] + empty + presets, in: ws.root)
+        #expect(text.stdout.contains("and --cassette \(cassette.path) answer"), "\(text.stdout)")
+        #expect(!text.stdout.contains("recorded cassette"))
+    }
 }
