@@ -445,4 +445,92 @@ struct CLITests {
         #expect(text.stdout.contains("and --cassette \(cassette.path) answer"), "\(text.stdout)")
         #expect(!text.stdout.contains("recorded cassette"))
     }
+
+    // MARK: make install
+
+    @Test func makeInstallGivesALecternThatRunsFromAnywhereAndUninstallRemovesIt() async throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-prefix-\(UUID().uuidString)")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-elsewhere-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: prefix)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        // The install step of `make install`, from the binary these tests run (`make install`
+        // builds the release binary first, which takes minutes).
+        let binDir = Self.binary.deletingLastPathComponent().path
+        let install = try Self.make(["install-files", "PREFIX=\(prefix.path)", "BIN_DIR=\(binDir)"])
+        #expect(install.status == 0, "\(install.stdout)\(install.stderr)")
+        let installed = prefix.appendingPathComponent("bin/lectern")
+        #expect(FileManager.default.isExecutableFile(atPath: installed.path))
+
+        func installedLectern(_ arguments: [String]) throws -> Output {
+            let process = Process()
+            process.executableURL = installed
+            process.arguments = arguments
+            process.currentDirectoryURL = elsewhere
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Output(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        }
+
+        let version = try installedLectern(["--version"])
+        #expect(version.status == 0 && version.stdout == "0.1.0\n", "\(version)")
+        let example = Self.repository.appendingPathComponent("pipelines/examples/python-basics.yaml").path
+        let validate = try installedLectern(["validate", example])
+        #expect(validate.status == 0 && validate.stdout.contains("ok (course 'python-basics' 1.0.0)"), "\(validate)")
+
+        // A spec of one's own, away from this repository, names a built-in preset: the installed
+        // presets answer (the build-tree binary finds none here).
+        try "kind: course\nid: my-course\ndescription: A course of my own.\ncurriculum: { preset: basic-to-advanced }\ntone: { presets: [eli5] }\n"
+            .write(to: elsewhere.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
+        let mine = try installedLectern(["validate", "mine.yaml"])
+        #expect(mine.status == 0, "\(mine.stderr)")
+        #expect(try await Self.lectern(["validate", "mine.yaml"], in: elsewhere).status == 2)
+
+        // The installed copy generates with its installed prompt templates: the golden bundle.
+        let run = try installedLectern([
+            "run", example, "--cache", "offline", "--cache-dir", elsewhere.appendingPathComponent("cache").path, "--output", "out",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let golden = Self.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
+        #expect(Self.files(elsewhere.appendingPathComponent("out/python-basics/1.0.0")) == Self.files(golden))
+        // …and reads them from the installed resource bundle, not from the build tree.
+        let prompt = prefix.appendingPathComponent("libexec/lectern/Lectern_LecternPipeline.resources/Prompts/lecture.prompt")
+        try FileManager.default.removeItem(at: prompt)
+        let broken = try installedLectern([
+            "run", example, "--cache", "offline", "--cache-dir", elsewhere.appendingPathComponent("cache2").path, "--output", "out2",
+        ])
+        #expect(broken.status != 0 && broken.stderr.contains("the prompt template 'lecture' is missing"), "\(broken.stderr)")
+
+        let uninstall = try Self.make(["uninstall", "PREFIX=\(prefix.path)"])
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        for path in ["bin/lectern", "libexec/lectern", "share/lectern"] {
+            #expect(!FileManager.default.fileExists(atPath: prefix.appendingPathComponent(path).path), "\(path) is left")
+        }
+    }
+
+    /// Runs `make` in the repository.
+    static func make(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["make", "--no-print-directory"] + arguments
+        process.currentDirectoryURL = repository
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
 }
