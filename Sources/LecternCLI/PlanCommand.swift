@@ -31,7 +31,8 @@ struct PlanCommand: AsyncParsableCommand {
         // one the spec's recorded cassette (the same choice `run --cache offline` makes).
         let recorded = cacheOptions.cassettes.isEmpty ? JobSetup.recordedCassette(id: jobSpec.id, specAt: specURL) : nil
         let cache = try cacheOptions.open(environment, cassettes: recorded.map { [$0] } ?? [])
-        let cassettes = cacheOptions.cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL.path } + (recorded.map { [$0.standardizedFileURL.path] } ?? [])
+        let cassettes =
+            cacheOptions.cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL.path } + (recorded.map { [$0.standardizedFileURL.path] } ?? [])
         let exchanger = Exchanger(providerKind: jobSpec.model.provider, provider: nil, cache: cache, mode: .replay)
         let runner = JobRunner(
             spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)

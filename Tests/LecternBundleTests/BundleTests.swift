@@ -121,7 +121,9 @@ struct BundleTests {
         #expect(BundleReferences.resolve("my%20notes.md?x=1", from: "a.xhtml") == "my notes.md")
         #expect(BundleReferences.resolve("../../etc/passwd", from: "lectures/a.xhtml") == nil, "outside the bundle")
         #expect(BundleReferences.resolve("/lectern.css", from: "a.xhtml") == nil, "absolute: outside the bundle")
-        for remote in ["https://example.com/x.css", "HTTP://example.com", "mailto:a@b.c", "data:image/png;base64,AA", "//cdn.example/x.js", "#top", ""] {
+        for remote in [
+            "https://example.com/x.css", "HTTP://example.com", "mailto:a@b.c", "data:image/png;base64,AA", "//cdn.example/x.js", "#top", "",
+        ] {
             #expect(!BundleReferences.isLocal(remote), "\(remote)")
         }
         for local in ["lectern.css", "../lectern.css", "img/a:b.png", "./x"] {
@@ -132,7 +134,9 @@ struct BundleTests {
     @Test func everyLocalReferenceOfEveryXHTMLDocumentMustNameAFileOfTheBundle() throws {
         let good = Self.xhtml(
             head: #"<link rel="stylesheet" href="../lectern.css"/>"#,
-            body: ##"<p><a href="https://docs.python.org/3/">docs</a> <a href="#top">top</a> <a href="02-b.xhtml#s">next</a> <a href="mailto:x@y.z">mail</a></p>"##)
+            body:
+                ##"<p><a href="https://docs.python.org/3/">docs</a> <a href="#top">top</a> <a href="02-b.xhtml#s">next</a> <a href="mailto:x@y.z">mail</a></p>"##
+        )
         var bundle: [String: Data] = [
             "lectern.css": Data("body {}\n".utf8), "lectures/01-a.xhtml": good, "lectures/02-b.xhtml": Self.xhtml(body: "<p>b</p>"),
             "course.json": Data("{}\n".utf8),

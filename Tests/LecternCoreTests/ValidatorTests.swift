@@ -136,7 +136,8 @@ struct ValidatorTests {
 
     @Test func aLectureMayNotLinkToFilesBesideIt() {
         // The bundle ships no images or notes beside a lecture: such a link or image would break.
-        let image = Self.lecture + "\n![a diagram of the loop](loop-diagram.png)\n\nSee [my notes](notes/loops.md) and [the list][1].\n\n[1]: ./lists.html\n"
+        let image =
+            Self.lecture + "\n![a diagram of the loop](loop-diagram.png)\n\nSee [my notes](notes/loops.md) and [the list][1].\n\n[1]: ./lists.html\n"
         let errors = LectureRules.check(image, topicTitle: "Loops").errors.map(\.message)
         #expect(errors.count == 3, "\(errors)")
         #expect(errors.contains { $0.contains("links to 'loop-diagram.png' (line 15)") && $0.contains("https://") })

@@ -185,7 +185,9 @@ public enum LectureRules {
 
     /// Headings outside code fences, and whether the fences are balanced; `prose` holds every line
     /// outside code fences with its number.
-    static func scan(_ markdown: String) -> (
+    static func scan(
+        _ markdown: String
+    ) -> (
         headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?, prose: [(line: Int, text: String)]
     ) {
         var headings: [Heading] = []

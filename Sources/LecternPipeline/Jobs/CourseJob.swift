@@ -262,7 +262,9 @@ public struct RenderedFile: Sendable {
 public protocol DocumentRenderer: Sendable {
     /// A complete XHTML document, and warnings (e.g. unknown TeX commands). `stylesheet` is the
     /// `href` of its stylesheet link, relative to the document (nil: no link).
-    func renderDocument(_ markdown: String, language: String, title: String, stylesheet: String?) throws -> (
+    func renderDocument(
+        _ markdown: String, language: String, title: String, stylesheet: String?
+    ) throws -> (
         document: String, warnings: [String]
     )
     /// A sanitized XHTML fragment for embedding (question prompts).

@@ -7,7 +7,9 @@ public struct MarkdownDocumentRenderer: DocumentRenderer {
 
     public init() {}
 
-    public func renderDocument(_ markdown: String, language: String, title: String, stylesheet: String?) throws -> (
+    public func renderDocument(
+        _ markdown: String, language: String, title: String, stylesheet: String?
+    ) throws -> (
         document: String, warnings: [String]
     ) {
         let rendered = try renderer.render(markdown, language: language, title: title, stylesheet: stylesheet)
