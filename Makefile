@@ -4,12 +4,18 @@ SWIFT ?= swift
 SPEC ?= pipelines/examples/python-basics.yaml
 OUTPUT ?= output
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
+# `make install` puts lectern under $(DESTDIR)$(PREFIX); BIN_DIR is the build it copies.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BIN_DIR ?= .build/release
 
-.PHONY: deps build release test demo model fixtures bench clean help
+.PHONY: deps build release test demo model fixtures bench clean help install install-files uninstall
 
 help:
 	@echo "make demo      run the main job (python-basics) on the local model; installs what it needs"
 	@echo "make test      install system packages if missing, then run every test"
+	@echo "make install   build the release binary and install it as \$$(PREFIX)/bin/lectern (PREFIX=$(PREFIX))"
+	@echo "make uninstall remove what 'make install' put under \$$(PREFIX)"
 	@echo "make model     install the local model (llama.cpp server + Qwen2.5-Coder-1.5B, once)"
 	@echo "make fixtures  re-record the example cassettes and the golden bundle"
 	@echo "make bench     run the benchmarks (see docs/BENCHMARKS.md)"
@@ -47,6 +53,36 @@ demo: deps model release
 	    echo "run 'make demo' again: each re-run gives a failed item another round of attempts (the rest comes from the cache)."; \
 	  fi; \
 	  exit $$status
+
+# The installed layout (lectern reads these at run time):
+#   bin/lectern                   a link to ../libexec/lectern/lectern
+#   libexec/lectern/lectern       the binary, and beside it its SwiftPM resource bundle
+#   libexec/lectern/*.resources   (the prompt templates), where the binary looks for it
+#   share/lectern/presets/        the built-in presets, for specs outside this repository
+#   share/lectern/install-local-model.sh   what `lectern models install` runs
+install: release
+	@$(MAKE) --no-print-directory install-files PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(BIN_DIR)"
+
+# Installs an already built lectern from BIN_DIR (what `make install` does after building).
+install-files:
+	@[ -n "$(PREFIX)" ] || { echo "PREFIX is empty" >&2; exit 2; }
+	@[ -x "$(BIN_DIR)/lectern" ] || { echo "no $(BIN_DIR)/lectern: run 'make install' (or 'make release' first)" >&2; exit 2; }
+	@[ -d "$(BIN_DIR)/Lectern_LecternPipeline.resources" ] || { echo "no prompt templates in $(BIN_DIR)/Lectern_LecternPipeline.resources" >&2; exit 2; }
+	rm -rf "$(DESTDIR)$(PREFIX)/libexec/lectern" "$(DESTDIR)$(PREFIX)/share/lectern"
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/libexec/lectern" "$(DESTDIR)$(PREFIX)/share/lectern"
+	install -m 755 "$(BIN_DIR)/lectern" "$(DESTDIR)$(PREFIX)/libexec/lectern/lectern"
+	@for bundle in "$(BIN_DIR)"/*.resources; do \
+	  case "$$bundle" in *Tests.resources) ;; *) echo "cp -R $$bundle $(DESTDIR)$(PREFIX)/libexec/lectern/"; cp -R "$$bundle" "$(DESTDIR)$(PREFIX)/libexec/lectern/";; esac; \
+	done
+	cp -R pipelines/presets "$(DESTDIR)$(PREFIX)/share/lectern/presets"
+	install -m 755 scripts/install-local-model.sh "$(DESTDIR)$(PREFIX)/share/lectern/install-local-model.sh"
+	ln -sfn ../libexec/lectern/lectern "$(DESTDIR)$(PREFIX)/bin/lectern"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/lectern"
+
+uninstall:
+	@[ -n "$(PREFIX)" ] || { echo "PREFIX is empty" >&2; exit 2; }
+	rm -f "$(DESTDIR)$(PREFIX)/bin/lectern"
+	rm -rf "$(DESTDIR)$(PREFIX)/libexec/lectern" "$(DESTDIR)$(PREFIX)/share/lectern"
 
 fixtures: release
 	scripts/record-fixtures.sh

@@ -2,12 +2,14 @@ import Foundation
 import LecternCore
 
 /// Checks a bundle directory against its manifest: every file present with its size and
-/// SHA-256, nothing extra.
+/// SHA-256, nothing extra, and every local reference of its XHTML documents (stylesheet, links,
+/// images) naming one of its files.
 public enum BundleVerifier {
     public struct Report: Sendable {
         public var manifest: Manifest
         public var checkedFiles: Int
-        /// One line per problem: missing, changed or unlisted files.
+        /// One line per problem: missing, changed or unlisted files, and references to files the
+        /// bundle does not have.
         public var problems: [String]
     }
 
@@ -48,9 +50,15 @@ public enum BundleVerifier {
                 problems.append("\(path): content differs from the manifest (SHA-256 mismatch)")
             }
         }
-        for path in listFiles(directory) where path != Manifest.fileName && manifest.files[path] == nil {
+        let present = listFiles(directory)
+        for path in present where path != Manifest.fileName && manifest.files[path] == nil {
             problems.append("\(path): not listed in the manifest")
         }
+        var documents: [String: Data] = [:]
+        for path in present where path.hasSuffix(".xhtml") {
+            documents[path] = FileManager.default.contents(atPath: directory.appendingPathComponent(path).path)
+        }
+        problems += BundleReferences.problems(documents: documents, files: Set(present))
         return Report(manifest: manifest, checkedFiles: checked, problems: problems)
     }
 

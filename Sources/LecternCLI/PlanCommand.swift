@@ -7,7 +7,13 @@ import LecternPipeline
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Show the work graph, calls per stage, cache hits and a token and cost estimate; calls nothing.")
+        abstract: "Show the work graph, calls per stage, cache hits and a token and cost estimate; calls nothing.",
+        discussion: """
+            Cached items are those the cache and the cassettes answer: every --cassette, or without \
+            one the spec's recorded cassette (cassettes/<id>.jsonl in the nearest directory above \
+            the spec that has one), as `run --cache offline` and `--cache replay` use them. A \
+            `run` in the default record mode reads only the cache and --cassette.
+            """)
 
     @Argument(help: ArgumentHelp("The job spec file.", valueName: "SPEC"))
     var spec: String
@@ -20,8 +26,13 @@ struct PlanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (jobSpec, presets, _) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
-        let cache = try cacheOptions.open(environment)
+        let (jobSpec, presets, specURL) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
+        // The answers a replay of this spec would have: the cache, every --cassette, and without
+        // one the spec's recorded cassette (the same choice `run --cache offline` makes).
+        let recorded = cacheOptions.cassettes.isEmpty ? JobSetup.recordedCassette(id: jobSpec.id, specAt: specURL) : nil
+        let cache = try cacheOptions.open(environment, cassettes: recorded.map { [$0] } ?? [])
+        let cassettes =
+            cacheOptions.cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL.path } + (recorded.map { [$0.standardizedFileURL.path] } ?? [])
         let exchanger = Exchanger(providerKind: jobSpec.model.provider.rawValue, provider: nil, cache: cache, mode: .replay)
         let runner = JobRunner(
             spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
@@ -36,7 +47,8 @@ struct PlanCommand: AsyncParsableCommand {
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
                 "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
-                "estimated": .bool(plan.estimated),
+                "estimated": .bool(plan.estimated), "cache_dir": .string(cacheOptions.root(environment).path),
+                "cassettes": .array(cassettes.map { .string($0) }),
             ]
             object["stages"] = .object(
                 Dictionary(
@@ -70,6 +82,15 @@ struct PlanCommand: AsyncParsableCommand {
                 plan.estimated
                     ? " (the curriculum is not generated yet: per-topic counts are upper bounds from the spec's size limits)" as NSString
                     : "" as NSString))
+        var sources = "cached: what the cache (\(cacheOptions.root(environment).path))"
+        if !cacheOptions.cassettes.isEmpty { sources += " and --cassette \(cacheOptions.cassettes.joined(separator: ", "))" }
+        if let recorded { sources += " and the spec's recorded cassette \(recorded.path)" }
+        Console.out(sources + " answer")
+        if recorded != nil {
+            Console.out(
+                "  `run --cache offline` and `--cache replay` answer from that cassette; a plain `run` (record mode) does not read it "
+                    + "and calls the model for what the cache lacks")
+        }
         if plan.totalCalls > 0 {
             Console.out("calls are at least one per item; repairs of invalid answers add more")
         }

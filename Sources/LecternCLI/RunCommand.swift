@@ -14,7 +14,9 @@ struct RunCommand: AsyncParsableCommand {
             Every model answer is cached by content hash, so a re-run (after a crash, Ctrl-C or an \
             edit) only pays for what changed, and gives an item that failed validation another \
             round of repair attempts. The bundle goes to OUTPUT/<id>/<version>/; an existing \
-            version is never modified.
+            version is never modified. The closing summary gives items, model calls, tokens and \
+            cost; the answers valid at the first attempt, repaired and failed; the warnings by \
+            kind; the wall time; and the file to open first.
             """)
 
     @Argument(help: ArgumentHelp("Job spec files (YAML). Each runs in turn; an error in one is reported and the others still run.", valueName: "SPEC"))
@@ -164,6 +166,7 @@ struct RunCommand: AsyncParsableCommand {
             format: "%@: %d items, %d model calls (%d from cache), %d tokens, $%.4f paid this run",
             path as NSString, result.itemCount, t.calls, t.cachedCalls, t.usage.totalTokens, t.paidCostUSD)
         Console.error(summary)
+        for line in RunSummary.details(result) { Console.error(line) }
         if !result.failures.isEmpty {
             let real = result.failures.filter { $0.reason != .dependency }
             let skipped = result.failures.count - real.count
@@ -176,6 +179,7 @@ struct RunCommand: AsyncParsableCommand {
         case .unchanged(let url)?: Console.out("unchanged \(url.path) (identical content is already there)")
         case nil: break
         }
+        if let entry = RunSummary.entry(result) { Console.out(entry) }
         switch result.status {
         case .complete: return 0
         case .itemsFailed:

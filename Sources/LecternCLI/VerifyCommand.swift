@@ -6,7 +6,11 @@ import LecternBundle
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check every file of a bundle against the SHA-256 and size in its manifest; exit 0 when intact, 1 when not.")
+        abstract:
+            "Check every file of a bundle against the SHA-256 and size in its manifest, and every local link of its XHTML files; exit 0 when intact, 1 when not.",
+        discussion:
+            "A local link (a stylesheet, link or image that is not an http, https or mailto address or a #fragment) must name a file of the bundle, relative to the document that holds it."
+    )
 
     @Argument(help: ArgumentHelp("Bundle directories, e.g. output/python-basics/1.0.0.", valueName: "BUNDLE"))
     var bundles: [String]

@@ -1,4 +1,5 @@
 import Foundation
+import LecternBundle
 import Testing
 
 /// The `lectern` executable as users and CI run it: real processes, real exit codes, real
@@ -115,6 +116,24 @@ struct CLITests {
             }
         }
         return out
+    }
+
+    /// Every local reference (stylesheet, links, images) of every XHTML file of a bundle names a
+    /// file of that bundle; and each document has at least its stylesheet link, so a scanner that
+    /// found nothing could not pass.
+    static func expectEveryLocalReferenceResolves(_ files: [String: Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let documents = files.keys.filter { $0.hasSuffix(".xhtml") }.sorted()
+        #expect(!documents.isEmpty, sourceLocation: sourceLocation)
+        for document in documents {
+            let references = try BundleReferences.localReferences(inXHTML: try #require(files[document]))
+            #expect(!references.isEmpty, "\(document) links nothing, not even its stylesheet", sourceLocation: sourceLocation)
+            for reference in references {
+                let target = BundleReferences.resolve(reference, from: document)
+                #expect(
+                    target.map { files[$0] != nil } == true, "\(document): \(reference) names no file of the bundle", sourceLocation: sourceLocation)
+            }
+        }
+        #expect(BundleReferences.problems(in: files) == [], sourceLocation: sourceLocation)
     }
 
     @Test func validateExitCodesAndLocatedMessages() async throws {
@@ -241,6 +260,13 @@ struct CLITests {
         #expect(files["lectern.css"] != nil)
         let loops = String(decoding: try #require(files["lectures/01-02-loops.xhtml"]), as: UTF8.self)
         #expect(loops.contains("<h1>Loops</h1>") && loops.contains("lectern-code") && loops.contains("<math"))
+        // Each document links the stylesheet where the bundle keeps it: at its root.
+        #expect(loops.contains(#"<link rel="stylesheet" href="../lectern.css"/>"#))
+        let preview = String(decoding: try #require(files["tone-preview.xhtml"]), as: UTF8.self)
+        #expect(preview.contains(#"<link rel="stylesheet" href="lectern.css"/>"#))
+        try Self.expectEveryLocalReferenceResolves(files)
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
+        #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
         let course = String(decoding: try #require(files["course.json"]), as: UTF8.self)
         #expect(course.contains("\"xhtml_path\" : \"lectures/01-02-loops.xhtml\""))
         #expect(course.contains("\"prompt_xhtml\""))
@@ -304,5 +330,211 @@ struct CLITests {
         let imported = try await Self.lectern(["cache", "import", export.path] + cacheArgs, in: ws.root)
         #expect(imported.stdout.contains("imported 38"))
         #expect(try await Self.lectern(["cache", "prune"] + cacheArgs, in: ws.root).status == 2, "prune without a criterion is a usage error")
+    }
+
+    // MARK: The closing summary
+
+    /// Adds answers to the workspace's script (they win over the standard ones).
+    static func addAnswers(_ answers: [[String: Any]], to ws: Workspace) throws {
+        let url = ws.root.appendingPathComponent("script.json")
+        var script = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        script["answers"] = ((script["answers"] as? [Any]) ?? []) + answers
+        try JSONSerialization.data(withJSONObject: script).write(to: url)
+    }
+
+    static func question(topic: String, correct: String, wrong: [String]) -> [String: Any] {
+        [
+            "topic_id": topic, "prompt": "Which statement about this topic is true?", "explanation": "The lecture says so, in its second section.",
+            "correct_answer": ["text": correct, "feedback": "Right."], "wrong_answers": wrong.map { ["text": $0, "feedback": "No."] },
+        ]
+    }
+
+    @Test func theClosingSummarySaysHowItemsFaredWhatWasFlaggedAndWhatToOpen() async throws {
+        let ws = try Workspace()
+        let long = "A name that points at a value stored in the computer's memory, so it can be used again later"
+        try Self.addAnswers(
+            [
+                // Repaired: two options alike in the first answer.
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t02", "attempt": 1,
+                    "json": Self.question(topic: "s01-t02", correct: "It repeats steps", wrong: ["It repeats steps", "B", "C"]),
+                ],
+                // Flagged: valid, but the correct option is much longer than the others.
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t01",
+                    "json": Self.question(topic: "s01-t01", correct: long, wrong: ["A loop", "A number", "A file"]),
+                ],
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s02-t01",
+                    "json": Self.question(topic: "s02-t01", correct: long + " inside a function", wrong: ["A loop", "A number", "A file"]),
+                ],
+            ], to: ws)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        // 38 model items (1 tone preview, 5 lectures, 5 engagement and 5 bonus questions, 20 pool
+        // questions, 2 projects): one repaired, the rest valid at once.
+        #expect(ws.calls.count == 39)
+        #expect(run.stderr.contains("job.yaml: 45 items, 39 model calls (0 from cache)"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  model answers: 37 valid at the first attempt, 1 after repair; failed items: 0\n"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "\n  warnings: 2, by kind:\n    2 × the correct option is much longer than the others (engagement-question/s01-t01, engagement-question/s02-t01)\n"
+            ), "\(run.stderr)")
+        #expect(run.stderr.range(of: #"\n  wall time: \d+(\.\d)? m?s\n"#, options: .regularExpression) != nil, "\(run.stderr)")
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0").standardizedFileURL.path
+        let entry = bundle + "/lectures/01-01-variables-and-values.xhtml"
+        #expect(run.stdout.contains("wrote \(bundle)\nopen first: \(entry)\n"), "\(run.stdout)")
+        #expect(FileManager.default.fileExists(atPath: entry))
+
+        // An unchanged re-run says the same of the same answers, from the cache.
+        let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        #expect(again.stderr.contains("39 model calls") == false && again.stderr.contains("0 model calls (39 from cache)"), "\(again.stderr)")
+        #expect(again.stderr.contains("model answers: 37 valid at the first attempt, 1 after repair; failed items: 0"))
+        #expect(again.stderr.contains("2 × the correct option is much longer than the others"))
+        #expect(again.stdout.contains("open first: \(entry)"))
+    }
+
+    @Test func theSummaryCountsFailedItemsAndAWarningFreeRunSaysSo() async throws {
+        let ws = try Workspace()
+        try Self.addAnswers(
+            [
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s02-t02",
+                    "json": Self.question(topic: "s02-t02", correct: "Same", wrong: ["Same", "B", "C"]),
+                ]
+            ], to: ws)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("model answers: 36 valid at the first attempt, 0 after repair; failed items: 1\n"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  warnings: none\n"))
+        #expect(!run.stdout.contains("open first:"), "no bundle, nothing to open")
+    }
+
+    // MARK: plan and the recorded cassettes
+
+    @Test func planCountsWhatTheSpecsRecordedCassetteAnswers() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-plan-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        for (example, items) in [("intro-probability", 34), ("python-basics", 37)] {
+            let cassette = Self.repository.appendingPathComponent("pipelines/cassettes/\(example).jsonl").standardizedFileURL.path
+            let empty = work.appendingPathComponent("cache-\(example)").path
+            let json = try await Self.lectern(
+                ["plan", "pipelines/examples/\(example).yaml", "--json", "--cache-dir", empty], in: Self.repository)
+            #expect(json.status == 0, "\(json.stderr)")
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(plan["calls"] as? Int == 0, "\(example): every item is answered by the committed cassette: \(json.stdout)")
+            #expect(plan["cached"] as? Int == items && plan["items"] as? Int == items, "\(example): \(json.stdout)")
+            #expect(plan["estimated"] as? Bool == false)
+            #expect(plan["cassettes"] as? [String] == [cassette])
+
+            let text = try await Self.lectern(["plan", "pipelines/examples/\(example).yaml", "--cache-dir", empty], in: Self.repository)
+            #expect(text.stdout.contains("total                        \(items)       \(items)        0        0"), "\(text.stdout)")
+            #expect(text.stdout.contains("and the spec's recorded cassette \(cassette) answer"), "\(text.stdout)")
+            #expect(text.stdout.contains("a plain `run` (record mode) does not read it"))
+        }
+    }
+
+    @Test func planCountsAGivenCassetteAndOnlyThat() async throws {
+        let ws = try Workspace()
+        let cassette = ws.root.appendingPathComponent("cassette.jsonl")
+        #expect(try await Self.lectern(ws.arguments(["run", "job.yaml", "--record-cassette", cassette.path]), in: ws.root).status == 0)
+        let presets = ["--presets", Self.repository.appendingPathComponent("pipelines/presets").path]
+        let empty = ["--cache-dir", ws.root.appendingPathComponent("empty").path]
+        let without = try await Self.lectern(["plan", "job.yaml", "--json"] + empty + presets, in: ws.root)
+        #expect(without.stdout.contains("\"cached\":1,") && without.stdout.contains("\"cassettes\":[]"), "only the pinned outline: \(without.stdout)")
+        let with = try await Self.lectern(["plan", "job.yaml", "--json", "--cassette", cassette.path] + empty + presets, in: ws.root)
+        #expect(with.stdout.contains("\"calls\":0") && with.stdout.contains("\"cached\":45"), "\(with.stdout)")
+        let text = try await Self.lectern(["plan", "job.yaml", "--cassette", cassette.path] + empty + presets, in: ws.root)
+        #expect(text.stdout.contains("and --cassette \(cassette.path) answer"), "\(text.stdout)")
+        #expect(!text.stdout.contains("recorded cassette"))
+    }
+
+    // MARK: make install
+
+    @Test func makeInstallGivesALecternThatRunsFromAnywhereAndUninstallRemovesIt() async throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-prefix-\(UUID().uuidString)")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-elsewhere-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: prefix)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        // The install step of `make install`, from the binary these tests run (`make install`
+        // builds the release binary first, which takes minutes).
+        let binDir = Self.binary.deletingLastPathComponent().path
+        let install = try Self.make(["install-files", "PREFIX=\(prefix.path)", "BIN_DIR=\(binDir)"])
+        #expect(install.status == 0, "\(install.stdout)\(install.stderr)")
+        let installed = prefix.appendingPathComponent("bin/lectern")
+        #expect(FileManager.default.isExecutableFile(atPath: installed.path))
+
+        func installedLectern(_ arguments: [String]) throws -> Output {
+            let process = Process()
+            process.executableURL = installed
+            process.arguments = arguments
+            process.currentDirectoryURL = elsewhere
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Output(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        }
+
+        let version = try installedLectern(["--version"])
+        #expect(version.status == 0 && version.stdout == "0.1.0\n", "\(version)")
+        let example = Self.repository.appendingPathComponent("pipelines/examples/python-basics.yaml").path
+        let validate = try installedLectern(["validate", example])
+        #expect(validate.status == 0 && validate.stdout.contains("ok (course 'python-basics' 1.0.0)"), "\(validate)")
+
+        // A spec of one's own, away from this repository, names a built-in preset: the installed
+        // presets answer (the build-tree binary finds none here).
+        try "kind: course\nid: my-course\ndescription: A course of my own.\ncurriculum: { preset: basic-to-advanced }\ntone: { presets: [eli5] }\n"
+            .write(to: elsewhere.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
+        let mine = try installedLectern(["validate", "mine.yaml"])
+        #expect(mine.status == 0, "\(mine.stderr)")
+        #expect(try await Self.lectern(["validate", "mine.yaml"], in: elsewhere).status == 2)
+
+        // The installed copy generates with its installed prompt templates: the golden bundle.
+        let run = try installedLectern([
+            "run", example, "--cache", "offline", "--cache-dir", elsewhere.appendingPathComponent("cache").path, "--output", "out",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let golden = Self.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
+        #expect(Self.files(elsewhere.appendingPathComponent("out/python-basics/1.0.0")) == Self.files(golden))
+        // …and reads them from the installed resource bundle, not from the build tree.
+        let prompt = prefix.appendingPathComponent("libexec/lectern/Lectern_LecternPipeline.resources/Prompts/lecture.prompt")
+        try FileManager.default.removeItem(at: prompt)
+        let broken = try installedLectern([
+            "run", example, "--cache", "offline", "--cache-dir", elsewhere.appendingPathComponent("cache2").path, "--output", "out2",
+        ])
+        #expect(broken.status != 0 && broken.stderr.contains("the prompt template 'lecture' is missing"), "\(broken.stderr)")
+
+        let uninstall = try Self.make(["uninstall", "PREFIX=\(prefix.path)"])
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        for path in ["bin/lectern", "libexec/lectern", "share/lectern"] {
+            #expect(!FileManager.default.fileExists(atPath: prefix.appendingPathComponent(path).path), "\(path) is left")
+        }
+    }
+
+    /// Runs `make` in the repository.
+    static func make(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["make", "--no-print-directory"] + arguments
+        process.currentDirectoryURL = repository
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 }

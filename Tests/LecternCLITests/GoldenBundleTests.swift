@@ -1,4 +1,5 @@
 import Foundation
+import LecternBundle
 import Testing
 
 /// CI regenerates the main example's bundle offline from its committed cassette (recorded on
@@ -32,6 +33,19 @@ struct GoldenBundleTests {
         }
     }
 
+    /// Opened in a browser, the golden lectures find their stylesheet, and every other local
+    /// reference names a file of the bundle; `lectern verify` checks the same.
+    @Test func theGoldenBundlesReferencesAllResolve() async throws {
+        let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
+        let files = CLITests.files(golden)
+        for (path, data) in files where path.hasPrefix("lectures/") && path.hasSuffix(".xhtml") {
+            #expect(String(decoding: data, as: UTF8.self).contains(#"<link rel="stylesheet" href="../lectern.css"/>"#), "\(path)")
+        }
+        try CLITests.expectEveryLocalReferenceResolves(files)
+        let verify = try await CLITests.lectern(["verify", golden.path], in: CLITests.repository)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
     /// The second example has no golden bundle (its cassette is the fixture), but its cassette
     /// must still answer every item: a prompt change that forgets to re-record it fails here.
     @Test func introProbabilityReplaysOfflineFromItsCassette() async throws {
@@ -48,6 +62,7 @@ struct GoldenBundleTests {
         #expect(run.status == 0, "re-record with 'make fixtures' if a prompt changed: \(run.stderr)")
         let verify = try await CLITests.lectern(["verify", work.appendingPathComponent("out/intro-probability/1.0.0").path], in: repo)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        try CLITests.expectEveryLocalReferenceResolves(CLITests.files(work.appendingPathComponent("out/intro-probability/1.0.0")))
         let course = try JSONSerialization.jsonObject(with: Data(contentsOf: work.appendingPathComponent("out/intro-probability/1.0.0/course.json")))
         let subjects = (course as? [String: Any])?["subjects"] as? [[String: Any]] ?? []
         let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }

@@ -56,6 +56,15 @@ struct ValidatorTests {
         let issues = QuestionRules.checkMultipleChoice(prompt: "Why is memory freed promptly?", options: options)
         #expect(issues.errors.isEmpty)
         #expect(issues.warnings.contains { $0.message.contains("length alone") })
+        // Counted by kind: the same for every question, whatever the lengths.
+        #expect(issues.warnings.map(\.kind) == ["the correct option is much longer than the others"])
+        let pool = ReinforcementQuestion(
+            topicID: "t", level: 1, difficulty: "easy", frequencyDays: SizeRange(min: 1, max: 2), occurrence: 7, format: .multipleChoice,
+            prompt: "Why is memory freed promptly?", options: options, referenceAnswer: nil, explanation: "Reference counting frees it.",
+            jeevaDifficulty: "easy")
+        let relabelled = ReinforcementRules.checkQuestion(pool, expectedTopicID: "t").warnings
+        #expect(relabelled.map(\.kind) == ["the correct option is much longer than the others"])
+        #expect(relabelled.first?.message.hasPrefix("the level-1 question: the correct option is much longer") == true)
     }
 
     @Test func missingFeedbackAndWrongTopic() {
@@ -123,6 +132,24 @@ struct ValidatorTests {
 
     @Test func tooShortLecture() {
         #expect(LectureRules.check("# Loops\n\n## A\n\nshort.\n", topicTitle: "Loops").errors.contains { $0.message.contains("too short") })
+    }
+
+    @Test func aLectureMayNotLinkToFilesBesideIt() {
+        // The bundle ships no images or notes beside a lecture: such a link or image would break.
+        let image =
+            Self.lecture + "\n![a diagram of the loop](loop-diagram.png)\n\nSee [my notes](notes/loops.md) and [the list][1].\n\n[1]: ./lists.html\n"
+        let errors = LectureRules.check(image, topicTitle: "Loops").errors.map(\.message)
+        #expect(errors.count == 3, "\(errors)")
+        #expect(errors.contains { $0.contains("links to 'loop-diagram.png' (line 15)") && $0.contains("https://") })
+        #expect(errors.contains { $0.contains("'notes/loops.md'") })
+        #expect(errors.contains { $0.contains("'./lists.html'") })
+        // Web addresses, places in the lecture, and code that looks like a link are fine.
+        let fine =
+            Self.lecture
+            + "\nRead [the tutorial](https://docs.python.org/3/tutorial/), jump to [the for loop](#a-for-loop), or mail [us](mailto:a@b.c).\n\n"
+            + "Call it as `handlers[name](event)`.\n\n```python\nresult = table[key](value)\n```\n"
+        #expect(LectureRules.check(fine, topicTitle: "Loops").errors.isEmpty)
+        #expect(LectureRules.localLinks(fine).isEmpty)
     }
 
     @Test func fencedMarkdownAnswersAreUnwrapped() {

@@ -115,6 +115,21 @@ struct RepairTests {
         #expect(attempts.last?.1.messages.last?.content.contains("does not seem to be about 'Loops'") == true)
     }
 
+    @Test func aLectureThatEmbedsAnImageItCannotShipIsRepaired() async throws {
+        let item = "lecture/\(Self.topic)"
+        let withImage =
+            "# Loops\n\n## Repeating work\n\n![a loop drawn as a circle](loop.png)\n\n"
+            + String(repeating: "A loop repeats the same steps for every item. ", count: 30) + "\n\n## Stopping\n\n"
+            + String(repeating: "A loop stops when the items run out. ", count: 10) + "\n"
+        let (result, provider) = try await runWithFirstAttempt(
+            Self.answer(stage: "lecture", item: item, attempt: 1, content: withImage), item: item)
+        #expect(result.status == .complete)
+        let attempts = provider.requests.filter { $0.0.itemID == item }
+        #expect(attempts.count == 2)
+        #expect(attempts.last?.1.messages.last?.content.contains("links to 'loop.png' (line 5), a file the course does not have") == true)
+        #expect(result.failures.isEmpty)
+    }
+
     @Test func anItemThatNeverBecomesValidIsReportedAndNoBundleIsWritten() async throws {
         let ws = try Workspace()
         let twoCorrect = Self.badQuestion { q in

@@ -51,8 +51,8 @@ final class JSONLinesEventSink: EngineEventSink {
             object = ["event": "provider", "item": .string(id), "message": .string(message)]
         case .receiving(let id, let tokens):
             object = ["event": "item_receiving", "item": .string(id), "tokens": .number(Double(tokens))]
-        case .warning(let id, let message):
-            object = ["event": "warning", "item": .string(id), "message": .string(message)]
+        case .warning(let warning):
+            object = ["event": "warning", "item": .string(warning.itemID), "kind": .string(warning.kind), "message": .string(warning.message)]
         }
         let line = JSONValue.object(object).canonicalText
         lock.withLock { _ in write(line) }
@@ -75,8 +75,8 @@ final class TextEventSink: EngineEventSink {
             Console.error("FAILED \(failure)")
         case .provider(let id, let message):
             Console.error("retry  \(id): \(message)")
-        case .warning(let id, let message):
-            Console.error("warn   \(id): \(message)")
+        case .warning(let warning):
+            Console.error("warn   \(warning.itemID): \(warning.message)")
         case .planned, .itemStarted, .receiving:
             break
         }

@@ -9,7 +9,8 @@ struct SpecOptions: ParsableArguments {
     @Option(
         name: .customLong("presets"),
         help: ArgumentHelp(
-            "Directory holding curriculum/ and tone/ presets (default: the nearest pipelines/presets above the spec).", valueName: "DIR"))
+            "Directory holding curriculum/ and tone/ presets (default: the installed presets, then the nearest presets/ or pipelines/presets above the spec, which override them).",
+            valueName: "DIR"))
     var presetsDirectory: String?
 }
 
@@ -49,7 +50,12 @@ enum JobSetup {
     static func loadSpec(_ path: String, presetsDirectory: String?) throws -> (JobSpec, PresetLibrary, URL) {
         let url = URL(fileURLWithPath: path)
         do {
-            let directories = PresetLibrary.locate(forSpecAt: url, override: presetsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+            var directories = PresetLibrary.locate(forSpecAt: url, override: presetsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+            // An installed lectern carries the built-in presets; presets found above the spec
+            // come later, so they override them.
+            if presetsDirectory == nil, let installed = Directories.installedPresets(), !directories.contains(installed) {
+                directories.insert(installed, at: 0)
+            }
             let presets = try PresetLibrary(directories: directories)
             let spec = try SpecLoader(presets: presets).load(url, displayName: path)
             return (spec, presets, url)

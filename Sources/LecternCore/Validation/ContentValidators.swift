@@ -1,15 +1,26 @@
 import Foundation
 
 /// One problem with generated content. Errors make the item invalid (it is repaired by re-asking
-/// or reported); warnings are flags kept in the logs and the manifest.
+/// or reported); warnings are flags kept in the event log and counted in the run's summary.
 public struct ValidationIssue: Codable, Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Codable, Sendable { case error, warning }
 
     public var severity: Severity
     public var message: String
+    /// The rule that raised it, without the particulars of this answer (lengths, names, lines):
+    /// "the correct option is much longer than the others". A run's summary counts warnings by it.
+    public var kind: String
+
+    public init(severity: Severity, message: String, kind: String? = nil) {
+        self.severity = severity
+        self.message = message
+        self.kind = kind ?? message
+    }
 
     public static func error(_ message: String) -> ValidationIssue { ValidationIssue(severity: .error, message: message) }
-    public static func warning(_ message: String) -> ValidationIssue { ValidationIssue(severity: .warning, message: message) }
+    public static func warning(_ message: String, kind: String) -> ValidationIssue {
+        ValidationIssue(severity: .warning, message: message, kind: kind)
+    }
 
     public var description: String { "\(severity.rawValue): \(message)" }
 }
@@ -92,8 +103,8 @@ public enum QuestionRules {
                 if Double(answer.text.count) > mean * 1.8 && answer.text.count - Int(mean) >= 25 {
                     issues.append(
                         .warning(
-                            "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away"
-                        ))
+                            "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away",
+                            kind: "the correct option is much longer than the others"))
                 }
             }
         }
@@ -172,10 +183,16 @@ public enum LectureRules {
         var line: Int
     }
 
-    /// Headings outside code fences, and whether the fences are balanced.
-    static func scan(_ markdown: String) -> (headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?) {
+    /// Headings outside code fences, and whether the fences are balanced; `prose` holds every line
+    /// outside code fences with its number.
+    static func scan(
+        _ markdown: String
+    ) -> (
+        headings: [Heading], contentLinesAfter: [Int: Int], fencesBalanced: Bool, fenceLine: Int?, prose: [(line: Int, text: String)]
+    ) {
         var headings: [Heading] = []
         var contentAfter: [Int: Int] = [:]
+        var prose: [(line: Int, text: String)] = []
         var openFence: (marker: Character, count: Int, line: Int)?
         for (index, rawLine) in markdown.components(separatedBy: "\n").enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
@@ -195,6 +212,7 @@ public enum LectureRules {
                     continue
                 }
             }
+            prose.append((index + 1, rawLine))
             if line.hasPrefix("#") {
                 let level = line.prefix(while: { $0 == "#" }).count
                 let rest = line.dropFirst(level)
@@ -205,7 +223,39 @@ public enum LectureRules {
             }
             if !line.isEmpty, let last = headings.last { contentAfter[last.line, default: 0] += 1 }
         }
-        return (headings, contentAfter, openFence == nil, openFence?.line)
+        return (headings, contentAfter, openFence == nil, openFence?.line, prose)
+    }
+
+    /// The targets of links and images outside code (`[text](target)`, `![alt](target)`,
+    /// `[label]: target`) that name a file beside the document rather than a web address or a
+    /// place in it, with their line numbers.
+    public static func localLinks(_ markdown: String) -> [(line: Int, target: String)] {
+        var found: [(line: Int, target: String)] = []
+        for (number, text) in scan(markdown).prose {
+            // Code spans are code, not links: `table[i](x)` in backticks is Python.
+            let prose = text.replacingOccurrences(of: #"(`+).*?\1"#, with: "", options: .regularExpression)
+            var targets: [String] = []
+            for pattern in [#"\]\(\s*(<[^>]*>|[^\s)]+)"#, #"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)"#] {
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+                let range = NSRange(prose.startIndex..., in: prose)
+                for match in regex.matches(in: prose, range: range) {
+                    guard let target = Range(match.range(at: 1), in: prose) else { continue }
+                    targets.append(String(prose[target]).trimmingCharacters(in: CharacterSet(charactersIn: "<>")))
+                }
+            }
+            for target in targets where LocalReference.isLocal(target) { found.append((number, target)) }
+        }
+        return found
+    }
+
+    /// Errors for links and images to files beside a lecture or sample (`![diagram](diagram.png)`):
+    /// a bundle ships no such files, so the reader would meet a broken link or image.
+    public static func checkLocalLinks(_ markdown: String, document: String = "the lecture") -> [ValidationIssue] {
+        localLinks(markdown).map { link in
+            .error(
+                "\(document) links to '\(link.target)' (line \(link.line)), a file the course does not have; link only to full https:// addresses, or leave the link or image out"
+            )
+        }
     }
 
     /// The lecture's `##` sections, each from its heading line up to the next `##` heading
@@ -247,6 +297,7 @@ public enum LectureRules {
         if !scan.fencesBalanced {
             issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed"))
         }
+        issues += checkLocalLinks(markdown)
         let words = markdown.split(whereSeparator: { $0.isWhitespace }).count
         if words < wordRange.lowerBound {
             issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))"))
@@ -363,7 +414,7 @@ public enum ReinforcementRules {
         issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
         if let options = q.options, !options.isEmpty {
             issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels).map {
-                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)")
+                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind)
             }
         } else if q.level <= 2 {
             issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))

@@ -206,6 +206,7 @@ public struct Engine: Sendable {
                     state.completed.append(id)
                     if let report = output.report {
                         state.reports[id] = report
+                        for warning in report.warnings { events.emit(.warning(warning)) }
                         events.emit(.itemFinished(report))
                     } else {
                         events.emit(

@@ -14,7 +14,24 @@ public enum EngineEvent: Sendable {
     case provider(id: String, message: String)
     /// A streamed answer for the item is arriving: tokens received so far (about one per event).
     case receiving(id: String, tokens: Int)
-    case warning(id: String, message: String)
+    /// A finished item's answer was accepted with a flag (emitted just before its `itemFinished`).
+    case warning(ItemWarning)
+}
+
+/// A flag on an accepted answer: kept in the event log and counted by kind in the run's summary.
+public struct ItemWarning: Sendable, Hashable {
+    public var itemID: String
+    /// What was flagged, without this answer's particulars: "the correct option is much longer
+    /// than the others".
+    public var kind: String
+    /// The whole message, particulars included.
+    public var message: String
+
+    public init(itemID: String, kind: String, message: String) {
+        self.itemID = itemID
+        self.kind = kind
+        self.message = message
+    }
 }
 
 /// A finished item.
@@ -29,6 +46,8 @@ public struct ItemReport: Sendable {
     public var costUSD: Double
     public var cached: Bool
     public var latency: Duration
+    /// Flags raised on the accepted answer (validator warnings, rendering notes).
+    public var warnings: [ItemWarning] = []
 }
 
 /// An item that could not be completed, with the context to act on it.

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Parsing of one answer: the value (with warnings) or the errors to send back to the model.
 public enum AnswerCheck<Output: Sendable>: Sendable {
-    case valid(Output, warnings: [String])
+    case valid(Output, warnings: [ValidationIssue])
     case invalid([String])
 }
 
@@ -235,10 +235,10 @@ public struct ModelCallRunner: Sendable {
             } else {
                 switch call.check(response.content) {
                 case .valid(let value, let warnings):
-                    for warning in warnings { events.emit(.warning(id: call.itemID, message: warning)) }
                     let report = ItemReport(
                         id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
-                        cached: allCached, latency: start.duration(to: clock.now))
+                        cached: allCached, latency: start.duration(to: clock.now),
+                        warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message) })
                     return (value, report)
                 case .invalid(let problems):
                     errors = problems

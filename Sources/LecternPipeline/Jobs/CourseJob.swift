@@ -1,4 +1,5 @@
 import Foundation
+import LecternBundle
 import LecternCore
 import LecternLLM
 
@@ -17,6 +18,10 @@ public struct CourseJob: Sendable {
         self.runner = runner
         self.renderer = renderer
     }
+
+    /// Where the bundle keeps the stylesheet every XHTML document links to: its root, so each
+    /// document links to it by a path relative to its own folder (`../lectern.css` from `lectures/`).
+    public static let stylesheetPath = "lectern.css"
 
     /// The id of the item whose value is the final outline.
     var finalCurriculumID: String {
@@ -145,18 +150,28 @@ public struct CourseJob: Sendable {
         }
     }
 
+    /// The kind of every rendering warning (unknown TeX, omitted raw HTML, a removed link).
+    static let renderWarningKind = "the Markdown did not render exactly as written"
+
     /// A local item rendering the Markdown produced by `source` to `<path>.xhtml`.
     func renderItem(path: String, source: String, title: String, markdown: @escaping @Sendable (any Sendable) -> String?) -> WorkItem {
         let id = "render/\(path)"
         let language = job.spec.language
         let renderer = self.renderer
+        let stylesheet = BundleReferences.reference(to: Self.stylesheetPath, from: "\(path).xhtml")
         return WorkItem(id: id, stage: "render", context: path, dependencies: [source], usesModel: false) { context in
             guard let renderer, let value = context.results.optionalValue(source, as: (any Sendable).self), let text = markdown(value) else {
                 throw PipelineError("internal: nothing to render for \(path)")
             }
             do {
-                let xhtml = try renderer.renderDocument(text, language: language, title: title)
-                return WorkOutput(value: RenderedFile(path: "\(path).xhtml", xhtml: xhtml.document, warnings: xhtml.warnings))
+                let xhtml = try renderer.renderDocument(text, language: language, title: title, stylesheet: stylesheet)
+                let warnings = xhtml.warnings.map {
+                    ItemWarning(itemID: id, kind: Self.renderWarningKind, message: "\(path).md: \($0)")
+                }
+                let report = ItemReport(
+                    id: id, stage: "render", attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
+                    latency: .zero, warnings: warnings)
+                return WorkOutput(value: RenderedFile(path: "\(path).xhtml", xhtml: xhtml.document, warnings: xhtml.warnings), report: report)
             } catch {
                 throw ItemFailureError(reason: .invalid, attempts: 1, errors: ["rendering \(path).md failed: \(error)"])
             }
@@ -210,7 +225,7 @@ public struct CourseJob: Sendable {
             preview = TonePreview(topicID: value.topicID, markdown: value.markdown, path: "tone-preview.md", xhtmlPath: xhtmlPath)
         }
         if let renderer, files.keys.contains(where: { $0.hasSuffix(".xhtml") }) {
-            files["lectern.css"] = Data(renderer.stylesheet.utf8)
+            files[Self.stylesheetPath] = Data(renderer.stylesheet.utf8)
         }
         let course = Course(
             id: job.spec.id, version: job.spec.version, language: job.spec.language, title: outline.title,
@@ -245,10 +260,15 @@ public struct RenderedFile: Sendable {
 
 /// The renderer seam: Markdown + math → sanitized XHTML. The CLI plugs in `LecternRender`.
 public protocol DocumentRenderer: Sendable {
-    /// A complete XHTML document, and warnings (e.g. unknown TeX commands).
-    func renderDocument(_ markdown: String, language: String, title: String) throws -> (document: String, warnings: [String])
+    /// A complete XHTML document, and warnings (e.g. unknown TeX commands). `stylesheet` is the
+    /// `href` of its stylesheet link, relative to the document (nil: no link).
+    func renderDocument(
+        _ markdown: String, language: String, title: String, stylesheet: String?
+    ) throws -> (
+        document: String, warnings: [String]
+    )
     /// A sanitized XHTML fragment for embedding (question prompts).
     func renderFragment(_ markdown: String, language: String) throws -> String
-    /// The stylesheet shipped beside the XHTML files.
+    /// The stylesheet the XHTML files link to (the bundle keeps it at `CourseJob.stylesheetPath`).
     var stylesheet: String { get }
 }

@@ -38,6 +38,13 @@ public struct JobRunner: Sendable {
         public var failures: [ItemFailure]
         public var totals: Ledger.Totals
         public var itemCount: Int
+        /// What each finished item reported (attempts, usage, warnings), by item id.
+        public var reports: [String: ItemReport] = [:]
+        /// From the start of the run to the bundle on disk (or to the end of a run that wrote none).
+        public var wallTime: Duration = .zero
+        /// The document to open first, relative to the bundle: the first lecture's XHTML (its
+        /// Markdown without a renderer), else the tone preview; nil when no bundle was written.
+        public var entryDocument: String?
     }
 
     public let spec: JobSpec
@@ -71,6 +78,14 @@ public struct JobRunner: Sendable {
     }
 
     public func run(options: Options) async throws -> Result {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var result = try await generate(options: options)
+        result.wallTime = started.duration(to: clock.now)
+        return result
+    }
+
+    func generate(options: Options) async throws -> Result {
         let ledger = Ledger()
         let job = try makeJob(ledger: ledger)
         let concurrency = options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
@@ -82,7 +97,7 @@ public struct JobRunner: Sendable {
         let totals = ledger.totals
         let itemCount = outcome.completed.count + outcome.failures.count
         if outcome.cancelled {
-            return Result(status: .cancelled, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+            return Result(status: .cancelled, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)
         }
         var status: Result.Status = .complete
         if outcome.budgetExceeded {
@@ -95,12 +110,13 @@ public struct JobRunner: Sendable {
             status = .itemsFailed
         }
         guard status == .complete || options.allowPartial else {
-            return Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+            return Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)
         }
         // Without a curriculum there is nothing to write, even with --allow-partial.
         guard results.optionalValue(job.finalCurriculumID, as: Outline.self) != nil else {
             return Result(
-                status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount)
+                status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
+                reports: outcome.reports)
         }
         let (course, files) = try job.assemble(results: results)
         let base = Manifest(
@@ -111,6 +127,17 @@ public struct JobRunner: Sendable {
                 cachedTokens: totals.usage.cachedTokens, calls: totals.calls + totals.cachedCalls),
             costUSD: totals.costUSD, incompleteItems: outcome.failures.map(\.id), files: [:])
         let written = try BundleWriter(outputRoot: options.outputRoot).write(files: files, manifest: base)
-        return Result(status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount)
+        return Result(
+            status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports,
+            entryDocument: Self.entryDocument(of: course))
+    }
+
+    /// The document a reader opens first: the first lecture (XHTML when rendered), else the
+    /// tone preview, else the course itself.
+    static func entryDocument(of course: Course) -> String {
+        let firstLecture = course.subjects.lazy.flatMap(\.topics).compactMap(\.lecture).first
+        if let lecture = firstLecture { return lecture.xhtmlPath ?? lecture.path }
+        if let preview = course.tonePreview { return preview.xhtmlPath ?? preview.path }
+        return "course.json"
     }
 }

@@ -7,8 +7,12 @@ public struct MarkdownDocumentRenderer: DocumentRenderer {
 
     public init() {}
 
-    public func renderDocument(_ markdown: String, language: String, title: String) throws -> (document: String, warnings: [String]) {
-        let rendered = try renderer.render(markdown, language: language, title: title)
+    public func renderDocument(
+        _ markdown: String, language: String, title: String, stylesheet: String?
+    ) throws -> (
+        document: String, warnings: [String]
+    ) {
+        let rendered = try renderer.render(markdown, language: language, title: title, stylesheet: stylesheet)
         return (rendered.xhtml, rendered.warnings)
     }
 

@@ -69,7 +69,7 @@ public struct CurriculumStage: Sendable {
                 })
             let issues = CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(outline, warnings: issues.warnings.map(\.message))
+            return .valid(outline, warnings: issues.warnings)
         }
     }
 

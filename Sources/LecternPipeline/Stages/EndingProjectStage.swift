@@ -60,7 +60,7 @@ public struct EndingProjectStage: Sendable {
                         rubric: a.rubric.map { RubricCriterion(criterion: $0.criterion, points: $0.points, excellent: $0.excellent) })
                     let issues = ProjectRules.check(project, expectedSubjectID: subjectID)
                     if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-                    return .valid(project, warnings: issues.warnings.map(\.message))
+                    return .valid(project, warnings: issues.warnings)
                 }
             })
     }

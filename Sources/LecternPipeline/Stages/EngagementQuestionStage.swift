@@ -61,7 +61,7 @@ public struct EngagementQuestionStage: Sendable {
             }
             let issues = QuestionRules.check(question, expectedTopicID: topicID, optionLabels: labels)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(question, warnings: issues.warnings.map(\.message))
+            return .valid(question, warnings: issues.warnings)
         }
     }
 

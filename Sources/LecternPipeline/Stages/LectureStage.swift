@@ -22,7 +22,7 @@ public struct LectureStage: Sendable {
                 let markdown = LectureRules.unwrapFence(text).trimmed + "\n"
                 let issues = LectureRules.check(markdown, topicTitle: title)
                 if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-                return .valid(markdown, warnings: issues.warnings.map(\.message))
+                return .valid(markdown, warnings: issues.warnings)
             })
     }
 }

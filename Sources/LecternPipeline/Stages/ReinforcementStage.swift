@@ -94,7 +94,7 @@ public struct ReinforcementStage: Sendable {
                 explanation: a.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
             let issues = ReinforcementRules.checkQuestion(question, expectedTopicID: topicID, optionLabels: labels)
             if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(question, warnings: issues.warnings.map(\.message))
+            return .valid(question, warnings: issues.warnings)
         }
     }
 }

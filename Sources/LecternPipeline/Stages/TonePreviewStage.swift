@@ -29,6 +29,8 @@ public struct TonePreviewStage: Sendable {
                 if words < 40 { return .invalid(["the sample is too short (\(words) words; write 120 to 200 words)"]) }
                 if words > 600 { return .invalid(["the sample is too long (\(words) words; write 120 to 200 words)"]) }
                 if !markdown.hasPrefix("#") { return .invalid(["start the sample with '# \(title)'"]) }
+                let links = LectureRules.checkLocalLinks(markdown, document: "the sample")
+                if !links.isEmpty { return .invalid(links.map(\.message)) }
                 return .valid(markdown, warnings: [])
             })
     }

@@ -1,6 +1,7 @@
-/// The stylesheet that every rendered document links to; bundles ship it beside the XHTML.
+/// The stylesheet that rendered documents link to; bundles ship it at their root.
 public enum LecternStylesheet {
-    /// The file name the documents link to (`<link rel="stylesheet" href="lectern.css"/>`).
+    /// The file name documents link to by default (`<link rel="stylesheet" href="lectern.css"/>`);
+    /// a document in a subfolder is given a relative path to it (`../lectern.css`).
     public static let fileName = "lectern.css"
 
     /// The stylesheet: dedicated containers for code, math and quotes (FR-003), and left-to-right

@@ -5,6 +5,8 @@ internal import CCmarkGFM
 /// ```swift
 /// let page = try MarkdownRenderer().render(markdown, language: "ar", title: "الدرس الأول")
 /// try page.xhtml.write(to: lectureURL)   // links to lectern.css: ship LecternStylesheet.contents
+/// // A document in a subfolder links to the stylesheet where it is:
+/// let lecture = try MarkdownRenderer().render(markdown, language: "en", title: nil, stylesheet: "../lectern.css")
 /// ```
 ///
 /// The pipeline: math delimiters (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`, ```` ```math ````) are cut out
@@ -27,9 +29,14 @@ public struct MarkdownRenderer: Sendable {
     ///   - language: its BCP 47 code; sets `lang`/`xml:lang`, and `dir="rtl"` for right-to-left
     ///     languages and scripts (ar, he, fa, ur …).
     ///   - title: the `<title>`; `nil` uses the first heading.
+    ///   - stylesheet: the `href` of the stylesheet link, relative to where the document will be
+    ///     read from (`../lectern.css` for a document one folder below the stylesheet); `nil`
+    ///     writes no link.
     /// - Throws: ``RenderError`` when the language code is invalid, the input too large, or the
     ///   result would not be well-formed XML.
-    public func render(_ markdown: String, language: String, title: String?) throws -> RenderedDocument {
+    public func render(
+        _ markdown: String, language: String, title: String?, stylesheet: String? = LecternStylesheet.fileName
+    ) throws -> RenderedDocument {
         guard let tag = LanguageTag(language) else {
             throw RenderError(
                 kind: .invalidLanguage,
@@ -74,9 +81,13 @@ public struct MarkdownRenderer: Sendable {
         document.append(contentsOf: tag.direction.rawValue.utf8)
         XMLBytes.append("\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>", to: &document)
         XMLBytes.appendText(documentTitle, to: &document)
-        XMLBytes.append("</title>\n<link rel=\"stylesheet\" href=\"", to: &document)
-        document.append(contentsOf: LecternStylesheet.fileName.utf8)
-        XMLBytes.append("\"/>\n</head>\n<body>\n", to: &document)
+        XMLBytes.append("</title>\n", to: &document)
+        if let stylesheet {
+            XMLBytes.append("<link rel=\"stylesheet\" href=\"", to: &document)
+            XMLBytes.appendText(stylesheet, to: &document, attribute: true)
+            XMLBytes.append("\"/>\n", to: &document)
+        }
+        XMLBytes.append("</head>\n<body>\n", to: &document)
         let bodyStart = document.count
         document += sanitized.body
         let bodyEnd = document.count

@@ -9,7 +9,8 @@ public enum TextDirection: String, Sendable, Equatable {
 /// One rendered Markdown document.
 public struct RenderedDocument: Sendable, Equatable {
     /// The complete XHTML5 document: XML declaration, `<html>` with `lang`, `xml:lang` and `dir`,
-    /// a head with `<meta charset>`, `<title>` and a link to ``LecternStylesheet/fileName``.
+    /// a head with `<meta charset>`, `<title>` and a link to the stylesheet the caller named
+    /// (``LecternStylesheet/fileName`` unless told otherwise).
     public var xhtml: String
     /// The sanitized body content alone, for embedding (a question's text, for example).
     public var body: String
