@@ -84,9 +84,9 @@ struct CLITests {
         }
     }
 
-    static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> Output {
+    static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String], executable: URL = binary) throws -> Output {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
@@ -468,20 +468,7 @@ struct CLITests {
         #expect(FileManager.default.isExecutableFile(atPath: installed.path))
 
         func installedLectern(_ arguments: [String]) throws -> Output {
-            let process = Process()
-            process.executableURL = installed
-            process.arguments = arguments
-            process.currentDirectoryURL = elsewhere
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            let errData = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Output(
-                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+            try Self.runBlocking(arguments, in: elsewhere, environment: [:], executable: installed)
         }
 
         let version = try installedLectern(["--version"])
@@ -522,19 +509,7 @@ struct CLITests {
 
     /// Runs `make` in the repository.
     static func make(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["make", "--no-print-directory"] + arguments
-        process.currentDirectoryURL = repository
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        try runBlocking(
+            ["make", "--no-print-directory"] + arguments, in: repository, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 }
