@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle"]),
+        .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore"]),
         .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "LecternBundle", "lectern"], resources: [.copy("Fixtures")]),
         .testTarget(

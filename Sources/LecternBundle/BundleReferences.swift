@@ -61,10 +61,6 @@ public enum BundleReferences {
         return parts.isEmpty ? nil : parts.joined(separator: "/")
     }
 
-    /// Whether `reference` names a file of the bundle rather than a web address (`https:`,
-    /// `mailto:` …) or a place in the same document (`#section`).
-    public static func isLocal(_ reference: String) -> Bool { LocalReference.isLocal(reference) }
-
     /// The local references of an XHTML document, in document order; throws when the document
     /// is not well-formed XML.
     public static func localReferences(inXHTML data: Data) throws -> [String] {
@@ -77,7 +73,7 @@ public enum BundleReferences {
             let error = collector.failure ?? parser.parserError.map { "\($0.localizedDescription)" } ?? "unknown error"
             throw BundleError(.invalid, "not well-formed XML (line \(collector.failureLine ?? parser.lineNumber): \(error))")
         }
-        return collector.references.filter(isLocal)
+        return collector.references.filter(LocalReference.isLocal)
     }
 
     /// Every local reference in a bundle's `.xhtml` files that names none of its files, and

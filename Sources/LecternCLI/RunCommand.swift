@@ -114,11 +114,8 @@ struct RunCommand: AsyncParsableCommand {
                 // Made now, so a missing key or script is a clear error before any work starts.
                 do {
                     provider = try JobSetup.makeProvider(spec: spec, specURL: specURL, environment: environment, events: events)
-                } catch let error as LLMError {
-                    Console.error("\(path): error: \(error.message)")
-                    return (error.kind == .authentication ? LecternExit.provider.rawValue : LecternExit.usage.rawValue, [])
                 } catch {
-                    Console.error("\(path): error: \(error)")
+                    Console.error("\(path): error: \((error as? LLMError)?.message ?? "\(error)")")
                     return (LecternExit.code(for: error), [])
                 }
             }

@@ -124,10 +124,10 @@ struct BundleTests {
         for remote in [
             "https://example.com/x.css", "HTTP://example.com", "mailto:a@b.c", "data:image/png;base64,AA", "//cdn.example/x.js", "#top", "",
         ] {
-            #expect(!BundleReferences.isLocal(remote), "\(remote)")
+            #expect(!LocalReference.isLocal(remote), "\(remote)")
         }
         for local in ["lectern.css", "../lectern.css", "img/a:b.png", "./x"] {
-            #expect(BundleReferences.isLocal(local), "\(local)")
+            #expect(LocalReference.isLocal(local), "\(local)")
         }
     }
 

@@ -133,7 +133,7 @@ struct StreamingTests {
         #expect(server.requests.count == 2)
         // Cut by the 1 s idle timeout, not by the 60 s request timeout or the server's 120 s hang.
         #expect(ContinuousClock.now - start < .seconds(45))
-        #expect(rig.events.all.contains { $0.kind == .retrying && $0.message.lowercased().contains("timed out") || $0.message.contains("too slow") })
+        #expect(rig.events.all.contains { $0.kind == .retrying && ($0.message.lowercased().contains("timed out") || $0.message.contains("too slow")) })
     }
 
     @Test("a server that ignores stream: true and answers whole is still understood", arguments: Flavor.allCases)

@@ -37,6 +37,8 @@ public enum LecternExit {
         case let exit as ExitCode: exit.rawValue
         case is SpecError: usage.rawValue
         case let bundle as BundleError: bundle.kind == .versionExists ? usage.rawValue : runtime.rawValue
+        // A missing or refused key, or a provider that cannot be reached: exit 3; a provider the
+        // spec cannot make (a key over plain http, an unreadable script): exit 2.
         case let llm as LLMError: llm.kind == .authentication || llm.kind == .unavailable ? provider.rawValue : usage.rawValue
         case is CancellationError: interrupted.rawValue
         default: runtime.rawValue

@@ -6,16 +6,17 @@ import LecternPipeline
 /// Real providers (OpenAI-compatible, Anthropic, the local model) from a spec's model section.
 enum ProviderSetup {
     /// The provider configuration a remote provider's `model:` section describes. Holds no secret.
+    /// Timeouts the spec leaves out keep the configuration's defaults.
     static func configuration(_ model: ModelSpec) -> ProviderConfiguration {
-        ProviderConfiguration(
+        var configuration = ProviderConfiguration(
             kind: model.provider.rawValue, model: model.name, baseURL: model.baseURL.flatMap(URL.init(string:)),
             apiKeyEnvironmentVariable: model.apiKeyEnv, maxConcurrency: model.maxConcurrency,
-            requestsPerMinute: model.requestsPerMinute, tokensPerMinute: model.tokensPerMinute,
-            connectTimeoutSeconds: model.connectTimeoutSeconds ?? ModelSpec.defaultConnectTimeoutSeconds,
-            requestTimeoutSeconds: model.requestTimeoutSeconds ?? ModelSpec.defaultRequestTimeoutSeconds,
-            idleTimeoutSeconds: model.idleTimeoutSeconds ?? (model.streams ? ModelSpec.defaultIdleTimeoutSeconds : nil),
+            requestsPerMinute: model.requestsPerMinute, tokensPerMinute: model.tokensPerMinute, idleTimeoutSeconds: model.idleTimeoutSeconds,
             maxRetries: model.maxRetries, maxTokensCeiling: max(model.maxTokens * 4, 8_192), defaultMaxTokens: model.maxTokens,
             stream: model.streams)
+        if let seconds = model.connectTimeoutSeconds { configuration.connectTimeoutSeconds = seconds }
+        if let seconds = model.requestTimeoutSeconds { configuration.requestTimeoutSeconds = seconds }
+        return configuration
     }
 
     static func make(spec: JobSpec, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {

@@ -91,20 +91,17 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     public var seed: Int?
     /// For `scripted`: the script file, resolved against the spec's directory.
     public var script: String?
-    /// Seconds to open a connection; nil: ``defaultConnectTimeoutSeconds``.
+    /// Seconds to open a connection; nil: the provider configuration's default (10 s).
     public var connectTimeoutSeconds: Double?
-    /// Seconds for one whole request; nil: ``defaultRequestTimeoutSeconds``.
+    /// Seconds for one whole request; nil: the provider configuration's default (600 s).
     public var requestTimeoutSeconds: Double?
-    /// Seconds a streamed answer may go without a byte before it is cut and retried; nil:
-    /// ``defaultIdleTimeoutSeconds`` when streaming.
+    /// Seconds a streamed answer may go without a byte before it is cut and retried; nil: the
+    /// provider configuration's default (60 s for a stream, none for a whole answer).
     public var idleTimeoutSeconds: Double?
     /// Stream answers as server-sent events; nil: on for remote providers, off for the local model.
     public var stream: Bool?
 
     public static let defaultLocalModel = "qwen2.5-coder-1.5b-instruct"
-    public static let defaultConnectTimeoutSeconds = 10.0
-    public static let defaultRequestTimeoutSeconds = 600.0
-    public static let defaultIdleTimeoutSeconds = 60.0
 
     /// Whether answers are streamed, with the default applied.
     public var streams: Bool { stream ?? provider.isRemote }
