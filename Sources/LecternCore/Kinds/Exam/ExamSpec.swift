@@ -1,0 +1,191 @@
+import Foundation
+
+/// How hard an item is. Arabic output labels them سهل / متوسط / صعب (Tafawoq FR-030, FR-041).
+public enum Difficulty: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
+    case easy, medium, hard
+
+    public static func < (a: Difficulty, b: Difficulty) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// The label a learner sees in `language`.
+    public func label(language: String) -> String {
+        if language.hasPrefix("ar") {
+            switch self {
+            case .easy: return "سهل"
+            case .medium: return "متوسط"
+            case .hard: return "صعب"
+            }
+        }
+        return rawValue
+    }
+}
+
+/// The `exam` job: an item bank grounded in a corpus, laid out by a blueprint, and the full
+/// exams (forms) assembled from it.
+public struct ExamSpec: Codable, Sendable, Hashable {
+    /// Where the source material is: files or directories of Markdown or plain text, or course
+    /// bundles. Paths are relative to the spec's directory.
+    public var corpus: [CorpusSource]
+    /// The exam preset the blueprint's sections and categories come from, if any.
+    public var preset: String?
+    /// Sections → categories → counts per difficulty, in the order the exam presents them.
+    public var sections: [ExamSection]
+    /// Options per multiple-choice item (2–6; default 4).
+    public var optionCount: Int
+    /// Full exams assembled from the bank.
+    public var forms: [ExamFormSpec]
+    public var tone: ToneSpec
+
+    public init(
+        corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec], tone: ToneSpec
+    ) {
+        self.corpus = corpus
+        self.preset = preset
+        self.sections = sections
+        self.optionCount = optionCount
+        self.forms = forms
+        self.tone = tone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case corpus, preset, sections, optionCount = "option_count", forms, tone
+    }
+
+    /// Every category with its section, in exam order.
+    public var cells: [(section: ExamSection, category: ExamCategory)] {
+        sections.flatMap { section in section.categories.map { (section, $0) } }
+    }
+
+    /// Items the blueprint asks for.
+    public var itemCount: Int { sections.reduce(0) { $0 + $1.categories.reduce(0) { $0 + $1.counts.total } } }
+}
+
+/// One entry of `corpus:`. `sections` / `categories` limit what it may ground (nil: everything).
+public struct CorpusSource: Codable, Sendable, Hashable {
+    /// As written in the spec, relative to the spec's directory.
+    public var path: String
+    public var sections: [String]?
+    public var categories: [String]?
+
+    public init(path: String, sections: [String]? = nil, categories: [String]? = nil) {
+        self.path = path
+        self.sections = sections
+        self.categories = categories
+    }
+
+    /// Whether this source may ground items of `category` in `section`.
+    public func serves(section: String, category: String) -> Bool {
+        (sections?.contains(section) ?? true) && (categories?.contains(category) ?? true)
+    }
+}
+
+/// A section of the exam (Tafawoq: Verbal, Quantitative), scored on its own.
+public struct ExamSection: Codable, Sendable, Hashable {
+    /// Slug, e.g. `verbal`.
+    public var id: String
+    /// As the learner sees it, in the content's language.
+    public var title: String
+    public var categories: [ExamCategory]
+
+    public init(id: String, title: String, categories: [ExamCategory]) {
+        self.id = id
+        self.title = title
+        self.categories = categories
+    }
+}
+
+/// A question category and how many items of it the bank holds.
+public struct ExamCategory: Codable, Sendable, Hashable {
+    public enum Format: String, Codable, Sendable, Hashable {
+        /// One item per call, grounded in a chunk of the corpus.
+        case standard
+        /// Reading comprehension: a passage from the corpus and 2–5 items on it.
+        case reading
+    }
+
+    /// Slug, e.g. `analogies`.
+    public var id: String
+    public var title: String
+    public var format: Format
+    /// What an item of this category is, for the model (from the preset or the spec).
+    public var instructions: String
+    /// Recommended seconds per item, unless the model's item says otherwise.
+    public var seconds: Int
+    public var counts: DifficultyCounts
+    /// For `reading`: questions per passage.
+    public var questionsPerPassage: SizeRange?
+
+    public init(
+        id: String, title: String, format: Format, instructions: String, seconds: Int, counts: DifficultyCounts,
+        questionsPerPassage: SizeRange? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.format = format
+        self.instructions = instructions
+        self.seconds = seconds
+        self.counts = counts
+        self.questionsPerPassage = questionsPerPassage
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, format, instructions, seconds, counts, questionsPerPassage = "questions_per_passage"
+    }
+}
+
+/// Items per difficulty in one blueprint cell.
+public struct DifficultyCounts: Codable, Sendable, Hashable {
+    public var easy: Int
+    public var medium: Int
+    public var hard: Int
+
+    public init(easy: Int = 0, medium: Int = 0, hard: Int = 0) {
+        self.easy = easy
+        self.medium = medium
+        self.hard = hard
+    }
+
+    public var total: Int { easy + medium + hard }
+
+    public subscript(_ difficulty: Difficulty) -> Int {
+        switch difficulty {
+        case .easy: easy
+        case .medium: medium
+        case .hard: hard
+        }
+    }
+
+    /// The difficulties in order, one per item: easy ones first.
+    public var sequence: [Difficulty] {
+        Difficulty.allCases.flatMap { Array(repeating: $0, count: self[$0]) }
+    }
+}
+
+/// A full exam assembled from the bank: Tafawoq FR-026/FR-036, Jeeva §4.2 mock exams.
+public struct ExamFormSpec: Codable, Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var durationMinutes: Int
+    public var sections: [FormSectionSpec]
+
+    public init(id: String, title: String, durationMinutes: Int, sections: [FormSectionSpec]) {
+        self.id = id
+        self.title = title
+        self.durationMinutes = durationMinutes
+        self.sections = sections
+    }
+
+    enum CodingKeys: String, CodingKey { case id, title, durationMinutes = "duration_minutes", sections }
+}
+
+/// How many items of one section a form takes.
+public struct FormSectionSpec: Codable, Sendable, Hashable {
+    public var section: String
+    public var count: Int
+
+    public init(section: String, count: Int) {
+        self.section = section
+        self.count = count
+    }
+}
