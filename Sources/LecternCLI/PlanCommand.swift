@@ -37,11 +37,7 @@ struct PlanCommand: AsyncParsableCommand {
         let runner = JobRunner(
             spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
         let plan = try await runner.plan()
-        let order = [
-            "curriculum", "curriculum-edit", "tone-preview", "lecture", "engagement-question", "bonus-question", "reinforcement", "ending-project",
-            "render",
-        ]
-        let stages = plan.stages.keys.sorted { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }
+        let stages = plan.orderedStages
         if json {
             var object: [String: JSONValue] = [
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
@@ -80,7 +76,7 @@ struct PlanCommand: AsyncParsableCommand {
             String(
                 format: "estimated cost: $%.4f%@", plan.estimatedCostUSD,
                 plan.estimated
-                    ? " (the curriculum is not generated yet: per-topic counts are upper bounds from the spec's size limits)" as NSString
+                    ? " (some items depend on answers not stored yet, such as a course's curriculum: their counts are upper bounds from the spec's size limits)" as NSString
                     : "" as NSString))
         var sources = "cached: what the cache (\(cacheOptions.root(environment).path))"
         if !cacheOptions.cassettes.isEmpty { sources += " and --cassette \(cacheOptions.cassettes.joined(separator: ", "))" }

@@ -133,6 +133,7 @@ struct RunCommand: AsyncParsableCommand {
         let runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")
+        progress?.useStageOrder(runner.stageOrder)
         let task = Task {
             try await runner.run(
                 options: JobRunner.Options(

@@ -493,12 +493,12 @@ struct CLITests {
         let golden = Self.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
         #expect(Self.files(elsewhere.appendingPathComponent("out/python-basics/1.0.0")) == Self.files(golden))
         // …and reads them from the installed resource bundle, not from the build tree.
-        let prompt = prefix.appendingPathComponent("libexec/lectern/Lectern_LecternPipeline.resources/Prompts/lecture.prompt")
+        let prompt = prefix.appendingPathComponent("libexec/lectern/Lectern_LecternPipeline.resources/Prompts/course/lecture.prompt")
         try FileManager.default.removeItem(at: prompt)
         let broken = try installedLectern([
             "run", example, "--cache", "offline", "--cache-dir", elsewhere.appendingPathComponent("cache2").path, "--output", "out2",
         ])
-        #expect(broken.status != 0 && broken.stderr.contains("the prompt template 'lecture' is missing"), "\(broken.stderr)")
+        #expect(broken.status != 0 && broken.stderr.contains("the prompt template 'course/lecture' is missing"), "\(broken.stderr)")
 
         let uninstall = try Self.make(["uninstall", "PREFIX=\(prefix.path)"])
         #expect(uninstall.status == 0, "\(uninstall.stderr)")

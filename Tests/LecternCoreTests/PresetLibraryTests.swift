@@ -24,7 +24,7 @@ struct PresetLibraryTests {
         #expect(library.tone["noir"] != nil)
         let spec = try SpecLoader(presets: library).load(
             YAMLSource(file: "s.yaml", data: Data("kind: course\nid: a\ndescription: d\ntone: { presets: [noir] }\n".utf8)))
-        #expect(spec.course?.tone.presets == ["noir"])
+        #expect(spec.tone.presets == ["noir"])
     }
 
     @Test func unknownPresetListsTheAvailableOnes() throws {

@@ -67,7 +67,7 @@ struct SpecLoaderTests {
         #expect(course.curriculum.subjects == SizeRange(min: 2, max: 4))
         #expect(course.curriculum.topicsPerSubject == SizeRange(min: 3, max: 3))
         #expect(course.curriculum.edits.count == 1)
-        #expect(course.tone.presets == ["eli5", "piratey"])
+        #expect(spec.tone.presets == ["eli5", "piratey"])
         #expect(course.addons.reinforcement && !course.addons.endingProjects && course.addons.engagementQuestions)
         #expect(spec.model.provider == .openai && spec.model.maxConcurrency == 16 && spec.model.seed == 7)
         #expect(spec.model.apiKeyEnv == "MY_KEY")
@@ -96,7 +96,7 @@ struct SpecLoaderTests {
         let local = try Self.load("kind: course\nid: a\ndescription: d\n")
         #expect(!local.model.streams)
         // Unset keys stay out of the spec hash, so existing bundles keep their spec_hash.
-        let encoded = try CanonicalJSON.encode(local)
+        let encoded = try local.hashedJSON()
         #expect(!String(decoding: encoded, as: UTF8.self).contains("timeout"))
     }
 

@@ -109,11 +109,13 @@ final class TerminalProgressSink: EngineEventSink {
 
     private let state = Mutex(State())
     private let start = ContinuousClock.now
-    /// Stages in the order the pipeline reaches them.
-    static let stageOrder = [
-        "curriculum", "curriculum-edit", "tone-preview", "lecture", "render", "engagement-question", "bonus-question", "reinforcement",
-        "ending-project",
-    ]
+    /// Stages in the order the pipeline reaches them: the job kind's (`useStageOrder`).
+    private let stageOrder = Mutex<[String]>([])
+
+    /// Orders the progress lines by the stages of the job about to run.
+    func useStageOrder(_ order: [StageName]) {
+        stageOrder.withLock { $0 = order.map(\.rawValue) }
+    }
 
     func emit(_ event: EngineEvent) {
         state.withLock { s in
@@ -123,7 +125,8 @@ final class TerminalProgressSink: EngineEventSink {
                     if s.stages[stage] == nil { s.order.append(stage) }
                     s.stages[stage, default: StageLine()].total = total
                 }
-                s.order.sort { (Self.stageOrder.firstIndex(of: $0) ?? 99, $0) < (Self.stageOrder.firstIndex(of: $1) ?? 99, $1) }
+                let order = stageOrder.withLock { $0 }
+                s.order.sort { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
             case .itemStarted(let id, let stage):
                 s.stages[stage, default: StageLine()].running += 1
                 s.stageOfItem[id] = stage

@@ -100,6 +100,14 @@ public struct PresetLibrary: Sendable {
         return found
     }
 
+    /// Whether a preset of `kind` is called `name`.
+    public func contains(_ name: String, kind: Preset.Kind) -> Bool {
+        switch kind {
+        case .curriculum: curriculum[name] != nil
+        case .tone: tone[name] != nil
+        }
+    }
+
     /// "did you mean …" or the list of available presets of that kind.
     public func availabilityHint(for name: String, kind: Preset.Kind) -> String {
         let names = (kind == .curriculum ? curriculum : tone).keys.sorted()

@@ -1,17 +1,33 @@
 import Foundation
 
-/// The job kinds Lectern knows. Only `course` runs in this version; the others are reserved so
-/// that a spec naming them gets a clear "not yet" instead of "unknown".
+/// The job kinds Lectern knows. Each has a spec reader in LecternCore (`JobKindSpecReader`,
+/// registered in `SpecLoader.kindReaders`) and a job in LecternPipeline (`JobKinds`); a kind
+/// listed here without both gets a clear "not yet" instead of "unknown".
 public enum JobKind: String, Codable, Sendable, CaseIterable {
     case course, exam, quotes, flashcards
 
-    public static let supported: [JobKind] = [.course]
+    /// The kinds this version runs: those with a spec reader.
+    public static var supported: [JobKind] { allCases.filter { SpecLoader.kindReaders[$0] != nil } }
 }
 
-/// A job spec, decoded and checked. Everything here enters the spec hash; nothing here is a secret
-/// (API keys are named by environment variable, never written in specs).
-public struct JobSpec: Codable, Sendable, Hashable {
-    public var kind: JobKind
+/// The kind-specific part of a spec: one case per kind that runs.
+public enum JobContent: Sendable, Hashable {
+    case course(CourseSpec)
+    case exam(ExamSpec)
+
+    public var kind: JobKind {
+        switch self {
+        case .course: .course
+        case .exam: .exam
+        }
+    }
+}
+
+/// A job spec, decoded and checked: the keys every kind shares, read once, and the part of its
+/// kind. Everything here enters the spec hash; nothing here is a secret (API keys are named by
+/// environment variable, never written in specs).
+public struct JobSpec: Sendable, Hashable {
+    public var kind: JobKind { content.kind }
     /// Slug `[a-z0-9-]`; the bundle goes to `output/<id>/<version>/`.
     public var id: String
     /// Semantic version of the bundle.
@@ -24,16 +40,89 @@ public struct JobSpec: Codable, Sendable, Hashable {
     public var audience: String
     /// Free text; changing it forces fresh samples (it enters every cache key).
     public var variant: String?
+    /// The tone of delivery (presets and free text).
+    public var tone: ToneSpec
     public var model: ModelSpec
     public var budget: BudgetSpec
     public var repair: RepairSpec
     /// The kind-specific part.
-    public var course: CourseSpec?
+    public var content: JobContent
+    /// The directory relative paths in the spec (a corpus) are resolved against; not part of
+    /// the hash (the same spec elsewhere is the same job).
+    public var baseDirectory: URL?
+
+    public init(
+        id: String, version: String, language: String, description: String, audience: String, variant: String?, tone: ToneSpec,
+        model: ModelSpec, budget: BudgetSpec, repair: RepairSpec, content: JobContent, baseDirectory: URL? = nil
+    ) {
+        self.id = id; self.version = version; self.language = language; self.description = description; self.audience = audience
+        self.variant = variant; self.tone = tone; self.model = model; self.budget = budget; self.repair = repair; self.content = content
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The course part, when this is a course.
+    public var course: CourseSpec? {
+        if case .course(let course) = content { return course }
+        return nil
+    }
+
+    /// The exam part, when this is an exam.
+    public var exam: ExamSpec? {
+        if case .exam(let exam) = content { return exam }
+        return nil
+    }
 
     /// SHA-256 of the canonical JSON of this spec: the same job gives the same hash, whatever its
     /// comments, key order or YAML style.
     public var hash: String {
-        (try? CanonicalJSON.encode(self)).map(SHA256Digest.hex) ?? ""
+        (try? hashedJSON()).map(SHA256Digest.hex) ?? ""
+    }
+
+    /// The canonical JSON the hash is taken of.
+    public func hashedJSON() throws -> Data { try CanonicalJSON.encode(HashForm(self)) }
+
+    /// What the hash covers: the common keys at the top and the kind's part under its name, with
+    /// the tone inside it (where version 1's course specs kept it, so their hashes, and the
+    /// manifests that carry them, are unchanged).
+    struct HashForm: Encodable {
+        let spec: JobSpec
+
+        init(_ spec: JobSpec) { self.spec = spec }
+
+        enum Key: String, CodingKey {
+            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam
+        }
+
+        struct KindPart<Part: Encodable>: Encodable {
+            let part: Part
+            let tone: ToneSpec
+
+            func encode(to encoder: any Encoder) throws {
+                try part.encode(to: encoder)
+                var container = encoder.container(keyedBy: ToneKey.self)
+                try container.encode(tone, forKey: .tone)
+            }
+
+            enum ToneKey: String, CodingKey { case tone }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(spec.kind, forKey: .kind)
+            try c.encode(spec.id, forKey: .id)
+            try c.encode(spec.version, forKey: .version)
+            try c.encode(spec.language, forKey: .language)
+            try c.encode(spec.description, forKey: .description)
+            try c.encode(spec.audience, forKey: .audience)
+            try c.encodeIfPresent(spec.variant, forKey: .variant)
+            try c.encode(spec.model, forKey: .model)
+            try c.encode(spec.budget, forKey: .budget)
+            try c.encode(spec.repair, forKey: .repair)
+            switch spec.content {
+            case .course(let course): try c.encode(KindPart(part: course, tone: spec.tone), forKey: .course)
+            case .exam(let exam): try c.encode(KindPart(part: exam, tone: spec.tone), forKey: .exam)
+            }
+        }
     }
 }
 
@@ -144,79 +233,15 @@ public struct SizeRange: Codable, Sendable, Hashable, CustomStringConvertible {
     public var description: String { min == max ? "\(min)" : "\(min)–\(max)" }
 }
 
-/// The `course` job.
-public struct CourseSpec: Codable, Sendable, Hashable {
-    public var curriculum: CurriculumSpec
-    /// A pinned outline: when present, no curriculum is generated.
-    public var outline: Outline?
-    public var tone: ToneSpec
-    public var addons: Addons
-}
-
-public struct CurriculumSpec: Codable, Sendable, Hashable {
-    /// Curriculum presets (pipelines/presets/curriculum/<name>.yaml), applied together.
-    public var presets: [String]
-    public var subjects: SizeRange
-    public var topicsPerSubject: SizeRange
-    /// AI-assisted edit instructions, applied in order after generation.
-    public var edits: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case presets, subjects, topicsPerSubject = "topics_per_subject", edits
-    }
-}
-
 public struct ToneSpec: Codable, Sendable, Hashable {
     /// Tone presets (pipelines/presets/tone/<name>.yaml), combinable.
     public var presets: [String]
     /// Free-text tone, combined with the presets.
     public var text: String?
-}
 
-/// Optional products (Learnable FR-008 step 3 and its defaults).
-public struct Addons: Codable, Sendable, Hashable {
-    public var engagementQuestions: Bool
-    public var endingProjects: Bool
-    public var narration: Bool
-    public var reinforcement: Bool
-    public var flashcards: Bool
-
-    public static let defaults = Addons(engagementQuestions: true, endingProjects: true, narration: false, reinforcement: false, flashcards: false)
-
-    enum CodingKeys: String, CodingKey {
-        case engagementQuestions = "engagement_questions", endingProjects = "ending_projects", narration,
-            reinforcement, flashcards
+    public init(presets: [String] = [], text: String? = nil) {
+        self.presets = presets
+        self.text = text
     }
 }
 
-/// A curriculum outline: title → subjects → topics. Pinned in a spec, or generated.
-public struct Outline: Codable, Sendable, Hashable {
-    public var title: String
-    public var subjects: [OutlineSubject]
-
-    public init(title: String, subjects: [OutlineSubject]) {
-        self.title = title
-        self.subjects = subjects
-    }
-}
-
-public struct OutlineSubject: Codable, Sendable, Hashable {
-    public var title: String
-    public var topics: [OutlineTopic]
-
-    public init(title: String, topics: [OutlineTopic]) {
-        self.title = title
-        self.topics = topics
-    }
-}
-
-public struct OutlineTopic: Codable, Sendable, Hashable {
-    public var title: String
-    /// One line: what the learner can do after this topic.
-    public var objective: String?
-
-    public init(title: String, objective: String? = nil) {
-        self.title = title
-        self.objective = objective
-    }
-}

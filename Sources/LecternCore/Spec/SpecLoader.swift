@@ -10,20 +10,27 @@ public struct SpecLoader: Sendable {
         self.presets = presets
     }
 
-    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "model", "budget", "repair"]
-    static let courseKeys = ["curriculum", "outline", "tone", "addons"]
+    /// The keys every kind shares, read once here.
+    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "tone", "model", "budget", "repair"]
+
+    /// The spec reader of each kind that runs. A kind plugs in here and in LecternPipeline's
+    /// `JobKinds`.
+    public static let kindReaders: [JobKind: any JobKindSpecReader.Type] = [
+        .course: CourseSpecReader.self
+    ]
 
     /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.
     public func load(_ url: URL, displayName: String? = nil) throws -> JobSpec {
         let source = try YAMLSource.read(url, displayName: displayName)
-        return try load(source)
+        return try load(source, baseDirectory: url.deletingLastPathComponent())
     }
 
-    /// Loads and checks a spec from its text.
-    public func load(_ source: YAMLSource) throws -> JobSpec {
+    /// Loads and checks a spec from its text; relative paths in it are resolved against
+    /// `baseDirectory` (nil: the current directory).
+    public func load(_ source: YAMLSource, baseDirectory: URL? = nil) throws -> JobSpec {
         let root = try source.compose()
         let reader = SpecReader(file: source.file)
-        let spec = read(root, reader: reader)
+        let spec = read(root, reader: reader, baseDirectory: baseDirectory)
         try reader.throwIfErrors()
         guard let spec else {
             throw SpecError(SpecDiagnostic(file: source.file, message: "the spec could not be read"))
@@ -31,18 +38,18 @@ public struct SpecLoader: Sendable {
         return spec
     }
 
-    func read(_ root: Node, reader: SpecReader) -> JobSpec? {
+    func read(_ root: Node, reader: SpecReader, baseDirectory: URL? = nil) -> JobSpec? {
         // Read the kind first: it decides which other keys are allowed.
         guard case .mapping = root else {
             _ = reader.mapping(root, path: "", known: [])
             return nil
         }
-        var kind: JobKind?
+        var kindReader: (any JobKindSpecReader.Type)?
         if let kindNode = root.mapping?["kind"] {
             let kindText = kindNode.string ?? ""
             if let known = JobKind(rawValue: kindText) {
-                if JobKind.supported.contains(known) {
-                    kind = known
+                if let found = Self.kindReaders[known] {
+                    kindReader = found
                 } else {
                     reader.report(
                         "kind '\(kindText)' is not supported by this version of Lectern yet", at: kindNode,
@@ -58,7 +65,7 @@ public struct SpecLoader: Sendable {
             reader.report("missing required key 'kind'", at: root, hint: "add 'kind: course' at the top")
             return nil
         }
-        guard let kind, let top = reader.mapping(root, path: "", known: Self.commonKeys + Self.courseKeys) else { return nil }
+        guard let kindReader, let top = reader.mapping(root, path: "", known: Self.commonKeys + kindReader.keys) else { return nil }
         top.finish()
 
         let id = top.string("id", required: true, maxLength: 200, hint: "a slug such as 'python-basics'")
@@ -81,21 +88,23 @@ public struct SpecLoader: Sendable {
                 "'language' is '\(language)', which is not a language tag", at: top.node("language"),
                 hint: "use a BCP 47 tag such as 'en', 'ar' or 'pt-BR'")
         }
-        let description = top.string("description", required: true, maxLength: 20_000, hint: "describe the course in a few sentences")
+        let description = top.string("description", required: true, maxLength: 20_000, hint: "describe the job in a few sentences")
         let audience = top.string("audience", maxLength: 1_000) ?? "curious adults who are new to the subject"
         let variant = top.string("variant", maxLength: 200)
         let model = readModel(top, reader: reader)
         let budget = readBudget(top)
         let repair = readRepair(top)
 
-        var course: CourseSpec?
-        if kind == .course {
-            course = readCourse(top, reader: reader)
-        }
-        guard let id, let description, let model, let course else { return nil }
+        let t = top.mapping("tone", known: ["preset", "presets", "text"])
+        t?.finish()
+        let context = SpecReadContext(top: top, reader: reader, presets: presets, language: language, baseDirectory: baseDirectory)
+        let tone = ToneSpec(presets: context.presetNames(t, kind: .tone), text: t?.string("text", maxLength: 2_000))
+
+        let content = kindReader.read(context)
+        guard let id, let description, let model, let content else { return nil }
         return JobSpec(
-            kind: kind, id: id, version: version, language: language, description: description, audience: audience,
-            variant: variant, model: model, budget: budget, repair: repair, course: course)
+            id: id, version: version, language: language, description: description, audience: audience, variant: variant, tone: tone,
+            model: model, budget: budget, repair: repair, content: content, baseDirectory: baseDirectory?.standardizedFileURL)
     }
 
     static func isLanguageTag(_ text: String) -> Bool {
@@ -198,124 +207,5 @@ public struct SpecLoader: Sendable {
         let r = top.mapping("repair", known: ["max_attempts"])
         r?.finish()
         return RepairSpec(maxAttempts: r?.int("max_attempts", range: 1...10) ?? 3)
-    }
-
-    func readRange(_ parent: MappingReader?, _ key: String, default value: SizeRange, limit: Int, reader: SpecReader) -> SizeRange {
-        guard let parent, let node = parent.node(key) else { return value }
-        // `subjects: 3` means exactly 3.
-        if case .scalar = node, node.null == nil {
-            if let n = parent.int(key, range: 1...limit) { return SizeRange(min: n, max: n) }
-            return value
-        }
-        guard let r = parent.mapping(key, known: ["min", "max"]) else { return value }
-        r.finish()
-        let min = r.int("min", range: 1...limit) ?? value.min
-        let max = r.int("max", range: 1...limit) ?? Swift.max(value.max, min)
-        if min > max {
-            reader.report("'\(r.path)' has min \(min) greater than max \(max)", at: r.node, hint: "make min ≤ max")
-        }
-        return SizeRange(min: min, max: Swift.max(min, max))
-    }
-
-    /// `preset: name` or `presets: [a, b]` (not both), each checked against the library.
-    func readPresetNames(_ mapping: MappingReader?, kind: Preset.Kind, reader: SpecReader) -> [String] {
-        guard let mapping else { return [] }
-        if mapping.has("preset") && mapping.has("presets") {
-            reader.report("'\(mapping.path)' has both 'preset' and 'presets'", at: mapping.node("presets"), hint: "use 'presets: [a, b]' alone")
-        }
-        let names = mapping.stringList("presets", maxCount: 8, maxLength: 64) ?? mapping.stringList("preset", maxCount: 8, maxLength: 64) ?? []
-        let node = mapping.node("presets") ?? mapping.node("preset")
-        let library = kind == .curriculum ? presets.curriculum : presets.tone
-        for name in names where library[name] == nil {
-            reader.report("unknown \(kind.rawValue) preset '\(name)'", at: node, hint: presets.availabilityHint(for: name, kind: kind))
-        }
-        return names
-    }
-
-    func readCourse(_ top: MappingReader, reader: SpecReader) -> CourseSpec? {
-        let c = top.mapping("curriculum", known: ["preset", "presets", "subjects", "topics_per_subject", "edits"])
-        c?.finish()
-        let curriculumPresets = readPresetNames(c, kind: .curriculum, reader: reader)
-        let subjects = readRange(c, "subjects", default: SizeRange(min: 2, max: 5), limit: 100, reader: reader)
-        let topics = readRange(c, "topics_per_subject", default: SizeRange(min: 2, max: 6), limit: 100, reader: reader)
-        let edits = c?.stringList("edits", maxCount: 20, maxLength: 2_000) ?? []
-
-        var outline: Outline?
-        if let node = top.node("outline"), node.null == nil {
-            outline = readOutline(node, reader: reader)
-        }
-
-        let t = top.mapping("tone", known: ["preset", "presets", "text"])
-        t?.finish()
-        let tonePresets = readPresetNames(t, kind: .tone, reader: reader)
-        let toneText = t?.string("text", maxLength: 2_000)
-
-        let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards"])
-        a?.finish()
-        let defaults = Addons.defaults
-        let addons = Addons(
-            engagementQuestions: a?.bool("engagement_questions") ?? defaults.engagementQuestions,
-            endingProjects: a?.bool("ending_projects") ?? defaults.endingProjects,
-            narration: a?.bool("narration") ?? defaults.narration,
-            reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
-            flashcards: a?.bool("flashcards") ?? defaults.flashcards)
-        if addons.narration {
-            reader.report("the narration add-on is not available in this version", at: a?.node("narration"), hint: "set 'narration: false'")
-        }
-        if addons.flashcards {
-            reader.report("the flashcards add-on is not available in this version", at: a?.node("flashcards"), hint: "set 'flashcards: false'")
-        }
-        return CourseSpec(
-            curriculum: CurriculumSpec(presets: curriculumPresets, subjects: subjects, topicsPerSubject: topics, edits: edits),
-            outline: outline,
-            tone: ToneSpec(presets: tonePresets, text: toneText),
-            addons: addons)
-    }
-
-    func readOutline(_ node: Node, reader: SpecReader) -> Outline? {
-        guard let o = reader.mapping(node, path: "outline", known: ["title", "subjects"]) else { return nil }
-        o.finish()
-        let title = o.string("title", required: true, maxLength: 300)
-        guard let subjectNodes = o.sequence("subjects", maxCount: 100) else {
-            if !o.has("subjects") {
-                reader.report("missing required key 'outline.subjects'", at: node, hint: "list at least one subject with its topics")
-            }
-            return nil
-        }
-        if subjectNodes.isEmpty {
-            reader.report("'outline.subjects' is empty", at: o.node("subjects"), hint: "a curriculum has at least one subject")
-        }
-        var subjects: [OutlineSubject] = []
-        for (i, subjectNode) in subjectNodes.enumerated() {
-            let path = "outline.subjects[\(i)]"
-            guard let s = reader.mapping(subjectNode, path: path, known: ["title", "topics"]) else { continue }
-            s.finish()
-            let subjectTitle = s.string("title", required: true, maxLength: 300)
-            var topics: [OutlineTopic] = []
-            if let topicNodes = s.sequence("topics", maxCount: 100) {
-                if topicNodes.isEmpty {
-                    reader.report("'\(path).topics' is empty", at: s.node("topics"), hint: "every subject has at least one topic")
-                }
-                for (j, topicNode) in topicNodes.enumerated() {
-                    // A topic is a title, or a mapping with title and objective.
-                    if case .scalar = topicNode {
-                        if let text = s.string(topicNode, name: "\(path).topics[\(j)]", required: true, maxLength: 300, hint: nil) {
-                            topics.append(OutlineTopic(title: text))
-                        }
-                        continue
-                    }
-                    guard let t = reader.mapping(topicNode, path: "\(path).topics[\(j)]", known: ["title", "objective"]) else { continue }
-                    t.finish()
-                    if let topicTitle = t.string("title", required: true, maxLength: 300) {
-                        topics.append(OutlineTopic(title: topicTitle, objective: t.string("objective", maxLength: 500)))
-                    }
-                }
-            } else if !s.has("topics") {
-                reader.report("missing required key '\(path).topics'", at: subjectNode, hint: "list the subject's topics")
-            }
-            if let subjectTitle { subjects.append(OutlineSubject(title: subjectTitle, topics: topics)) }
-        }
-        guard let title else { return nil }
-        return Outline(title: title, subjects: subjects)
     }
 }

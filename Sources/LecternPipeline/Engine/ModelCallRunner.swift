@@ -7,6 +7,13 @@ import Synchronization
 public enum AnswerCheck<Output: Sendable>: Sendable {
     case valid(Output, warnings: [ValidationIssue])
     case invalid([String])
+
+    /// The ending every stage's check shares: invalid with the errors' messages when `issues`
+    /// holds an error, otherwise valid with its warnings.
+    public static func judged(_ value: Output, by issues: [ValidationIssue]) -> AnswerCheck {
+        let errors = issues.errors
+        return errors.isEmpty ? .valid(value, warnings: issues.warnings) : .invalid(errors.map(\.message))
+    }
 }
 
 /// One model call as a stage describes it.
@@ -19,11 +26,11 @@ public struct ModelCall<Output: Sendable>: Sendable {
     public var check: @Sendable (String) -> AnswerCheck<Output>
 
     public init(
-        itemID: String, stage: String, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
+        itemID: String, stage: StageName, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
         check: @escaping @Sendable (String) -> AnswerCheck<Output>
     ) {
         self.itemID = itemID
-        self.stage = stage
+        self.stage = stage.rawValue
         self.template = template
         self.variables = variables
         self.schema = schema

@@ -71,7 +71,8 @@ public enum PromptLibrary {
     /// Parsed templates: each resource file is read once per process.
     private static let loaded = Mutex<[String: PromptTemplate]>([:])
 
-    /// Loads `name` from the package resources.
+    /// Loads `name` from the package resources: `<kind>/<template>`, e.g. `course/lecture`, a
+    /// file under each kind's folder of `Prompts/`.
     public static func template(_ name: String) throws -> PromptTemplate {
         if let cached = loaded.withLock({ $0[name] }) { return cached }
         let template = try load(name)
@@ -80,9 +81,12 @@ public enum PromptLibrary {
     }
 
     static func load(_ name: String) throws -> PromptTemplate {
+        let parts = name.split(separator: "/").map(String.init)
+        let file = parts.last ?? name
+        let folder = (["Prompts"] + parts.dropLast()).joined(separator: "/")
         guard
-            let url = Bundle.module.url(forResource: name, withExtension: "prompt", subdirectory: "Prompts")
-                ?? Bundle.module.url(forResource: name, withExtension: "prompt")
+            let url = Bundle.module.url(forResource: file, withExtension: "prompt", subdirectory: folder)
+                ?? Bundle.module.url(forResource: file, withExtension: "prompt")
         else {
             throw PipelineError("the prompt template '\(name)' is missing from Lectern's resources; reinstall Lectern")
         }

@@ -16,9 +16,16 @@ public struct JobPlan: Sendable {
     }
 
     public var stages: [String: StageCount]
+    /// The job kind's stages in run order.
+    public var order: [String]
     /// True when the curriculum is not stored yet, so per-topic counts are estimates (upper bounds).
     public var estimated: Bool
     public var estimatedCostUSD: Double
+
+    /// The stages present, in run order (stages the kind does not list last, by name).
+    public var orderedStages: [String] {
+        stages.keys.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
+    }
 
     public var totalItems: Int { stages.values.reduce(0) { $0 + $1.items } }
     public var totalCalls: Int { stages.values.reduce(0) { $0 + $1.toCall } }
@@ -27,12 +34,6 @@ public struct JobPlan: Sendable {
 }
 
 extension JobRunner {
-    /// Typical tokens per call of each stage, used where the cache has nothing better.
-    static let typicalTokens: [String: Int] = [
-        "curriculum": 1_400, "curriculum-edit": 2_000, "tone-preview": 700, "lecture": 2_400, "engagement-question": 2_300,
-        "bonus-question": 900, "ending-project": 1_300, "reinforcement": 1_400, "render": 0,
-    ]
-
     /// The plan of this job against the current cache.
     public func plan() async throws -> JobPlan {
         let ledger = Ledger()
@@ -44,39 +45,30 @@ extension JobRunner {
         let engine = Engine(modelConcurrency: 8, events: collector)
         let outcome = await engine.run(job.initialItems(), results: ResultStore())
         var stages = collector.counts()
-        var estimated = false
         for failure in outcome.failures {
             stages[failure.stage, default: JobPlan.StageCount()].toCall += 1
         }
-        if !outcome.completed.contains(job.finalCurriculumID), let course = spec.course {
-            // The curriculum is not stored: count the items it would spawn at the upper bounds.
-            estimated = true
-            let subjects = course.outline?.subjects.count ?? course.curriculum.subjects.max
-            let topics = course.outline.map { $0.subjects.reduce(0) { $0 + $1.topics.count } } ?? subjects * course.curriculum.topicsPerSubject.max
-            var add: [String: Int] = ["tone-preview": 1, "lecture": topics]
-            if course.addons.engagementQuestions {
-                add["engagement-question"] = topics
-                add["bonus-question"] = topics
-            }
-            if course.addons.reinforcement { add["reinforcement"] = topics * ReinforcementStage.levels.count }
-            if course.addons.endingProjects { add["ending-project"] = subjects }
-            if renderer != nil { add["render"] = topics + 1 }
-            for (stage, n) in add {
-                stages[stage, default: JobPlan.StageCount()].items += n
-                stages[stage, default: JobPlan.StageCount()].toCall += stage == "render" ? 0 : n
-            }
+        let kindStages = type(of: job).stages
+        let typicalTokens = Dictionary(kindStages.map { ($0.name.rawValue, $0.typicalTokens) }) { a, _ in a }
+        // Items the replay could not reach (a course's lectures before its curriculum is stored),
+        // counted at the spec's upper bounds.
+        let unreached = job.unreachedEstimate(reached: Set(outcome.completed))
+        for (stage, n) in unreached {
+            let usesModel = (typicalTokens[stage.rawValue] ?? 1) > 0
+            stages[stage.rawValue, default: JobPlan.StageCount()].items += n
+            stages[stage.rawValue, default: JobPlan.StageCount()].toCall += usesModel ? n : 0
         }
         var cost = 0.0
         for (stage, count) in stages {
             var entry = count
             entry.items = max(entry.items, entry.cached + entry.toCall)
-            let typical = Self.typicalTokens[stage] ?? 1_500
+            let typical = typicalTokens[stage] ?? 1_500
             entry.estimatedTokens = typical * entry.toCall
             let usage = TokenUsage(promptTokens: entry.estimatedTokens * 3 / 5, completionTokens: entry.estimatedTokens * 2 / 5)
             cost += self.cost(exchanger.providerKind, spec.model.name, usage) ?? 0
             stages[stage] = entry
         }
-        return JobPlan(stages: stages, estimated: estimated, estimatedCostUSD: cost)
+        return JobPlan(stages: stages, order: kindStages.map(\.name.rawValue), estimated: !unreached.isEmpty, estimatedCostUSD: cost)
     }
 }
 

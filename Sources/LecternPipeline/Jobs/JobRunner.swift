@@ -68,13 +68,16 @@ public struct JobRunner: Sendable {
         self.generator = generator
     }
 
-    func makeJob(ledger: Ledger) throws -> CourseJob {
-        let context = try CourseJobContext(spec: spec, presets: presets)
+    /// The stages of this spec's kind, in the order a run reaches them.
+    public var stageOrder: [StageName] { JobKinds.stageOrder(of: spec.kind) }
+
+    func makeJob(ledger: Ledger) throws -> any GenerationJob {
         let runner = ModelCallRunner(
             exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
             ledger: ledger, cost: cost, events: events)
-        return CourseJob(job: context, runner: runner, renderer: renderer)
+        let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer)
+        return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
 
     public func run(options: Options) async throws -> Result {
@@ -112,32 +115,23 @@ public struct JobRunner: Sendable {
         guard status == .complete || options.allowPartial else {
             return Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)
         }
-        // Without a curriculum there is nothing to write, even with --allow-partial.
-        guard results.optionalValue(job.finalCurriculumID, as: Outline.self) != nil else {
+        // Some kinds need certain items to write anything (a course its curriculum), even with
+        // --allow-partial.
+        guard let assembled = try job.assemble(results: results) else {
             return Result(
                 status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
                 reports: outcome.reports)
         }
-        let (course, files) = try job.assemble(results: results)
         let base = Manifest(
-            kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: course.title, language: spec.language,
+            kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
             generator: generator, specHash: spec.hash, models: Array(totals.models), promptTemplates: Array(totals.templates),
             usage: Manifest.Usage(
                 promptTokens: totals.usage.promptTokens, completionTokens: totals.usage.completionTokens,
                 cachedTokens: totals.usage.cachedTokens, calls: totals.calls + totals.cachedCalls),
             costUSD: totals.costUSD, incompleteItems: outcome.failures.map(\.id), files: [:])
-        let written = try BundleWriter(outputRoot: options.outputRoot).write(files: files, manifest: base)
+        let written = try BundleWriter(outputRoot: options.outputRoot).write(files: assembled.files, manifest: base)
         return Result(
             status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports,
-            entryDocument: Self.entryDocument(of: course))
-    }
-
-    /// The document a reader opens first: the first lecture (XHTML when rendered), else the
-    /// tone preview, else the course itself.
-    static func entryDocument(of course: Course) -> String {
-        let firstLecture = course.subjects.lazy.flatMap(\.topics).compactMap(\.lecture).first
-        if let lecture = firstLecture { return lecture.xhtmlPath ?? lecture.path }
-        if let preview = course.tonePreview { return preview.xhtmlPath ?? preview.path }
-        return "course.json"
+            entryDocument: assembled.entryDocument)
     }
 }

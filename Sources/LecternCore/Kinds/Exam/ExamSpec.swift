@@ -35,21 +35,17 @@ public struct ExamSpec: Codable, Sendable, Hashable {
     public var optionCount: Int
     /// Full exams assembled from the bank.
     public var forms: [ExamFormSpec]
-    public var tone: ToneSpec
 
-    public init(
-        corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec], tone: ToneSpec
-    ) {
+    public init(corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec]) {
         self.corpus = corpus
         self.preset = preset
         self.sections = sections
         self.optionCount = optionCount
         self.forms = forms
-        self.tone = tone
     }
 
     enum CodingKeys: String, CodingKey {
-        case corpus, preset, sections, optionCount = "option_count", forms, tone
+        case corpus, preset, sections, optionCount = "option_count", forms
     }
 
     /// Every category with its section, in exam order.

@@ -15,7 +15,7 @@ public struct CourseJobContext: Sendable {
         guard let course = spec.course else { throw PipelineError("the spec '\(spec.id)' is not a course") }
         self.spec = spec
         self.course = course
-        self.toneInstruction = Self.combineTone(course.tone, presets: presets)
+        self.toneInstruction = Self.combineTone(spec.tone, presets: presets)
         let curriculumInstructions = course.curriculum.presets.compactMap { presets.curriculum[$0]?.instructions }
         self.curriculumPresetInstructions =
             curriculumInstructions.isEmpty

@@ -7,8 +7,8 @@ import LecternLLM
 /// stage type writes the bonus question ("ask one additional question"), which must test a
 /// different idea.
 public struct EngagementQuestionStage: Sendable {
-    public static let name = "engagement-question"
-    public static let bonusName = "bonus-question"
+    public static let name: StageName = "engagement-question"
+    public static let bonusName: StageName = "bonus-question"
 
     /// A question as the model writes it: a multiple-choice question has `correct_answer` and
     /// `wrong_answers` (see `MultipleChoice`), a free-text one a `reference_answer`.
@@ -60,8 +60,7 @@ public struct EngagementQuestionStage: Sendable {
                 labels = built.labels
             }
             let issues = QuestionRules.check(question, expectedTopicID: topicID, optionLabels: labels)
-            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(question, warnings: issues.warnings)
+            return .judged(question, by: issues)
         }
     }
 
@@ -85,7 +84,7 @@ public struct EngagementQuestionStage: Sendable {
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("engagement-question"), variables: variables, schema: schema,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/engagement-question"), variables: variables, schema: schema,
             check: { Self.check($0, topicID: topicID, format: .multipleChoice) })
     }
 
@@ -100,7 +99,7 @@ public struct EngagementQuestionStage: Sendable {
         let topicID = place.topicID
         let firstKey = TextKey.normalize(first.prompt)
         return ModelCall(
-            itemID: itemID, stage: Self.bonusName, template: try PromptLibrary.template("bonus-question"), variables: variables, schema: schema,
+            itemID: itemID, stage: Self.bonusName, template: try PromptLibrary.template("course/bonus-question"), variables: variables, schema: schema,
             check: { text in
                 let result = Self.check(text, topicID: topicID, format: .freeText)
                 if case .valid(let q, _) = result, Self.repeats(q.prompt, firstKey: firstKey) {

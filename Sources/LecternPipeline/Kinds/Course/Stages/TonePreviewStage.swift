@@ -4,7 +4,7 @@ import LecternLLM
 
 /// A short sample of the tone of delivery on one topic (FR-008 step 2), picked deterministically.
 public struct TonePreviewStage: Sendable {
-    public static let name = "tone-preview"
+    public static let name: StageName = "tone-preview"
     public let job: CourseJobContext
 
     public init(job: CourseJobContext) { self.job = job }
@@ -21,7 +21,7 @@ public struct TonePreviewStage: Sendable {
     public func call(itemID: String, place: TopicPlace, outline: Outline) throws -> ModelCall<String> {
         let title = place.title
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("tone-preview"),
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/tone-preview"),
             variables: place.variables(job, outline: outline), schema: nil,
             check: { text in
                 let markdown = LectureRules.unwrapFence(text).trimmed + "\n"

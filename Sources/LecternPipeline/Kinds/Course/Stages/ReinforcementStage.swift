@@ -9,7 +9,7 @@ import LecternLLM
 /// at a time it writes them as reliably as the engagement question. The four calls share the
 /// prompt up to the level line, so a server with prompt caching reads the lecture once.
 public struct ReinforcementStage: Sendable {
-    public static let name = "reinforcement"
+    public static let name: StageName = "reinforcement"
     public static let occurrence = 7
     public static let levels = 1...4
 
@@ -67,7 +67,7 @@ public struct ReinforcementStage: Sendable {
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("reinforcement"), variables: variables, schema: schema,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/reinforcement"), variables: variables, schema: schema,
             check: { Self.check($0, topicID: topicID, level: level) })
     }
 
@@ -93,8 +93,7 @@ public struct ReinforcementStage: Sendable {
                 referenceAnswer: level >= 2 && !reference.isEmpty ? reference : nil,
                 explanation: a.explanation.trimmed, jeevaDifficulty: attributes.jeeva)
             let issues = ReinforcementRules.checkQuestion(question, expectedTopicID: topicID, optionLabels: labels)
-            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(question, warnings: issues.warnings)
+            return .judged(question, by: issues)
         }
     }
 }

@@ -5,7 +5,7 @@ import LecternLLM
 /// The ending project of each subject (FR-008 add-on): harder than the engagement questions,
 /// with requirements, deliverables and a rubric.
 public struct EndingProjectStage: Sendable {
-    public static let name = "ending-project"
+    public static let name: StageName = "ending-project"
 
     struct Answer: Decodable {
         struct Criterion: Decodable {
@@ -47,7 +47,7 @@ public struct EndingProjectStage: Sendable {
             separator: "\n")
         variables["schema"] = AnswerParsing.schemaText(Self.schema)
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("ending-project"), variables: variables, schema: Self.schema,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/ending-project"), variables: variables, schema: Self.schema,
             check: { text in
                 switch AnswerParsing.decode(Answer.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
@@ -59,8 +59,7 @@ public struct EndingProjectStage: Sendable {
                         deliverables: a.deliverables.map { $0.trimmed }.filter { !$0.isEmpty },
                         rubric: a.rubric.map { RubricCriterion(criterion: $0.criterion, points: $0.points, excellent: $0.excellent) })
                     let issues = ProjectRules.check(project, expectedSubjectID: subjectID)
-                    if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-                    return .valid(project, warnings: issues.warnings)
+                    return .judged(project, by: issues)
                 }
             })
     }

@@ -5,8 +5,8 @@ import LecternLLM
 /// Produces the curriculum outline (title → subjects → topics with objectives) from the
 /// description, presets and size bounds; with an `edit`, revises a given outline instead.
 public struct CurriculumStage: Sendable {
-    public static let name = "curriculum"
-    public static let editName = "curriculum-edit"
+    public static let name: StageName = "curriculum"
+    public static let editName: StageName = "curriculum-edit"
 
     struct Answer: Decodable {
         struct Subject: Decodable {
@@ -68,8 +68,7 @@ public struct CurriculumStage: Sendable {
                         })
                 })
             let issues = CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)
-            if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-            return .valid(outline, warnings: issues.warnings)
+            return .judged(outline, by: issues)
         }
     }
 
@@ -81,7 +80,7 @@ public struct CurriculumStage: Sendable {
         variables["topics_range"] = Self.count(job.curriculum.topicsPerSubject)
         variables["schema"] = AnswerParsing.schemaText(schema)
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("curriculum"), variables: variables, schema: schema,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/curriculum"), variables: variables, schema: schema,
             check: { [self] in check($0) })
     }
 
@@ -95,7 +94,7 @@ public struct CurriculumStage: Sendable {
         variables["topics_range"] = Self.count(job.curriculum.topicsPerSubject)
         variables["schema"] = AnswerParsing.schemaText(schema)
         return ModelCall(
-            itemID: itemID, stage: Self.editName, template: try PromptLibrary.template("curriculum-edit"), variables: variables, schema: schema,
+            itemID: itemID, stage: Self.editName, template: try PromptLibrary.template("course/curriculum-edit"), variables: variables, schema: schema,
             check: { [self] in check($0) })
     }
 }

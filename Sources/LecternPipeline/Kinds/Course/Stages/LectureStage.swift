@@ -5,7 +5,7 @@ import LecternLLM
 /// One Markdown lecture per topic: one H1, sections, code/math/quotes where the subject calls
 /// for them, in the tone, aware of its neighbours so lectures do not repeat each other.
 public struct LectureStage: Sendable {
-    public static let name = "lecture"
+    public static let name: StageName = "lecture"
     public let job: CourseJobContext
 
     public init(job: CourseJobContext) { self.job = job }
@@ -16,13 +16,12 @@ public struct LectureStage: Sendable {
         let variables = place.variables(job, outline: outline)
         let title = place.title
         return ModelCall(
-            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("lecture"), variables: variables, schema: nil,
+            itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/lecture"), variables: variables, schema: nil,
             check: { text in
                 // Small models wrap the whole answer in ```markdown fences: unwrap, then check.
                 let markdown = LectureRules.unwrapFence(text).trimmed + "\n"
                 let issues = LectureRules.check(markdown, topicTitle: title)
-                if !issues.errors.isEmpty { return .invalid(issues.errors.map(\.message)) }
-                return .valid(markdown, warnings: issues.warnings)
+                return .judged(markdown, by: issues)
             })
     }
 }

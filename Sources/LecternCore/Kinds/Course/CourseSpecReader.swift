@@ -1,0 +1,90 @@
+import Foundation
+import Yams
+
+/// Reads the `course` kind's part of a spec: curriculum, outline and add-ons.
+public enum CourseSpecReader: JobKindSpecReader {
+    public static let keys = ["curriculum", "outline", "addons"]
+
+    public static func read(_ context: SpecReadContext) -> JobContent? {
+        let top = context.top
+        let reader = context.reader
+        let c = top.mapping("curriculum", known: ["preset", "presets", "subjects", "topics_per_subject", "edits"])
+        c?.finish()
+        let curriculumPresets = context.presetNames(c, kind: .curriculum)
+        let subjects = context.range(c, "subjects", default: SizeRange(min: 2, max: 5), limit: 100)
+        let topics = context.range(c, "topics_per_subject", default: SizeRange(min: 2, max: 6), limit: 100)
+        let edits = c?.stringList("edits", maxCount: 20, maxLength: 2_000) ?? []
+
+        var outline: Outline?
+        if let node = top.node("outline"), node.null == nil {
+            outline = readOutline(node, reader: reader)
+        }
+
+        let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards"])
+        a?.finish()
+        let defaults = Addons.defaults
+        let addons = Addons(
+            engagementQuestions: a?.bool("engagement_questions") ?? defaults.engagementQuestions,
+            endingProjects: a?.bool("ending_projects") ?? defaults.endingProjects,
+            narration: a?.bool("narration") ?? defaults.narration,
+            reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
+            flashcards: a?.bool("flashcards") ?? defaults.flashcards)
+        if addons.narration {
+            reader.report("the narration add-on is not available in this version", at: a?.node("narration"), hint: "set 'narration: false'")
+        }
+        if addons.flashcards {
+            reader.report("the flashcards add-on is not available in this version", at: a?.node("flashcards"), hint: "set 'flashcards: false'")
+        }
+        return .course(
+            CourseSpec(
+                curriculum: CurriculumSpec(presets: curriculumPresets, subjects: subjects, topicsPerSubject: topics, edits: edits),
+                outline: outline, addons: addons))
+    }
+
+    static func readOutline(_ node: Node, reader: SpecReader) -> Outline? {
+        guard let o = reader.mapping(node, path: "outline", known: ["title", "subjects"]) else { return nil }
+        o.finish()
+        let title = o.string("title", required: true, maxLength: 300)
+        guard let subjectNodes = o.sequence("subjects", maxCount: 100) else {
+            if !o.has("subjects") {
+                reader.report("missing required key 'outline.subjects'", at: node, hint: "list at least one subject with its topics")
+            }
+            return nil
+        }
+        if subjectNodes.isEmpty {
+            reader.report("'outline.subjects' is empty", at: o.node("subjects"), hint: "a curriculum has at least one subject")
+        }
+        var subjects: [OutlineSubject] = []
+        for (i, subjectNode) in subjectNodes.enumerated() {
+            let path = "outline.subjects[\(i)]"
+            guard let s = reader.mapping(subjectNode, path: path, known: ["title", "topics"]) else { continue }
+            s.finish()
+            let subjectTitle = s.string("title", required: true, maxLength: 300)
+            var topics: [OutlineTopic] = []
+            if let topicNodes = s.sequence("topics", maxCount: 100) {
+                if topicNodes.isEmpty {
+                    reader.report("'\(path).topics' is empty", at: s.node("topics"), hint: "every subject has at least one topic")
+                }
+                for (j, topicNode) in topicNodes.enumerated() {
+                    // A topic is a title, or a mapping with title and objective.
+                    if case .scalar = topicNode {
+                        if let text = s.string(topicNode, name: "\(path).topics[\(j)]", required: true, maxLength: 300, hint: nil) {
+                            topics.append(OutlineTopic(title: text))
+                        }
+                        continue
+                    }
+                    guard let t = reader.mapping(topicNode, path: "\(path).topics[\(j)]", known: ["title", "objective"]) else { continue }
+                    t.finish()
+                    if let topicTitle = t.string("title", required: true, maxLength: 300) {
+                        topics.append(OutlineTopic(title: topicTitle, objective: t.string("objective", maxLength: 500)))
+                    }
+                }
+            } else if !s.has("topics") {
+                reader.report("missing required key '\(path).topics'", at: subjectNode, hint: "list the subject's topics")
+            }
+            if let subjectTitle { subjects.append(OutlineSubject(title: subjectTitle, topics: topics)) }
+        }
+        guard let title else { return nil }
+        return Outline(title: title, subjects: subjects)
+    }
+}

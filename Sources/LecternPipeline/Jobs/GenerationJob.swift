@@ -1,0 +1,133 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// A stage's name: what items, events, logs and `plan` rows are grouped by.
+public struct StageName: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+    public static func < (a: StageName, b: StageName) -> Bool { a.rawValue < b.rawValue }
+
+    /// Markdown → XHTML, done locally by every kind that writes documents.
+    public static let render: StageName = "render"
+}
+
+/// What the planner and the progress display know of a stage.
+public struct StageInfo: Sendable, Hashable {
+    public var name: StageName
+    /// Tokens (prompt and answer) a call of this stage typically takes: `plan`'s estimate where
+    /// the cache has nothing better. 0 for a stage without model calls.
+    public var typicalTokens: Int
+
+    public init(_ name: StageName, typicalTokens: Int) {
+        self.name = name
+        self.typicalTokens = typicalTokens
+    }
+}
+
+/// An item's id: its stage, then a key within the stage (`lecture/s01-t02`,
+/// `reinforcement/s01-t02/level-3`). Jobs build ids with these, so planning and assembly agree.
+public struct ItemID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `stage` alone, or `stage/key/…`.
+    public init(_ stage: StageName, _ keys: String...) {
+        self.rawValue = ([stage.rawValue] + keys).joined(separator: "/")
+    }
+
+    public var description: String { rawValue }
+}
+
+extension WorkItem {
+    /// An item with a typed id and stage.
+    public init(
+        id: ItemID, stage: StageName, context: String, dependencies: [ItemID] = [], usesModel: Bool = true,
+        body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
+    ) {
+        self.init(
+            id: id.rawValue, stage: stage.rawValue, context: context, dependencies: dependencies.map(\.rawValue), usesModel: usesModel, body: body)
+    }
+}
+
+extension ResultStore {
+    /// The value of a finished item, or nil.
+    public func optionalValue<T: Sendable>(_ id: ItemID, as type: T.Type) -> T? { optionalValue(id.rawValue, as: type) }
+    /// The value of a finished item; throws when it is missing or of another type.
+    public func value<T: Sendable>(_ id: ItemID, as type: T.Type) throws -> T { try value(id.rawValue, as: type) }
+}
+
+/// What every job is built from: the spec, the presets, the model-call runner and the renderer.
+public struct JobEnvironment: Sendable {
+    public var spec: JobSpec
+    public var presets: PresetLibrary
+    public var runner: ModelCallRunner
+    /// Renders Markdown to XHTML; nil skips the `.xhtml` renditions.
+    public var renderer: (any DocumentRenderer)?
+
+    public init(spec: JobSpec, presets: PresetLibrary, runner: ModelCallRunner, renderer: (any DocumentRenderer)?) {
+        self.spec = spec
+        self.presets = presets
+        self.runner = runner
+        self.renderer = renderer
+    }
+}
+
+/// A finished job's bundle content: the files beside manifest.json.
+public struct AssembledBundle: Sendable {
+    /// The manifest's title.
+    public var title: String
+    /// Bundle-relative path → bytes.
+    public var files: [String: Data]
+    /// The document a reader opens first, relative to the bundle.
+    public var entryDocument: String
+
+    public init(title: String, files: [String: Data], entryDocument: String) {
+        self.title = title
+        self.files = files
+        self.entryDocument = entryDocument
+    }
+}
+
+/// A job kind's pipeline: the one type the runner, the planner, `plan`, `run`, the event log and
+/// the bundle writer ask. A kind plugs in by implementing this, registering in `JobKinds`, and
+/// giving LecternCore a spec reader (`JobKindSpecReader`); docs/ARCHITECTURE.md walks through one.
+public protocol GenerationJob: Sendable {
+    /// The stages in the order a run reaches them (progress lines, logs and `plan` rows follow it).
+    static var stages: [StageInfo] { get }
+    /// Builds the job; throws `PipelineError` when the spec cannot run (say, its corpus changed
+    /// since it was validated).
+    init(environment: JobEnvironment) throws
+    /// The items a run starts with; their results may spawn more.
+    func initialItems() -> [WorkItem]
+    /// For `plan`: items each stage would still add beyond those a replay reached (`reached`:
+    /// the ids of the items it finished), estimated from the spec's bounds. Empty when the
+    /// replay reached every item.
+    func unreachedEstimate(reached: Set<String>) -> [StageName: Int]
+    /// The bundle's files from a finished run (failed items left out); nil when too little
+    /// finished to write anything (a course without its curriculum).
+    func assemble(results: ResultStore) throws -> AssembledBundle?
+}
+
+/// The registry of job kinds that run: `kind:` → its pipeline.
+public enum JobKinds {
+    public static let all: [JobKind: any GenerationJob.Type] = [
+        .course: CourseJob.self
+    ]
+
+    /// The pipeline of `kind`; throws for a kind this version cannot run.
+    public static func pipeline(for kind: JobKind) throws -> any GenerationJob.Type {
+        guard let type = all[kind] else { throw PipelineError("kind '\(kind.rawValue)' is not supported by this version of Lectern") }
+        return type
+    }
+
+    /// The stage names of `kind` in run order (empty for a kind that does not run).
+    public static func stageOrder(of kind: JobKind) -> [StageName] {
+        all[kind]?.stages.map(\.name) ?? []
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+
+/// The ids of a course's items, shared by planning and assembly.
+public enum CourseItems {
+    public static let curriculum = ItemID(CurriculumStage.name)
+    public static func curriculumEdit(_ n: Int) -> ItemID { ItemID(CurriculumStage.editName, "\(n)") }
+    public static let tonePreview = ItemID(TonePreviewStage.name)
+    public static func lecture(_ topicID: String) -> ItemID { ItemID(LectureStage.name, topicID) }
+    public static func engagementQuestion(_ topicID: String) -> ItemID { ItemID(EngagementQuestionStage.name, topicID) }
+    public static func bonusQuestion(_ topicID: String) -> ItemID { ItemID(EngagementQuestionStage.bonusName, topicID) }
+    public static func reinforcement(_ topicID: String, level: Int) -> ItemID { ItemID(ReinforcementStage.name, topicID, "level-\(level)") }
+    public static func endingProject(_ subjectID: String) -> ItemID { ItemID(EndingProjectStage.name, subjectID) }
+    /// The rendering of `<path>.md` to `<path>.xhtml`.
+    public static func render(_ path: String) -> ItemID { ItemID(.render, path) }
+}
+
+/// The `course` kind: expands a course spec into work items (curriculum, its edits, tone
+/// preview, lectures, engagement and bonus questions, reinforcement pools, ending projects,
+/// renderings; ids in `CourseItems`) and assembles their results into `course.json` and its
+/// documents.
+public struct CourseJob: GenerationJob {
+    public let job: CourseJobContext
+    public let runner: ModelCallRunner
+    /// Renders Markdown to XHTML; nil skips the `.xhtml` renditions.
+    public let renderer: (any DocumentRenderer)?
+
+    public static let stages: [StageInfo] = [
+        StageInfo(CurriculumStage.name, typicalTokens: 1_400), StageInfo(CurriculumStage.editName, typicalTokens: 2_000),
+        StageInfo(TonePreviewStage.name, typicalTokens: 700), StageInfo(LectureStage.name, typicalTokens: 2_400),
+        StageInfo(.render, typicalTokens: 0), StageInfo(EngagementQuestionStage.name, typicalTokens: 2_300),
+        StageInfo(EngagementQuestionStage.bonusName, typicalTokens: 900), StageInfo(ReinforcementStage.name, typicalTokens: 1_400),
+        StageInfo(EndingProjectStage.name, typicalTokens: 1_300),
+    ]
+
+    public init(environment: JobEnvironment) throws {
+        self.init(
+            job: try CourseJobContext(spec: environment.spec, presets: environment.presets), runner: environment.runner,
+            renderer: environment.renderer)
+    }
+
+    public init(job: CourseJobContext, runner: ModelCallRunner, renderer: (any DocumentRenderer)?) {
+        self.job = job
+        self.runner = runner
+        self.renderer = renderer
+    }
+
+    /// The id of the item whose value is the final outline.
+    var finalCurriculumID: ItemID {
+        job.curriculum.edits.isEmpty ? CourseItems.curriculum : CourseItems.curriculumEdit(job.curriculum.edits.count)
+    }
+
+    // MARK: Planning
+
+    /// The items a run starts with; the final curriculum item spawns the rest.
+    public func initialItems() -> [WorkItem] {
+        var items: [WorkItem] = []
+        let edits = job.curriculum.edits
+        let curriculumSpawns = edits.isEmpty
+        if let pinned = job.course.outline {
+            items.append(
+                WorkItem(id: CourseItems.curriculum, stage: CurriculumStage.name, context: "pinned outline", usesModel: false) { [self] _ in
+                    WorkOutput(value: pinned, spawn: curriculumSpawns ? contentItems(for: pinned) : [])
+                })
+        } else {
+            items.append(
+                WorkItem(id: CourseItems.curriculum, stage: CurriculumStage.name, context: "course curriculum") { [self] _ in
+                    let (outline, report) = try await runner.run(try CurriculumStage(job: job).generate(itemID: CourseItems.curriculum.rawValue))
+                    return WorkOutput(value: outline, report: report, spawn: curriculumSpawns ? contentItems(for: outline) : [])
+                })
+        }
+        for (index, instruction) in edits.enumerated() {
+            let id = CourseItems.curriculumEdit(index + 1)
+            let previous = index == 0 ? CourseItems.curriculum : CourseItems.curriculumEdit(index)
+            let isLast = index == edits.count - 1
+            items.append(
+                WorkItem(id: id, stage: CurriculumStage.editName, context: "edit \(index + 1): \(instruction.prefix(60))", dependencies: [previous]) {
+                    [self] context in
+                    let current = try context.results.value(previous, as: Outline.self)
+                    let (outline, report) = try await runner.run(
+                        try CurriculumStage(job: job).edit(itemID: id.rawValue, outline: current, instruction: instruction))
+                    return WorkOutput(value: outline, report: report, spawn: isLast ? contentItems(for: outline) : [])
+                })
+        }
+        return items
+    }
+
+    /// Every item that follows from an outline.
+    public func contentItems(for outline: Outline) -> [WorkItem] {
+        let root = finalCurriculumID
+        let places = TopicPlace.all(in: outline)
+        let addons = job.course.addons
+        var items: [WorkItem] = []
+
+        if let place = TonePreviewStage.pick(places, courseID: job.spec.id) {
+            items.append(
+                modelItem(CourseItems.tonePreview, stage: TonePreviewStage.name, context: place.contextText, after: [root]) { [self] _ in
+                    try TonePreviewStage(job: job).call(itemID: CourseItems.tonePreview.rawValue, place: place, outline: outline)
+                } wrap: { markdown in
+                    TonePreviewValue(topicID: place.topicID, markdown: markdown)
+                })
+            if renderer != nil {
+                items.append(
+                    renderItem(path: "tone-preview", source: CourseItems.tonePreview, title: "Tone preview: \(place.title)") {
+                        ($0 as? TonePreviewValue)?.markdown
+                    })
+            }
+        }
+        for place in places {
+            let lectureID = CourseItems.lecture(place.topicID)
+            items.append(
+                modelItem(lectureID, stage: LectureStage.name, context: place.contextText, after: [root]) { [self] _ in
+                    try LectureStage(job: job).call(itemID: lectureID.rawValue, place: place, outline: outline)
+                })
+            if renderer != nil {
+                items.append(renderItem(path: "lectures/\(place.fileStem)", source: lectureID, title: place.title) { $0 as? String })
+            }
+            if addons.engagementQuestions {
+                let questionID = CourseItems.engagementQuestion(place.topicID)
+                items.append(
+                    modelItem(questionID, stage: EngagementQuestionStage.name, context: place.contextText, after: [lectureID]) { [self] done in
+                        try EngagementQuestionStage(job: job).engagement(
+                            itemID: questionID.rawValue, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self))
+                    })
+                let bonusID = CourseItems.bonusQuestion(place.topicID)
+                items.append(
+                    modelItem(bonusID, stage: EngagementQuestionStage.bonusName, context: place.contextText, after: [lectureID, questionID]) {
+                        [self] done in
+                        try EngagementQuestionStage(job: job).bonus(
+                            itemID: bonusID.rawValue, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self),
+                            first: try done.results.value(questionID, as: Question.self))
+                    })
+            }
+            if addons.reinforcement {
+                for level in ReinforcementStage.levels {
+                    let id = CourseItems.reinforcement(place.topicID, level: level)
+                    items.append(
+                        modelItem(id, stage: ReinforcementStage.name, context: place.contextText + ", level \(level)", after: [lectureID]) {
+                            [self] done in
+                            try ReinforcementStage(job: job).call(
+                                itemID: id.rawValue, place: place, outline: outline,
+                                lecture: try done.results.value(lectureID, as: String.self), level: level)
+                        })
+                }
+            }
+        }
+        if addons.endingProjects {
+            for (index, subject) in outline.subjects.enumerated() {
+                let id = CourseItems.endingProject(TopicPlace.subjectID(index))
+                items.append(
+                    modelItem(id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root]) { [self] _ in
+                        try EndingProjectStage(job: job).call(itemID: id.rawValue, subjectIndex: index, outline: outline)
+                    })
+            }
+        }
+        return items
+    }
+
+    /// A work item running one model call, built by `call` once `dependencies` have finished;
+    /// `wrap` turns the checked answer into the value later items read.
+    func modelItem<Output: Sendable>(
+        _ id: ItemID, stage: StageName, context: String, after dependencies: [ItemID],
+        call: @escaping @Sendable (WorkContext) throws -> ModelCall<Output>,
+        wrap: @escaping @Sendable (Output) -> any Sendable = { $0 }
+    ) -> WorkItem {
+        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies) { [runner] done in
+            let (value, report) = try await runner.run(try call(done))
+            return WorkOutput(value: wrap(value), report: report)
+        }
+    }
+
+    /// A local item rendering the Markdown produced by `source` to `<path>.xhtml`.
+    func renderItem(path: String, source: ItemID, title: String, markdown: @escaping @Sendable (any Sendable) -> String?) -> WorkItem {
+        DocumentRendering.item(
+            id: CourseItems.render(path), path: path, source: source, title: title, language: job.spec.language, renderer: renderer,
+            markdown: markdown)
+    }
+
+    // MARK: Assembly
+
+    /// The course and its files from a finished run; nil without a curriculum (nothing to write,
+    /// even with `--allow-partial`). Items that failed are left out (this is only called for a
+    /// complete run, or with `--allow-partial`).
+    public func assemble(results: ResultStore) throws -> AssembledBundle? {
+        guard results.optionalValue(finalCurriculumID, as: Outline.self) != nil else { return nil }
+        let (course, files) = try assembleCourse(results: results)
+        return AssembledBundle(title: course.title, files: files, entryDocument: Self.entryDocument(of: course))
+    }
+
+    /// The document a reader opens first: the first lecture (XHTML when rendered), else the
+    /// tone preview, else the course itself.
+    static func entryDocument(of course: Course) -> String {
+        let firstLecture = course.subjects.lazy.flatMap(\.topics).compactMap(\.lecture).first
+        if let lecture = firstLecture { return lecture.xhtmlPath ?? lecture.path }
+        if let preview = course.tonePreview { return preview.xhtmlPath ?? preview.path }
+        return "course.json"
+    }
+
+    /// For `plan`: without the final curriculum, the items it would spawn at the spec's upper
+    /// bounds.
+    public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
+        guard !reached.contains(finalCurriculumID.rawValue) else { return [:] }
+        let course = job.course
+        let subjects = course.outline?.subjects.count ?? course.curriculum.subjects.max
+        let topics = course.outline.map { $0.subjects.reduce(0) { $0 + $1.topics.count } } ?? subjects * course.curriculum.topicsPerSubject.max
+        var add: [StageName: Int] = [TonePreviewStage.name: 1, LectureStage.name: topics]
+        if course.addons.engagementQuestions {
+            add[EngagementQuestionStage.name] = topics
+            add[EngagementQuestionStage.bonusName] = topics
+        }
+        if course.addons.reinforcement { add[ReinforcementStage.name] = topics * ReinforcementStage.levels.count }
+        if course.addons.endingProjects { add[EndingProjectStage.name] = subjects }
+        if renderer != nil { add[.render] = topics + 1 }
+        return add
+    }
+
+    /// The course and its files.
+    public func assembleCourse(results: ResultStore) throws -> (course: Course, files: [String: Data]) {
+        let outline = try results.value(finalCurriculumID, as: Outline.self)
+        let places = TopicPlace.all(in: outline)
+        var files: [String: Data] = [:]
+        var subjects: [Subject] = outline.subjects.enumerated().map { index, subject in
+            Subject(
+                id: TopicPlace.subjectID(index), title: subject.title, topics: [],
+                project: results.optionalValue(CourseItems.endingProject(TopicPlace.subjectID(index)), as: EndingProject.self))
+        }
+        for place in places {
+            var topic = Topic(id: place.topicID, title: place.title, objective: place.objective)
+            if let markdown = results.optionalValue(CourseItems.lecture(place.topicID), as: String.self) {
+                let path = "lectures/\(place.fileStem).md"
+                files[path] = Data(markdown.utf8)
+                var xhtmlPath: String?
+                if let rendered = results.optionalValue(CourseItems.render("lectures/\(place.fileStem)"), as: RenderedFile.self) {
+                    files[rendered.path] = Data(rendered.xhtml.utf8)
+                    xhtmlPath = rendered.path
+                }
+                let words = LectureRules.wordCount(markdown)
+                topic.lecture = Lecture(
+                    topicID: place.topicID, path: path, xhtmlPath: xhtmlPath, wordCount: words,
+                    readingMinutes: LectureRules.readingMinutes(words: words))
+            }
+            topic.engagementQuestion = results.optionalValue(CourseItems.engagementQuestion(place.topicID), as: Question.self).map(renderQuestion)
+            topic.bonusQuestion = results.optionalValue(CourseItems.bonusQuestion(place.topicID), as: Question.self).map(renderQuestion)
+            let pool = ReinforcementStage.levels.compactMap {
+                results.optionalValue(CourseItems.reinforcement(place.topicID, level: $0), as: ReinforcementQuestion.self)
+            }
+            topic.reinforcement = pool.isEmpty ? nil : pool
+            subjects[place.subjectIndex].topics.append(topic)
+        }
+        var preview: TonePreview?
+        if let value = results.optionalValue(CourseItems.tonePreview, as: TonePreviewValue.self) {
+            files["tone-preview.md"] = Data(value.markdown.utf8)
+            var xhtmlPath: String?
+            if let rendered = results.optionalValue(CourseItems.render("tone-preview"), as: RenderedFile.self) {
+                files[rendered.path] = Data(rendered.xhtml.utf8)
+                xhtmlPath = rendered.path
+            }
+            preview = TonePreview(topicID: value.topicID, markdown: value.markdown, path: "tone-preview.md", xhtmlPath: xhtmlPath)
+        }
+        DocumentRendering.addStylesheet(to: &files, renderer: renderer)
+        let course = Course(
+            id: job.spec.id, version: job.spec.version, language: job.spec.language, title: outline.title,
+            description: job.spec.description.trimmed, audience: job.spec.audience,
+            tone: Tone(presets: job.spec.tone.presets, text: job.spec.tone.text, instruction: job.toneInstruction),
+            subjects: subjects, tonePreview: preview)
+        files["course.json"] = try CanonicalJSON.encode(course, pretty: true)
+        return (course, files)
+    }
+
+    /// Adds the XHTML rendition of a question's prompt.
+    func renderQuestion(_ question: Question) -> Question {
+        guard let renderer else { return question }
+        var copy = question
+        copy.promptXHTML = try? renderer.renderFragment(question.prompt, language: job.spec.language)
+        return copy
+    }
+}
+
+/// The tone preview's result.
+public struct TonePreviewValue: Sendable {
+    public var topicID: String
+    public var markdown: String
+}
+
