@@ -4,7 +4,7 @@ import Yams
 /// A named instruction from `pipelines/presets/<kind>/<name>.yaml`: a curriculum shape or a tone.
 public struct Preset: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
-        case curriculum, tone
+        case curriculum, tone, exam
     }
 
     public var name: String
@@ -19,6 +19,8 @@ public struct Preset: Codable, Sendable, Hashable {
 public struct PresetLibrary: Sendable {
     public private(set) var curriculum: [String: Preset] = [:]
     public private(set) var tone: [String: Preset] = [:]
+    /// Exam layouts (`exam/<name>.yaml`): sections and categories.
+    public private(set) var exam: [String: ExamPreset] = [:]
     /// The directories searched, for messages.
     public private(set) var directories: [URL] = []
 
@@ -39,10 +41,21 @@ public struct PresetLibrary: Sendable {
                         switch kind {
                         case .curriculum: curriculum[preset.name] = preset
                         case .tone: tone[preset.name] = preset
+                        case .exam: break
                         }
                     } catch let error as SpecError {
                         diagnostics += error.diagnostics
                     }
+                }
+            }
+            let examFolder = directory.appendingPathComponent(Preset.Kind.exam.rawValue, isDirectory: true)
+            for file in ((try? FileManager.default.contentsOfDirectory(atPath: examFolder.path)) ?? []).sorted()
+            where file.hasSuffix(".yaml") || file.hasSuffix(".yml") {
+                do {
+                    let preset = try ExamPreset.load(examFolder.appendingPathComponent(file))
+                    exam[preset.name] = preset
+                } catch let error as SpecError {
+                    diagnostics += error.diagnostics
                 }
             }
         }
@@ -86,6 +99,7 @@ public struct PresetLibrary: Sendable {
                     var isDirectory: ObjCBool = false
                     if FileManager.default.fileExists(atPath: url.appendingPathComponent("curriculum").path, isDirectory: &isDirectory)
                         || FileManager.default.fileExists(atPath: url.appendingPathComponent("tone").path, isDirectory: &isDirectory)
+                        || FileManager.default.fileExists(atPath: url.appendingPathComponent("exam").path, isDirectory: &isDirectory)
                     {
                         if !found.contains(url.standardizedFileURL) { found.append(url.standardizedFileURL) }
                     }
@@ -105,12 +119,18 @@ public struct PresetLibrary: Sendable {
         switch kind {
         case .curriculum: curriculum[name] != nil
         case .tone: tone[name] != nil
+        case .exam: exam[name] != nil
         }
     }
 
     /// "did you mean …" or the list of available presets of that kind.
     public func availabilityHint(for name: String, kind: Preset.Kind) -> String {
-        let names = (kind == .curriculum ? curriculum : tone).keys.sorted()
+        let names =
+            switch kind {
+            case .curriculum: curriculum.keys.sorted()
+            case .tone: tone.keys.sorted()
+            case .exam: exam.keys.sorted()
+            }
         if names.isEmpty {
             let searched = directories.map(\.path).joined(separator: ", ")
             return

@@ -16,7 +16,8 @@ public struct SpecLoader: Sendable {
     /// The spec reader of each kind that runs. A kind plugs in here and in LecternPipeline's
     /// `JobKinds`.
     public static let kindReaders: [JobKind: any JobKindSpecReader.Type] = [
-        .course: CourseSpecReader.self
+        .course: CourseSpecReader.self,
+        .exam: ExamSpecReader.self,
     ]
 
     /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.

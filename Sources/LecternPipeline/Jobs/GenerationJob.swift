@@ -117,7 +117,8 @@ public protocol GenerationJob: Sendable {
 /// The registry of job kinds that run: `kind:` → its pipeline.
 public enum JobKinds {
     public static let all: [JobKind: any GenerationJob.Type] = [
-        .course: CourseJob.self
+        .course: CourseJob.self,
+        .exam: ExamJob.self,
     ]
 
     /// The pipeline of `kind`; throws for a kind this version cannot run.

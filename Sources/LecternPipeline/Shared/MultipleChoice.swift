@@ -8,7 +8,9 @@ import LecternLLM
 /// "three wrong answers" they write answers. Lectern places the correct one among the options
 /// itself, at a position derived from the prompt (stable across runs, spread across questions).
 enum MultipleChoice {
-    static let wrongCount = QuestionRules.optionCount - 1
+    /// Options per question in courses.
+    static let courseOptionCount = QuestionRules.optionCount
+    static let wrongCount = courseOptionCount - 1
 
     /// One answer as the model writes it.
     struct AnswerText: Decodable {
@@ -16,20 +18,38 @@ enum MultipleChoice {
         var feedback: String
     }
 
-    /// The schema fields for the options, to merge into a question's properties.
-    static let properties: [String: JSONValue] = [
-        "correct_answer": SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"]),
-        "wrong_answers": SchemaParts.array(
-            SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"]),
-            min: wrongCount, max: wrongCount),
-    ]
+    static let answerSchema = SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"])
+
+    /// The schema fields for `optionCount` options, to merge into a question's properties.
+    static func properties(optionCount: Int) -> [String: JSONValue] {
+        [
+            "correct_answer": answerSchema,
+            "wrong_answers": SchemaParts.array(answerSchema, min: optionCount - 1, max: optionCount - 1),
+        ]
+    }
+
+    /// The schema fields of a course question (four options).
+    static let properties = properties(optionCount: courseOptionCount)
     static let required = ["correct_answer", "wrong_answers"]
 
+    /// "three", "four" …: counts as prompts spell them.
+    static func spelled(_ n: Int) -> String {
+        let words = ["zero", "one", "two", "three", "four", "five", "six", "seven"]
+        return words.indices.contains(n) ? words[n] : "\(n)"
+    }
+
     /// What the prompts say about these fields (the engagement question's `{{answer_shape}}`,
-    /// reinforcement levels 1–2). Prompts show the shape, never an example answer: the model
-    /// copied an example into unrelated questions.
-    static let instruction =
-        #""correct_answer" is the right answer to your question and "wrong_answers" are three plausible mistakes a learner could make. Each is a short answer (one sentence), never a question, and all four differ. Each has the shape {"text": "<the answer>", "feedback": "<why it is right or wrong>"}."#
+    /// reinforcement levels 1–2, exam items). Prompts show the shape, never an example answer:
+    /// the model copied an example into unrelated questions.
+    static func instruction(optionCount: Int) -> String {
+        #""correct_answer" is the right answer to your question and "wrong_answers" are "#
+            + spelled(optionCount - 1)
+            + #" plausible mistakes a learner could make. Each is a short answer (one sentence), never a question, and all "#
+            + spelled(optionCount)
+            + #" differ. Each has the shape {"text": "<the answer>", "feedback": "<why it is right or wrong>"}."#
+    }
+
+    static let instruction = instruction(optionCount: courseOptionCount)
 
     /// Where the correct answer goes among `count` options for `prompt`.
     static func correctPosition(prompt: String, count: Int) -> Int {

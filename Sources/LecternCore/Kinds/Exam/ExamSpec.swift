@@ -24,6 +24,8 @@ public enum Difficulty: String, Codable, Sendable, Hashable, CaseIterable, Compa
 /// The `exam` job: an item bank grounded in a corpus, laid out by a blueprint, and the full
 /// exams (forms) assembled from it.
 public struct ExamSpec: Codable, Sendable, Hashable {
+    /// The bank's title; nil: made from the spec's id.
+    public var title: String?
     /// Where the source material is: files or directories of Markdown or plain text, or course
     /// bundles. Paths are relative to the spec's directory.
     public var corpus: [CorpusSource]
@@ -36,7 +38,10 @@ public struct ExamSpec: Codable, Sendable, Hashable {
     /// Full exams assembled from the bank.
     public var forms: [ExamFormSpec]
 
-    public init(corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec]) {
+    public init(
+        title: String? = nil, corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec]
+    ) {
+        self.title = title
         self.corpus = corpus
         self.preset = preset
         self.sections = sections
@@ -45,7 +50,7 @@ public struct ExamSpec: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case corpus, preset, sections, optionCount = "option_count", forms
+        case title, corpus, preset, sections, optionCount = "option_count", forms
     }
 
     /// Every category with its section, in exam order.
