@@ -1,0 +1,214 @@
+import Foundation
+
+/// Whether two stems ask the same thing, or two options say the same thing, in different words.
+///
+/// A text becomes a fingerprint: its words after `GroundingText.normalize` (case, accents,
+/// harakat, tatweel, alef forms, punctuation), less stop words (English and Arabic function words
+/// and the pieces of contractions: `what's` → `what s`), lightly stemmed (an English plural `s`; the
+/// Arabic article and its attached prepositions `ال وال بال كال فال لل`). Kept apart from those
+/// content words, as a gate that must match exactly, are the question words by kind
+/// (what/which/ما/ماذا/أي, why/لماذا, when/متى, where/أين, who, how/كيف, كم), negation
+/// (not, except, ليس, لا, غير, عدا …) and the numbers: "Why did …" and "When did …", "Which is …" and
+/// "Which is not …", "What is 2 + 3?" and "What is 2 + 5?" are never duplicates.
+///
+/// Two stems are near duplicates when their gates match and the Jaccard similarity of their
+/// content words is at least `threshold` (0.6): "What is the capital of France?" and "What's the
+/// capital city of France?" (2 of 3 words) are; two odd-one-out items on one template with
+/// different words are not (4 of 12).
+public enum NearDuplicate {
+    public static let threshold = 0.6
+
+    /// Jaccard similarity of the content words, 0 when the gates differ (1 for two texts that
+    /// have no content words and normalize alike).
+    public static func similarity(_ a: String, _ b: String) -> Double {
+        similarity(Fingerprint(a), Fingerprint(b))
+    }
+
+    /// Whether two stems are near duplicates.
+    public static func areDuplicates(_ a: String, _ b: String, threshold: Double = NearDuplicate.threshold) -> Bool {
+        similarity(a, b) >= threshold - 1e-9
+    }
+
+    /// Whether two options restate each other: the same content words in any order (and the same
+    /// gate), or for options of at least four content words, a similarity of 0.8 or more.
+    /// "Because water expands when it freezes" restates "When it freezes, water expands"; "Paris"
+    /// does not restate "The city of Paris" (a longer option may be the distinct, better answer).
+    public static func restate(_ a: String, _ b: String) -> Bool {
+        let x = Fingerprint(a)
+        let y = Fingerprint(b)
+        guard x.gate == y.gate else { return false }
+        if x.tokens.isEmpty || y.tokens.isEmpty { return x.normalized == y.normalized }
+        if x.tokens == y.tokens { return true }
+        return min(x.tokens.count, y.tokens.count) >= 4 && similarity(x, y) >= 0.8 - 1e-9
+    }
+
+    static func similarity(_ a: Fingerprint, _ b: Fingerprint) -> Double {
+        guard a.gate == b.gate else { return 0 }
+        if a.tokens.isEmpty && b.tokens.isEmpty { return a.normalized == b.normalized ? 1 : 0 }
+        let shared = intersectionCount(a.tokens, b.tokens)
+        return Double(shared) / Double(a.tokens.count + b.tokens.count - shared)
+    }
+
+    /// Common elements of two sorted arrays without repeats.
+    static func intersectionCount(_ a: [String], _ b: [String]) -> Int {
+        var i = 0
+        var j = 0
+        var n = 0
+        while i < a.count && j < b.count {
+            if a[i] == b[j] {
+                n += 1
+                i += 1
+                j += 1
+            } else if a[i] < b[j] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        return n
+    }
+
+    /// A text's content words (sorted, unique), its gate, and its normalized form.
+    struct Fingerprint: Sendable, Hashable {
+        var tokens: [String]
+        var gate: String
+        var normalized: String
+
+        init(_ text: String) {
+            normalized = GroundingText.normalize(text)
+            var tokens = Set<String>()
+            var kinds = Set<String>()
+            var numbers = Set<String>()
+            for word in normalized.split(separator: " ") {
+                let word = String(word)
+                if word.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                    numbers.insert(word)
+                    tokens.insert(word)
+                } else if let kind = Lexicon.questionKinds[word] {
+                    kinds.insert(kind)
+                } else if !Lexicon.stopWords.contains(word) {
+                    tokens.insert(Lexicon.stem(word))
+                }
+            }
+            self.tokens = tokens.sorted()
+            gate = kinds.sorted().joined(separator: ",") + "|" + numbers.sorted().joined(separator: ",")
+        }
+    }
+
+    /// Word lists, in normalized form (so `إلى`, `على` are listed as written and match `الي`, `علي`).
+    enum Lexicon {
+        static let questionKinds: [String: String] = {
+            let kinds: [String: [String]] = [
+                "what": ["what", "which", "ما", "ماذا", "أي", "أيّ"],
+                "why": ["why", "لماذا"],
+                "when": ["when", "متى"],
+                "where": ["where", "أين"],
+                "who": ["who", "whom", "whose"],
+                "how": ["how", "كيف"],
+                "how-many": ["كم"],
+                "not": [
+                    "not", "no", "never", "none", "except", "without", "ليس", "ليست", "لا", "لم", "لن", "غير", "عدا", "باستثناء", "سوى",
+                ],
+            ]
+            var map: [String: String] = [:]
+            for (kind, words) in kinds {
+                for word in words { map[GroundingText.normalize(word)] = kind }
+            }
+            return map
+        }()
+
+        static let stopWords: Set<String> = {
+            let english = """
+                a an the is are was were be been being am of to in on at by for with from as into onto about and or but nor so than \
+                then that this these those it its do does did done has have had having can could will would shall should may might \
+                must i you he she we they me him her us them my your his our their there here also just very such each if because \
+                while whether s t d ll re ve m following given below above
+                """
+            let arabic = """
+                في من إلى على عن مع هو هي هم هما هن هذا هذه ذلك تلك التي الذي الذين اللذان اللتان و أو ثم قد لقد كان كانت يكون تكون \
+                إن أن إذا حيث كل بعض عند بين فيه فيها به بها له لها هل التالية التالي الآتية الآتي يلي
+                """
+            return Set((english + " " + arabic).split(separator: " ").map { GroundingText.normalize(String($0)) })
+        }()
+
+        private static let arabicPrefixes = ["وال", "بال", "كال", "فال", "لل", "ال"].map { GroundingText.normalize($0) }
+
+        static func stem(_ word: String) -> String {
+            if let first = word.unicodeScalars.first, (0x0600...0x06FF).contains(first.value) {
+                for prefix in arabicPrefixes where word.hasPrefix(prefix) {
+                    let rest = word.unicodeScalars.dropFirst(prefix.unicodeScalars.count)
+                    if rest.count >= 2 { return String(String.UnicodeScalarView(rest)) }
+                }
+                return word
+            }
+            if word.utf8.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
+                return String(word.dropLast())
+            }
+            return word
+        }
+    }
+}
+
+/// The stems (or any texts) of a bank seen so far, to find a new one's near duplicate without
+/// comparing it with all of them: each entry is filed under a prefix of its content words in a
+/// fixed hash order (prefix filtering: two sets with Jaccard similarity ≥ t share a word among the
+/// first |x| − ⌈t·|x|⌉ + 1 of each), within its scope and gate. Thousands of stems cost
+/// milliseconds.
+///
+/// A scope keeps groups apart: questions on different passages may share a stem ("What is the main
+/// idea of the passage?"), so give each passage's questions the passage id as scope.
+public struct NearDuplicateIndex: Sendable {
+    public let threshold: Double
+    private var ids: [String] = []
+    private var fingerprints: [NearDuplicate.Fingerprint] = []
+    private var postings: [String: [Int]] = [:]
+
+    public init(threshold: Double = NearDuplicate.threshold) {
+        self.threshold = threshold
+    }
+
+    /// Texts inserted so far.
+    public var count: Int { ids.count }
+
+    /// Adds a text under `id` (ids need not be unique; the first inserted is reported first).
+    public mutating func insert(id: String, text: String, scope: String = "") {
+        let fingerprint = NearDuplicate.Fingerprint(text)
+        let position = ids.count
+        ids.append(id)
+        fingerprints.append(fingerprint)
+        for key in keys(fingerprint, scope: scope) { postings[key, default: []].append(position) }
+    }
+
+    /// The id of the earliest inserted text in `scope` that `text` nearly duplicates, if any.
+    public func firstDuplicate(of text: String, scope: String = "") -> String? {
+        let fingerprint = NearDuplicate.Fingerprint(text)
+        var best: Int?
+        var seen = Set<Int>()
+        for key in keys(fingerprint, scope: scope) {
+            for position in postings[key] ?? [] where best.map({ position < $0 }) ?? true {
+                guard seen.insert(position).inserted else { continue }
+                if NearDuplicate.similarity(fingerprint, fingerprints[position]) >= threshold - 1e-9 { best = position }
+            }
+        }
+        return best.map { ids[$0] }
+    }
+
+    /// Inserts `text` unless it nearly duplicates one already there: returns that one's id, or nil
+    /// when `text` was inserted.
+    public mutating func insertUnlessDuplicate(id: String, text: String, scope: String = "") -> String? {
+        if let duplicate = firstDuplicate(of: text, scope: scope) { return duplicate }
+        insert(id: id, text: text, scope: scope)
+        return nil
+    }
+
+    /// The posting keys of a fingerprint: its prefix words, or its whole text when it has none.
+    private func keys(_ fingerprint: NearDuplicate.Fingerprint, scope: String) -> [String] {
+        let head = scope + "\u{1F}" + fingerprint.gate
+        guard !fingerprint.tokens.isEmpty else { return [head + "\u{1D}" + fingerprint.normalized] }
+        let ordered = fingerprint.tokens.sorted { (Rendezvous.hash($0), $0) < (Rendezvous.hash($1), $1) }
+        let n = ordered.count
+        // ⌊t·n⌋ ≤ ⌈t·n⌉, so this prefix is never shorter than the bound needs.
+        let prefix = max(1, min(n, n - Int((threshold * Double(n)).rounded(.down)) + 1))
+        return ordered.prefix(prefix).map { head + "\u{1E}" + $0 }
+    }
+}
