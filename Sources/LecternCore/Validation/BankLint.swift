@@ -109,8 +109,11 @@ public enum BankLint {
             if case .object? = try? JSONValue.parse(String(firstLine)) {
                 return check(try readJSONLines(text, file: file), language: language ?? "en")
             }
+            let reason = syntaxError(text)
+            let place = reason.flatMap { Self.position(of: $0, in: text) }
             throw BankReadError([
-                SpecDiagnostic(file: file, message: "is not valid JSON: \(describe(error))", hint: formatsHint)
+                SpecDiagnostic(
+                    file: file, line: place?.line, column: place?.column, message: "is not valid JSON: \(reason ?? describe(error))", hint: formatsHint)
             ])
         }
         guard let object = whole.objectValue else { throw BankReadError([SpecDiagnostic(file: file, message: "is not a JSON object", hint: formatsHint)]) }
@@ -155,9 +158,11 @@ public enum BankLint {
             } catch let error as BankReadError {
                 problems += error.diagnostics
             } catch {
+                let reason = syntaxError(line)
                 problems.append(
                     SpecDiagnostic(
-                        file: file, line: index + 1, message: "is not JSON: \(describe(error))",
+                        file: file, line: index + 1, column: reason.flatMap { Self.position(of: $0, in: line) }?.column,
+                        message: "is not JSON: \(reason ?? describe(error))",
                         hint: "write each question as one JSON object on one line"))
             }
         }
@@ -413,6 +418,27 @@ public enum BankLint {
         }
     }
 
+    /// Where JSON text stops being JSON, as Foundation's parser says it ("Unexpected character … around line 1, column 9").
+    static func syntaxError(_ text: String) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            return (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        }
+    }
+
+    /// The line and column of Foundation's "around character N" (a byte offset), 1-based.
+    static func position(of reason: String, in text: String) -> (line: Int, column: Int)? {
+        guard let match = reason.range(of: #"character [0-9]+"#, options: .regularExpression),
+            let offset = Int(reason[match].dropFirst("character ".count))
+        else { return nil }
+        let before = text.utf8.prefix(offset)
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+        return (line, column)
+    }
+
     /// A decoding error as a path and a reason: `items[3].options[1]: 'correct' is missing`.
     static func describe(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "\(error)" }
@@ -431,8 +457,7 @@ public enum BankLint {
         case .typeMismatch(let type, let context): return "\(at(context.codingPath))expected \(typeName(type))"
         case .valueNotFound(let type, let context): return "\(at(context.codingPath))expected \(typeName(type)), found null"
         case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as NSError?)?.userInfo["NSDebugDescription"] as? String
-            return at(context.codingPath) + (underlying ?? context.debugDescription)
+            return at(context.codingPath) + context.debugDescription
         @unknown default: return "\(error)"
         }
     }

@@ -42,8 +42,13 @@ public enum TextKey {
     public static func normalize(_ text: String, language: String, foldingCase: Bool) -> String {
         let source = isArabic(language) ? foldArabic(text) : text
         let collapsed = (foldingCase ? source.lowercased() : source).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        return collapsed.trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`،؛؟"))
+        // Arabic writers often set a space before "؟" and "؛"; English keys keep the space left
+        // by "x ?" (an option's place in a course is derived from its prompt's key).
+        return collapsed.trimmingCharacters(in: isArabic(language) ? arabicEnds : latinEnds)
     }
+
+    static let latinEnds = CharacterSet(charactersIn: ".,;:!?\"'`،؛؟")
+    static let arabicEnds = latinEnds.union(.whitespaces)
 
     /// Words that are not common filler — what a text must mention to be about a title. English:
     /// four letters or more; Arabic: three letters or more (most roots have three), after
