@@ -221,7 +221,8 @@ struct BankLintTests {
     @Test func formatsAreToldApartByContent() throws {
         let line = #"{"id": "q1", "question": "Capital of France?", "options": ["Paris", "Rome"], "answer": 0}"#
         // A first line that is an object of its own, whatever the file's name.
-        #expect(try BankLint.check(data: Data((line + "\n" + line.replacingOccurrences(of: "q1", with: "q2") + "\n").utf8), file: "bank.txt").items == 2)
+        #expect(
+            try BankLint.check(data: Data((line + "\n" + line.replacingOccurrences(of: "q1", with: "q2") + "\n").utf8), file: "bank.txt").items == 2)
         // One item written over several lines.
         let pretty = "{\n  \"id\": \"q1\",\n  \"question\": \"Capital of France?\",\n  \"options\": [\"Paris\", \"Rome\"],\n  \"answer\": 0\n}\n"
         #expect(try BankLint.check(data: Data(pretty.utf8), file: "item.json").format == .jsonLines)
@@ -255,9 +256,11 @@ struct BankLintTests {
             id: "e", version: "1.0.0", language: "en", title: "E", description: "d", audience: "a",
             sections: [
                 ExamBankSection(
-                    id: "verbal", title: "Verbal", categories: [ExamBankCategory(id: "analogies", title: "A"), ExamBankCategory(id: "reading", title: "R")])
+                    id: "verbal", title: "Verbal",
+                    categories: [ExamBankCategory(id: "analogies", title: "A"), ExamBankCategory(id: "reading", title: "R")])
             ],
-            passages: [Passage(id: "p01", section: "verbal", category: "reading", text: "A passage.", document: "corpus/p.md")], items: items, forms: forms,
+            passages: [Passage(id: "p01", section: "verbal", category: "reading", text: "A passage.", document: "corpus/p.md")], items: items,
+            forms: forms,
             documents: [])
     }
 
@@ -271,7 +274,11 @@ struct BankLintTests {
                 Self.examItem("verbal/analogies/medium-01", prompt: "Which word means fast?"),
                 Self.examItem("verbal/reading/p01-q1", prompt: "What is the passage mainly about?", passage: "p01"),
             ],
-            forms: [ExamForm(id: "f1", title: "F", durationMinutes: 30, sections: [ExamFormSection(section: "verbal", title: "V", items: ["verbal/analogies/medium-01"])])])
+            forms: [
+                ExamForm(
+                    id: "f1", title: "F", durationMinutes: 30,
+                    sections: [ExamFormSection(section: "verbal", title: "V", items: ["verbal/analogies/medium-01"])])
+            ])
         let report = try Self.check(bank)
         #expect(report.format == .exam && report.items == 2 && report.flagged.isEmpty, "\(report.flagged)")
     }
@@ -295,7 +302,8 @@ struct BankLintTests {
             Self.examItem("r1", prompt: "What is the passage mainly about?", passage: "p01"),
             Self.examItem("r2", prompt: "What is the passage mainly about?", passage: "p01"),
         ]
-        let form = ExamForm(id: "f1", title: "F", durationMinutes: 30, sections: [ExamFormSection(section: "verbal", title: "V", items: ["i2", "i99"])])
+        let form = ExamForm(
+            id: "f1", title: "F", durationMinutes: 30, sections: [ExamFormSection(section: "verbal", title: "V", items: ["i2", "i99"])])
         let encoded = try JSONEncoder().encode(
             Self.exam([twoCorrect, noSource, blankQuote, unknownPassage, wrongLabel, wrongPlace, duplicateID, sameStem] + reading, forms: [form]))
         // A difficulty the app does not know is flagged, not unreadable.

@@ -221,9 +221,10 @@ struct ValidatorParameterTests {
         let three = Self.options(["A list", "A tuple", "A set"])
         #expect(QuestionRules.checkMultipleChoice(prompt: "Which type is mutable?", options: three, optionCount: 3).errors.isEmpty)
         // The default is the course's four.
-        #expect(QuestionRules.checkMultipleChoice(prompt: "Which type is mutable?", options: three).errors.map(\.message) == [
-            "a multiple-choice question needs exactly 4 options; it has 3"
-        ])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Which type is mutable?", options: three).errors.map(\.message) == [
+                "a multiple-choice question needs exactly 4 options; it has 3"
+            ])
         let six = Self.options(["2", "3", "4", "5", "6", "7"], correct: 2)
         #expect(QuestionRules.checkMultipleChoice(prompt: "What is 2 + 2?", options: six, optionCount: 6).errors.isEmpty)
         for impossible in [1, 7] {
@@ -240,7 +241,8 @@ struct ValidatorParameterTests {
     @Test func feedbackCanBeOptional() {
         let bare = [Choice(text: "Paris", correct: true, feedback: ""), Choice(text: "Rome", correct: false, feedback: "")]
         #expect(!QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: bare, optionCount: 2).errors.isEmpty)
-        #expect(QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: bare, optionCount: 2, requiresFeedback: false).errors.isEmpty)
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: bare, optionCount: 2, requiresFeedback: false).errors.isEmpty)
     }
 
     @Test func optionsSpellingOneWordThreeWaysAreAQuestionAboutCase() {
@@ -249,9 +251,10 @@ struct ValidatorParameterTests {
         #expect(QuestionRules.checkMultipleChoice(prompt: "What is the proper abbreviation for megahertz?", options: spellings).errors.isEmpty)
         // Two spellings of one answer are still one answer given twice, and the same spelling twice always is.
         let twice = Self.options(["Paris", "paris", "Rome", "Lyon"])
-        #expect(QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: twice).errors.map(\.message) == [
-            "option 1 and option 2 are the same ('paris'); every option must differ"
-        ])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: twice).errors.map(\.message) == [
+                "option 1 and option 2 are the same ('paris'); every option must differ"
+            ])
         let repeated = Self.options(["mHz", "mHz", "Mhz", "MHz"], correct: 3)
         #expect(QuestionRules.checkMultipleChoice(prompt: "The abbreviation for megahertz?", options: repeated).errors.count == 1)
     }

@@ -98,7 +98,8 @@ public enum BankLint {
             throw BankReadError([SpecDiagnostic(file: file, message: "is empty", hint: formatsHint)])
         }
         guard first == "{" else {
-            throw BankReadError([SpecDiagnostic(file: file, message: "is not a question bank: it starts with '\(first)', not '{'", hint: formatsHint)])
+            let message = "is not a question bank: it starts with '\(first)', not '{'"
+            throw BankReadError([SpecDiagnostic(file: file, message: message, hint: formatsHint)])
         }
         let whole: JSONValue
         do {
@@ -113,12 +114,15 @@ public enum BankLint {
             let place = reason.flatMap { Self.position(of: $0, in: text) }
             throw BankReadError([
                 SpecDiagnostic(
-                    file: file, line: place?.line, column: place?.column, message: "is not valid JSON: \(reason ?? describe(error))", hint: formatsHint)
+                    file: file, line: place?.line, column: place?.column, message: "is not valid JSON: \(reason ?? describe(error))",
+                    hint: formatsHint)
             ])
         }
-        guard let object = whole.objectValue else { throw BankReadError([SpecDiagnostic(file: file, message: "is not a JSON object", hint: formatsHint)]) }
+        guard let object = whole.objectValue else {
+            throw BankReadError([SpecDiagnostic(file: file, message: "is not a JSON object", hint: formatsHint)])
+        }
         if object["subjects"] != nil {
-            let course = try decode(Course.self, from: data, file: file, format: .course)
+            let course = try decode(Course.self, from: Data(text.utf8), file: file, format: .course)
             return check(course, language: language ?? course.language)
         }
         if object["items"] != nil {
@@ -129,7 +133,7 @@ public enum BankLint {
                         hint: "an exam bank (exam.json) starts with \"format_version\": \(ExamBank.formatVersion); add it")
                 ])
             }
-            let exam = try decode(ExamDraft.self, from: data, file: file, format: .exam)
+            let exam = try decode(ExamDraft.self, from: Data(text.utf8), file: file, format: .exam)
             return check(exam, language: language ?? exam.language ?? "en")
         }
         if object["question"] != nil {
@@ -137,7 +141,9 @@ public enum BankLint {
             return check([try item(whole, line: 1, file: file)], language: language ?? "en")
         }
         throw BankReadError([
-            SpecDiagnostic(file: file, message: "is not a question bank: the object has neither 'items' (exam.json) nor 'subjects' (course.json)", hint: formatsHint)
+            SpecDiagnostic(
+                file: file, message: "is not a question bank: the object has neither 'items' (exam.json) nor 'subjects' (course.json)",
+                hint: formatsHint)
         ])
     }
 
@@ -373,7 +379,9 @@ public enum BankLint {
             guard let pool = topic.reinforcement else { continue }
             let levels = pool.map(\.level).sorted()
             if levels != [1, 2, 3, 4] {
-                add("reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)")], prompt: nil)
+                add(
+                    "reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)")],
+                    prompt: nil)
             }
             for question in pool {
                 count += 1
@@ -413,7 +421,8 @@ public enum BankLint {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
             throw BankReadError([
-                SpecDiagnostic(file: file, message: "is not a valid \(format.rawValue): \(describe(error))", hint: "fix that field, or regenerate the file")
+                SpecDiagnostic(
+                    file: file, message: "is not a valid \(format.rawValue): \(describe(error))", hint: "fix that field, or regenerate the file")
             ])
         }
     }

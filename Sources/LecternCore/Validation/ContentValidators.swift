@@ -147,7 +147,9 @@ public enum QuestionRules {
         // unless three or more options are spellings of one word: the question is then about the
         // letters' case ("the abbreviation for megahertz": mHz, mhZ, Mhz, MHz).
         var spellings: [String: Set<String>] = [:]
-        for (key, option) in zip(keys, options) { spellings[key, default: []].insert(TextKey.normalize(option.text, language: language, foldingCase: false)) }
+        for (key, option) in zip(keys, options) {
+            spellings[key, default: []].insert(TextKey.normalize(option.text, language: language, foldingCase: false))
+        }
         for (index, option) in options.enumerated() {
             let folded = keys[index]
             let key = (spellings[folded]?.count ?? 0) >= 3 ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
@@ -157,7 +159,10 @@ public enum QuestionRules {
             }
             // Small models often copy the question, or write more questions, as options.
             if folded == promptKey || TextKey.endsWithQuestionMark(option.text, language: language) {
-                issues.append(.error("\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"))
+                issues.append(
+                    .error(
+                        "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"
+                    ))
                 continue
             }
             if let first = seen[key] {
@@ -527,7 +532,8 @@ public enum ReinforcementRules {
             issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment"))
         }
         if q.level >= 3 {
-            issues += QuestionRules.checkFreeTextPrompt(q.prompt, referenceAnswer: q.referenceAnswer ?? "", label: "\(label)'s prompt", language: language)
+            issues += QuestionRules.checkFreeTextPrompt(
+                q.prompt, referenceAnswer: q.referenceAnswer ?? "", label: "\(label)'s prompt", language: language)
         }
         return issues
     }
