@@ -51,9 +51,10 @@ struct CheckCommand: ParsableCommand {
             Console.error("\(file): error: \(reason)\n  hint: name an exam.json, course.json or JSON Lines file")
             throw LecternExit.usage
         }
+        let name = file == "-" ? "<stdin>" : file
         let report: BankReport
         do {
-            report = try BankLint.check(data: data, file: file == "-" ? "<stdin>" : file, language: language)
+            report = try BankLint.check(data: data, file: name, language: language)
         } catch {
             Console.error(error.description)
             throw LecternExit.usage
@@ -63,7 +64,7 @@ struct CheckCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(report.text.utf8))
             let flagged = report.flagged.count
-            Console.error("\(file): \(report.items) question\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
+            Console.error("\(name): \(report.items) question\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }
     }
