@@ -19,7 +19,10 @@ public struct LecternCommand: AsyncParsableCommand {
             Shell completions: lectern --generate-completion-script bash|zsh|fish.
             """,
         version: version,
-        subcommands: [RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CacheCommand.self, ModelsCommand.self])
+        subcommands: [
+            RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CheckCommand.self, CacheCommand.self,
+            ModelsCommand.self,
+        ])
 
     public init() {}
 

@@ -209,3 +209,116 @@ struct SmallModelValidatorTests {
         #expect(!issues.errors.contains { $0.message.contains("gives the answer away") }, "the clearer message replaces the confusing one")
     }
 }
+
+/// The validators' option count and language (issue 12): a course asks for 4 options in English;
+/// a bank may have 2 to 6, and Arabic text is compared by its letters.
+struct ValidatorParameterTests {
+    static func options(_ texts: [String], correct: Int = 0) -> [Choice] {
+        texts.enumerated().map { Choice(text: $0.element, correct: $0.offset == correct, feedback: "Because of the definition.") }
+    }
+
+    @Test func theOptionCountIsAParameterFrom2To6() {
+        let three = Self.options(["A list", "A tuple", "A set"])
+        #expect(QuestionRules.checkMultipleChoice(prompt: "Which type is mutable?", options: three, optionCount: 3).errors.isEmpty)
+        // The default is the course's four.
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Which type is mutable?", options: three).errors.map(\.message) == [
+                "a multiple-choice question needs exactly 4 options; it has 3"
+            ])
+        let six = Self.options(["2", "3", "4", "5", "6", "7"], correct: 2)
+        #expect(QuestionRules.checkMultipleChoice(prompt: "What is 2 + 2?", options: six, optionCount: 6).errors.isEmpty)
+        for impossible in [1, 7] {
+            let errors = QuestionRules.checkMultipleChoice(prompt: "What is 2 + 2?", options: six, optionCount: impossible).errors.map(\.message)
+            #expect(errors.contains("a multiple-choice question has 2 to 6 options; \(impossible) were asked for"))
+        }
+        let question = Question(
+            topicID: "t", format: .multipleChoice, prompt: "Which type is mutable?", options: three, referenceAnswer: nil,
+            explanation: "Lists can change and keep their order.")
+        #expect(QuestionRules.check(question, expectedTopicID: "t", optionCount: 3).errors.isEmpty)
+        #expect(!QuestionRules.check(question, expectedTopicID: "t").errors.isEmpty)
+    }
+
+    @Test func feedbackCanBeOptional() {
+        let bare = [Choice(text: "Paris", correct: true, feedback: ""), Choice(text: "Rome", correct: false, feedback: "")]
+        #expect(!QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: bare, optionCount: 2).errors.isEmpty)
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: bare, optionCount: 2, requiresFeedback: false).errors.isEmpty)
+    }
+
+    @Test func optionsSpellingOneWordThreeWaysAreAQuestionAboutCase() {
+        // hamexam T5C14, "What is the proper abbreviation for megahertz?": the case is the point.
+        let spellings = Self.options(["mHz", "mhZ", "Mhz", "MHz"], correct: 3)
+        #expect(QuestionRules.checkMultipleChoice(prompt: "What is the proper abbreviation for megahertz?", options: spellings).errors.isEmpty)
+        // Two spellings of one answer are still one answer given twice, and the same spelling twice always is.
+        let twice = Self.options(["Paris", "paris", "Rome", "Lyon"])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: twice).errors.map(\.message) == [
+                "option 1 and option 2 are the same ('paris'); every option must differ"
+            ])
+        let repeated = Self.options(["mHz", "mHz", "Mhz", "MHz"], correct: 3)
+        #expect(QuestionRules.checkMultipleChoice(prompt: "The abbreviation for megahertz?", options: repeated).errors.count == 1)
+    }
+
+    @Test func arabicIsComparedByItsLetters() {
+        // Vowel marks, tatweel and the alef forms do not make two texts differ.
+        #expect(TextKey.foldArabic("أَسَاسِيَّات") == "اساسيات")
+        #expect(TextKey.foldArabic("إِلَى الآنَ ٱلْقَمَرُ") == "الى الان القمر")
+        #expect(TextKey.foldArabic("الحـــلقات") == "الحلقات")
+        #expect(TextKey.foldArabic("Loops") == "Loops")
+        #expect(TextKey.normalize("ما هي الحَلْقَة؟", language: "ar") == TextKey.normalize("ما هي الحلقة", language: "ar"))
+        #expect(TextKey.normalize("  المتغيرات،  والثوابت ؛ ", language: "ar-EG") == "المتغيرات، والثوابت")
+        // English normalisation is as it was.
+        #expect(TextKey.normalize("  What IS a   Loop? ") == "what is a   loop".split(separator: " ").joined(separator: " "))
+        #expect(TextKey.isArabic("ar") && TextKey.isArabic("ar-SA") && TextKey.isArabic("AR_eg"))
+        #expect(!TextKey.isArabic("en") && !TextKey.isArabic("arn"))
+    }
+
+    @Test func arabicSignificantWordsDropParticlesAndKeepThreeLetterWords() {
+        let words = TextKey.significantWords("مقدمة إلى الحلقات في بايثون: ما هي الدالة التي تعيد قيمة من هذه القائمة؟", language: "ar")
+        #expect(words == ["الحلقات", "بايثون", "الدالة", "تعيد", "قيمة", "القائمة"])
+        // Three letters count in Arabic (most roots have three); four in English.
+        #expect(TextKey.significantWords("علم الحاسوب", language: "ar") == ["علم", "الحاسوب"])
+        #expect(TextKey.significantWords("The map of the loops") == ["loops"])
+        // Spelled with or without vowel marks, a word is the same word.
+        #expect(TextKey.significantWords("الدَّالَّةُ", language: "ar") == ["الدالة"])
+    }
+
+    @Test func arabicOptionsRepeatedWithVowelMarksAreTheSame() {
+        let options = Self.options(["القَاهِرَة", "القاهرة", "الإسكندرية", "أسوان"])
+        let errors = QuestionRules.checkMultipleChoice(prompt: "ما عاصمة مصر؟", options: options, language: "ar").errors.map(\.message)
+        #expect(errors == ["option 1 and option 2 are the same ('القاهرة'); every option must differ"])
+        // Compared as English, the marks make them differ.
+        #expect(QuestionRules.checkMultipleChoice(prompt: "ما عاصمة مصر؟", options: options).errors.isEmpty)
+    }
+
+    @Test func arabicQuestionsAsOptionsAndAnswersInTheStem() {
+        let asQuestion = Self.options(["القاهرة", "ما عاصمة فرنسا؟", "الإسكندرية", "أسوان"])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "ما عاصمة مصر؟", options: asQuestion, language: "ar").errors.contains {
+                $0.message.contains("option 2 ('ما عاصمة فرنسا؟') is a question")
+            })
+        let given = Self.options(["حلقة تكرار محددة", "شرط", "دالة", "متغير"])
+        let errors = QuestionRules.checkMultipleChoice(prompt: "ما اسم حَلْقَة تِكْرَار مُحَدَّدة في بايثون؟", options: given, language: "ar").errors
+        #expect(errors.contains { $0.message.contains("gives the answer away") })
+        let free = QuestionRules.checkFreeTextPrompt("اشرح معنى المتغير الذي يخزن قيمة", referenceAnswer: "المُتَغَيِّر الذي يخزن قيمة", language: "ar")
+        #expect(free.map(\.message).first?.contains("gives the answer away") == true)
+    }
+
+    @Test func anArabicLectureIsAboutItsTopicWithOrWithoutTheArticle() {
+        let body = String(repeating: "نكرر العمل باستخدام حلقات التكرار في بايثون مرات كثيرة. ", count: 30)
+        let lecture = "# التكرار\n\n## لماذا\n\n\(body)\n\n## مثال\n\n\(body)\n"
+        #expect(LectureRules.check(lecture, topicTitle: "الحلقات", language: "ar").errors.isEmpty)
+        let errors = LectureRules.check(lecture, topicTitle: "القواميس", language: "ar").errors.map(\.message)
+        #expect(errors.contains { $0.contains("does not seem to be about 'القواميس'") })
+    }
+
+    @Test func reinforcementRulesPassTheParametersOn() {
+        let a = ReinforcementQuestion.attributes(level: 1)
+        let q = ReinforcementQuestion(
+            topicID: "t", level: 1, difficulty: a.difficulty, frequencyDays: a.frequency, occurrence: 7, format: a.format,
+            prompt: "ما عاصمة مصر في الخريطة؟", options: Self.options(["القَاهِرَة", "القاهرة", "أسوان"]), referenceAnswer: nil,
+            explanation: "القاهرة هي العاصمة.", jeevaDifficulty: a.jeeva)
+        let errors = ReinforcementRules.checkQuestion(q, expectedTopicID: "t", optionCount: 3, language: "ar").errors.map(\.message)
+        #expect(errors == ["the level-1 question: option 1 and option 2 are the same ('القاهرة'); every option must differ"])
+    }
+}

@@ -30,54 +30,139 @@ extension Array where Element == ValidationIssue {
     public var warnings: [ValidationIssue] { filter { $0.severity == .warning } }
 }
 
-/// Text normalisation for comparisons: case-folded, white space collapsed, trailing punctuation
-/// dropped.
+/// Text normalisation for comparisons: case-folded, white space collapsed, punctuation (Latin and
+/// Arabic) dropped at both ends. In Arabic (`language` "ar", "ar-SA" …) the letters alone are
+/// compared: tatweel and short-vowel marks are dropped and the alef forms unified (`TextKey.foldArabic`).
 public enum TextKey {
-    public static func normalize(_ text: String) -> String {
-        let folded = text.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        return folded.trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`"))
+    public static func normalize(_ text: String, language: String = "en") -> String {
+        normalize(text, language: language, foldingCase: true)
     }
 
-    /// Words of four letters or more that are not common filler: what a text must mention to be
-    /// about a title.
-    public static func significantWords(_ text: String) -> [String] {
-        let stop: Set<String> = [
-            "with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction",
-            "basics", "overview", "part",
-        ]
-        return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-            .filter { $0.count >= 4 && !stop.contains($0) }
+    /// `normalize`, keeping letter case when `foldingCase` is false.
+    public static func normalize(_ text: String, language: String, foldingCase: Bool) -> String {
+        let source = isArabic(language) ? foldArabic(text) : text
+        let collapsed = (foldingCase ? source.lowercased() : source).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        // Arabic writers often set a space before "؟" and "؛"; English keys keep the space left
+        // by "x ?" (an option's place in a course is derived from its prompt's key).
+        return collapsed.trimmingCharacters(in: isArabic(language) ? arabicEnds : latinEnds)
     }
+
+    static let latinEnds = CharacterSet(charactersIn: ".,;:!?\"'`،؛؟")
+    static let arabicEnds = latinEnds.union(.whitespaces)
+
+    /// Words that are not common filler — what a text must mention to be about a title. English:
+    /// four letters or more; Arabic: three letters or more (most roots have three), after
+    /// `foldArabic`.
+    public static func significantWords(_ text: String, language: String = "en") -> [String] {
+        if isArabic(language) {
+            return foldArabic(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+                .filter { $0.count >= 3 && !arabicStopWords.contains($0) }
+        }
+        return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+            .filter { $0.count >= 4 && !englishStopWords.contains($0) }
+    }
+
+    /// Whether `language` (a BCP 47 tag such as "ar", "ar-EG") is Arabic.
+    public static func isArabic(_ language: String) -> Bool {
+        language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first == "ar"
+    }
+
+    /// Arabic text reduced to its letters, so that spellings with and without vowel marks compare
+    /// equal: tatweel (U+0640), the harakat (U+064B–U+0652) and the superscript alef (U+0670)
+    /// dropped; أ إ آ ٱ written as ا. Other text passes unchanged.
+    public static func foldArabic(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0640, 0x064B...0x0652, 0x0670: continue
+            case 0x0622, 0x0623, 0x0625, 0x0671: scalars.append("\u{0627}")
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    /// Whether a text ends as a question does: "?", and in Arabic also "؟".
+    public static func endsWithQuestionMark(_ text: String, language: String = "en") -> Bool {
+        let trimmed = text.trimmed
+        return trimmed.hasSuffix("?") || (isArabic(language) && trimmed.hasSuffix("؟"))
+    }
+
+    static let englishStopWords: Set<String> = [
+        "with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction",
+        "basics", "overview", "part",
+    ]
+
+    /// Particles, prepositions, pronouns and demonstratives, and the filler words of titles
+    /// (introduction, basics, overview, part), folded as the text is.
+    static let arabicStopWords: Set<String> = Set(
+        [
+            "في", "من", "إلى", "على", "عن", "ما", "هذا", "هذه", "ذلك", "تلك", "التي", "الذي", "الذين", "اللذان", "اللتان", "اللواتي", "أن", "إن",
+            "كان", "كانت", "يكون", "تكون", "مع", "هو", "هي", "هم", "هن", "نحن", "أنت", "أنا", "أو", "ثم", "قد", "لقد", "لا", "لم", "لن", "ليس", "هل",
+            "كل", "بعض", "غير", "بين", "عند", "عندما", "حتى", "إذا", "لكن", "بل", "إلا", "منذ", "خلال", "حول", "لدى", "نحو", "بعد", "قبل", "فوق",
+            "تحت", "كما", "مثل", "أيضا", "هناك", "هنا", "ماذا", "متى", "أين", "كيف", "لماذا", "أي", "التى", "وهو", "وهي", "وفي", "ومن", "والتي",
+            "والذي", "فيه", "فيها", "منه", "منها", "عليه", "عليها", "إليه", "إليها", "به", "بها", "له", "لها", "ذات", "مقدمة", "المقدمة", "أساسيات",
+            "نظرة", "عامة", "جزء", "الجزء",
+        ].map(foldArabic))
 }
 
-/// Semantic checks on questions (engagement, bonus, reinforcement renditions).
+/// Semantic checks on questions (engagement, bonus, reinforcement renditions, bank items). Each
+/// takes the number of options a question must have (2–6; a course asks for 4) and the content's
+/// language, which decides how texts are compared (`TextKey`).
 public enum QuestionRules {
+    /// The options a course's multiple-choice question has.
     public static let optionCount = 4
+    /// The option counts a multiple-choice question may have.
+    public static let optionCounts = 2...6
+    /// The kind of the error "exactly one option must be correct" (a bank whose key is an index
+    /// reports an index out of range instead).
+    public static let oneCorrectKind = "exactly one option must be correct"
 
     /// Checks a multiple-choice question's options against its prompt. `labels` name the options
     /// in messages the way the model wrote them (say "correct_answer", "wrong_answers[2]"); by
-    /// default "option 1" … "option 4".
-    public static func checkMultipleChoice(prompt: String, options: [Choice], labels: [String]? = nil) -> [ValidationIssue] {
+    /// default "option 1" … "option N". `optionCount` is the number of options the question must
+    /// have (2–6); `requiresFeedback` whether every option needs its feedback (a bank of bare
+    /// questions has none).
+    public static func checkMultipleChoice(
+        prompt: String, options: [Choice], labels: [String]? = nil, optionCount: Int = QuestionRules.optionCount, language: String = "en",
+        requiresFeedback: Bool = true
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
-        if options.count != optionCount {
+        if !optionCounts.contains(optionCount) {
+            issues.append(.error("a multiple-choice question has 2 to 6 options; \(optionCount) were asked for"))
+        } else if options.count != optionCount {
             issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)"))
         }
         let correct = options.filter(\.correct)
         if correct.count != 1 {
-            issues.append(.error("exactly one option must be correct; \(correct.count) are marked correct"))
+            issues.append(
+                ValidationIssue(
+                    severity: .error, message: "exactly one option must be correct; \(correct.count) are marked correct", kind: oneCorrectKind))
         }
         var seen: [String: Int] = [:]
-        let promptKey = TextKey.normalize(prompt)
+        let promptKey = TextKey.normalize(prompt, language: language)
+        let keys = options.map { TextKey.normalize($0.text, language: language) }
+        // Options that differ only in letter case are the same answer ("A list", "a list") —
+        // unless three or more options are spellings of one word: the question is then about the
+        // letters' case ("the abbreviation for megahertz": mHz, mhZ, Mhz, MHz).
+        var spellings: [String: Set<String>] = [:]
+        for (key, option) in zip(keys, options) {
+            spellings[key, default: []].insert(TextKey.normalize(option.text, language: language, foldingCase: false))
+        }
         for (index, option) in options.enumerated() {
-            let key = TextKey.normalize(option.text)
+            let folded = keys[index]
+            let key = (spellings[folded]?.count ?? 0) >= 3 ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
             if key.isEmpty {
                 issues.append(.error("\(labels[index]) is empty"))
                 continue
             }
             // Small models often copy the question, or write more questions, as options.
-            if key == promptKey || option.text.trimmed.hasSuffix("?") {
-                issues.append(.error("\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"))
+            if folded == promptKey || TextKey.endsWithQuestionMark(option.text, language: language) {
+                issues.append(
+                    .error(
+                        "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"
+                    ))
                 continue
             }
             if let first = seen[key] {
@@ -86,15 +171,15 @@ public enum QuestionRules {
                 seen[key] = index
             }
             if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters")) }
-            if option.feedback.trimmed.count < 3 {
+            if requiresFeedback && option.feedback.trimmed.count < 3 {
                 issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong"))
             }
         }
         if correct.count == 1, let answer = correct.first {
-            let key = TextKey.normalize(answer.text)
+            let key = TextKey.normalize(answer.text, language: language)
             // An answer of a word or two can legitimately appear in a question; a longer one
             // quoted in the prompt gives the answer away.
-            if key.count >= 12 && key != promptKey && !answer.text.trimmed.hasSuffix("?") && promptKey.contains(key) {
+            if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'"))
             }
             let others = options.filter { !$0.correct }.map(\.text.count)
@@ -112,8 +197,11 @@ public enum QuestionRules {
     }
 
     /// Checks a whole engagement or bonus question.
-    /// `optionLabels` as in `checkMultipleChoice`.
-    public static func check(_ question: Question, expectedTopicID: String, optionLabels: [String]? = nil) -> [ValidationIssue] {
+    /// `optionLabels`, `optionCount` and `language` as in `checkMultipleChoice`.
+    public static func check(
+        _ question: Question, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
+        language: String = "en"
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if question.topicID != expectedTopicID {
             issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)"))
@@ -122,12 +210,13 @@ public enum QuestionRules {
         issues += checkLength("explanation", question.explanation, 20...3_000)
         switch question.format {
         case .multipleChoice:
-            issues += checkMultipleChoice(prompt: question.prompt, options: question.options ?? [], labels: optionLabels)
+            issues += checkMultipleChoice(
+                prompt: question.prompt, options: question.options ?? [], labels: optionLabels, optionCount: optionCount, language: language)
         case .freeText:
             if (question.referenceAnswer ?? "").trimmed.count < 10 {
                 issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
             }
-            issues += checkFreeTextPrompt(question.prompt, referenceAnswer: question.referenceAnswer ?? "")
+            issues += checkFreeTextPrompt(question.prompt, referenceAnswer: question.referenceAnswer ?? "", language: language)
         }
         return issues
     }
@@ -135,14 +224,16 @@ public enum QuestionRules {
     /// A free-text question must not carry its own answer: small models append "(answer: …)" or
     /// an "Answer: …" line to the question, or quote the reference answer in it. ("Justify your
     /// answer: …" is a question, and passes.)
-    public static func checkFreeTextPrompt(_ prompt: String, referenceAnswer: String, label: String = "the prompt") -> [ValidationIssue] {
+    public static func checkFreeTextPrompt(
+        _ prompt: String, referenceAnswer: String, label: String = "the prompt", language: String = "en"
+    ) -> [ValidationIssue] {
         let marked = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
         if let marker = prompt.range(of: marked, options: .regularExpression) {
             let shown = prompt[marker.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines).prefix(60)
             return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'")]
         }
-        let promptKey = TextKey.normalize(prompt)
-        let answerKey = TextKey.normalize(referenceAnswer)
+        let promptKey = TextKey.normalize(prompt, language: language)
+        let answerKey = TextKey.normalize(referenceAnswer, language: language)
         if answerKey.count >= 12 && promptKey.contains(answerKey) {
             return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'")]
         }
@@ -270,8 +361,8 @@ public enum LectureRules {
         }
     }
 
-    /// Checks a lecture for a topic titled `topicTitle`.
-    public static func check(_ markdown: String, topicTitle: String) -> [ValidationIssue] {
+    /// Checks a lecture for a topic titled `topicTitle`, written in `language`.
+    public static func check(_ markdown: String, topicTitle: String, language: String = "en") -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let scan = scan(markdown)
         let h1 = scan.headings.filter { $0.level == 1 }
@@ -304,12 +395,17 @@ public enum LectureRules {
         } else if words > wordRange.upperBound {
             issues.append(.error("the lecture is too long (\(words) words; at most \(wordRange.upperBound))"))
         }
-        let wanted = TextKey.significantWords(topicTitle)
+        let wanted = TextKey.significantWords(topicTitle, language: language)
         if !wanted.isEmpty {
-            let head = markdown.lowercased()
+            let arabic = TextKey.isArabic(language)
+            let head = arabic ? TextKey.foldArabic(markdown) : markdown.lowercased()
             let found = wanted.filter { word in
-                // Accept simple inflections: "loop" for "loops", "variable" for "variables".
-                let stem = word.count > 5 ? String(word.prefix(word.count - 2)) : word
+                // Accept simple inflections: "loop" for "loops", "variable" for "variables"; in
+                // Arabic the word with or without the article ("الحلقات", "حلقات").
+                let stem =
+                    arabic
+                    ? (word.hasPrefix("ال") && word.count >= 5 ? String(word.dropFirst(2)) : word)
+                    : (word.count > 5 ? String(word.prefix(word.count - 2)) : word)
                 return head.contains(stem)
             }
             if found.isEmpty {
@@ -393,27 +489,35 @@ public enum ProjectRules {
 
 /// Checks on a topic's reinforcement pool (FR-009): one question per level 1–4.
 public enum ReinforcementRules {
-    /// Checks a whole pool: one question per level, each valid.
-    public static func check(_ questions: [ReinforcementQuestion], expectedTopicID: String) -> [ValidationIssue] {
+    /// Checks a whole pool: one question per level, each valid. `optionCount` and `language` as in
+    /// `QuestionRules.checkMultipleChoice`.
+    public static func check(
+        _ questions: [ReinforcementQuestion], expectedTopicID: String, optionCount: Int = QuestionRules.optionCount, language: String = "en"
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let levels = questions.map(\.level).sorted()
         if levels != [1, 2, 3, 4] {
             issues.append(.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)"))
         }
-        for q in questions { issues += checkQuestion(q, expectedTopicID: expectedTopicID) }
+        for q in questions { issues += checkQuestion(q, expectedTopicID: expectedTopicID, optionCount: optionCount, language: language) }
         return issues
     }
 
-    /// Checks one question of the pool at its level. `optionLabels` names its options as
-    /// `QuestionRules.checkMultipleChoice` does.
-    public static func checkQuestion(_ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil) -> [ValidationIssue] {
+    /// Checks one question of the pool at its level. `optionLabels`, `optionCount` and `language`
+    /// as in `QuestionRules.checkMultipleChoice`.
+    public static func checkQuestion(
+        _ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
+        language: String = "en"
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let label = "the level-\(q.level) question"
         if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
         issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
         issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
         if let options = q.options, !options.isEmpty {
-            issues += QuestionRules.checkMultipleChoice(prompt: q.prompt, options: options, labels: optionLabels).map {
+            let checked = QuestionRules.checkMultipleChoice(
+                prompt: q.prompt, options: options, labels: optionLabels, optionCount: optionCount, language: language)
+            issues += checked.map {
                 ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind)
             }
         } else if q.level <= 2 {
@@ -428,7 +532,8 @@ public enum ReinforcementRules {
             issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment"))
         }
         if q.level >= 3 {
-            issues += QuestionRules.checkFreeTextPrompt(q.prompt, referenceAnswer: q.referenceAnswer ?? "", label: "\(label)'s prompt")
+            issues += QuestionRules.checkFreeTextPrompt(
+                q.prompt, referenceAnswer: q.referenceAnswer ?? "", label: "\(label)'s prompt", language: language)
         }
         return issues
     }

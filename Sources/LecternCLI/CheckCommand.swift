@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import LecternCore
+
+/// `lectern check FILE`: lint a question bank with the deterministic validators, no model call.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Lint a question bank (exam.json, course.json or JSON Lines) with Lectern's validators; no model call.",
+        discussion: """
+            Three formats, told apart by their content: exam.json (an object with "format_version" \
+            and "items", as an exam bundle has it), course.json (an object with "subjects": its \
+            engagement and bonus questions and reinforcement pools are checked with the rules \
+            their generation used), and JSON Lines (a .jsonl file, or one whose first line is an \
+            object): one question a line, {"id": "q1", "question": "…", "options": ["…", "…"], \
+            "answer": 0}, where answer is the 0-based index of the correct option and a question \
+            has 2 to 6 options.
+
+            Flagged: an option repeated (also up to case and white space), an empty option, the \
+            answer index out of range or not exactly one correct option, the correct option's text \
+            stated in the question (when it is 12 characters or more), an option that is a \
+            question, an option count outside 2–6, an id used twice, the same question asked \
+            twice; in exam.json also an unknown difficulty, passage, section or category, and an \
+            item that cites no source. Each flagged question is printed as ID: problem; problem. \
+            Warnings of generation (a correct option much longer than the others) are not \
+            reported.
+
+            Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
+            a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
+            named as FILE:LINE).
+            """)
+
+    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
+    var file: String
+
+    @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text.")
+    var json = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Language of the questions, e.g. en or ar: decides how texts are compared (default: the file's 'language', else en).",
+            valueName: "TAG"))
+    var language: String?
+
+    func run() throws {
+        let data: Data
+        do {
+            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read (\(error.localizedDescription))" : "does not exist"
+            Console.error("\(file): error: \(reason)\n  hint: name an exam.json, course.json or JSON Lines file")
+            throw LecternExit.usage
+        }
+        let name = file == "-" ? "<stdin>" : file
+        let report: BankReport
+        do {
+            report = try BankLint.check(data: data, file: name, language: language)
+        } catch {
+            Console.error(error.description)
+            throw LecternExit.usage
+        }
+        if json {
+            FileHandle.standardOutput.write(Data(report.jsonText.utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(report.text.utf8))
+            let flagged = report.flagged.count
+            Console.error("\(name): \(report.items) question\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
+        }
+        if !report.flagged.isEmpty { throw LecternExit.itemsFailed }
+    }
+}

@@ -1,0 +1,482 @@
+import Foundation
+import LecternLLM
+
+/// One question of a JSON Lines bank, a line of its own:
+/// `{"id": "q1", "question": "…", "options": ["…", "…"], "answer": 0}` (`answer` is the 0-based
+/// index of the correct option). Other keys on the line are ignored.
+public struct BankItem: Sendable, Hashable {
+    public var id: String
+    public var question: String
+    public var options: [String]
+    public var answer: Int
+    /// Where it is in its file (1-based), for messages.
+    public var line: Int
+
+    public init(id: String, question: String, options: [String], answer: Int, line: Int) {
+        self.id = id; self.question = question; self.options = options; self.answer = answer; self.line = line
+    }
+}
+
+/// The three kinds of file `lectern check` reads.
+public enum BankFormat: String, Sendable, Hashable {
+    case jsonLines = "JSON Lines"
+    case exam = "exam.json"
+    case course = "course.json"
+}
+
+/// What `lectern check` found: how many questions it checked and the problems of each flagged
+/// one, in file order.
+public struct BankReport: Sendable, Hashable {
+    public struct Flag: Codable, Sendable, Hashable {
+        public var id: String
+        public var problems: [String]
+
+        public init(id: String, problems: [String]) {
+            self.id = id; self.problems = problems
+        }
+    }
+
+    public var format: BankFormat
+    /// Questions checked.
+    public var items: Int
+    public var flagged: [Flag]
+
+    public init(format: BankFormat, items: Int, flagged: [Flag]) {
+        self.format = format; self.items = items; self.flagged = flagged
+    }
+
+    /// `{"items": N, "flagged": [{"id": "…", "problems": ["…"]}]}`, one flagged item a line.
+    public var jsonText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let flags = flagged.compactMap { (try? encoder.encode($0)).flatMap { String(data: $0, encoding: .utf8) } }
+        if flags.isEmpty { return "{\"items\": \(items), \"flagged\": []}\n" }
+        return "{\"items\": \(items), \"flagged\": [\n  " + flags.joined(separator: ",\n  ") + "\n]}\n"
+    }
+
+    /// `ID: problem; problem`, one flagged item a line.
+    public var text: String {
+        flagged.map { "\($0.id): \($0.problems.joined(separator: "; "))\n" }.joined()
+    }
+}
+
+/// A file `lectern check` cannot read as a bank, with every problem found and where.
+public struct BankReadError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [SpecDiagnostic]
+
+    public init(_ diagnostics: [SpecDiagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    /// The first `limit` problems and how many more there are.
+    public func description(limit: Int) -> String {
+        var lines = diagnostics.prefix(limit).map(\.description)
+        if diagnostics.count > limit { lines.append("… and \(diagnostics.count - limit) more") }
+        return lines.joined(separator: "\n")
+    }
+
+    public var description: String { description(limit: 20) }
+}
+
+/// The deterministic checks of `lectern check` over a question bank written by hand or generated:
+/// the validators the pipeline runs on model answers (`QuestionRules`, `ReinforcementRules`),
+/// and checks across the bank (ids used twice, the same question asked twice). No model call.
+public enum BankLint {
+    /// Reads `data` (the file `file`, named so in messages), finds its format and checks it.
+    /// `language` overrides the file's own (`language` in exam.json and course.json; JSON Lines
+    /// has none and is taken as English).
+    public static func check(data: Data, file: String, language: String? = nil) throws(BankReadError) -> BankReport {
+        guard var text = String(data: data, encoding: .utf8) else {
+            throw BankReadError([SpecDiagnostic(file: file, message: "is not UTF-8 text", hint: "save the bank as UTF-8")])
+        }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let lowered = file.lowercased()
+        if lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") {
+            return check(try readJSONLines(text, file: file), language: language ?? "en")
+        }
+        guard let first = text.first(where: { !$0.isWhitespace }) else {
+            throw BankReadError([SpecDiagnostic(file: file, message: "is empty", hint: formatsHint)])
+        }
+        guard first == "{" else {
+            let message = "is not a question bank: it starts with '\(first)', not '{'"
+            throw BankReadError([SpecDiagnostic(file: file, message: message, hint: formatsHint)])
+        }
+        let whole: JSONValue
+        do {
+            whole = try JSONValue.parse(text)
+        } catch {
+            // Not one JSON document: JSON Lines if its first line is an object of its own.
+            let firstLine = text.split(separator: "\n", omittingEmptySubsequences: true).first { !$0.trimmed.isEmpty } ?? ""
+            if case .object? = try? JSONValue.parse(String(firstLine)) {
+                return check(try readJSONLines(text, file: file), language: language ?? "en")
+            }
+            let reason = syntaxError(text)
+            let place = reason.flatMap { Self.position(of: $0, in: text) }
+            throw BankReadError([
+                SpecDiagnostic(
+                    file: file, line: place?.line, column: place?.column, message: "is not valid JSON: \(reason ?? describe(error))",
+                    hint: formatsHint)
+            ])
+        }
+        guard let object = whole.objectValue else {
+            throw BankReadError([SpecDiagnostic(file: file, message: "is not a JSON object", hint: formatsHint)])
+        }
+        if object["subjects"] != nil {
+            let course = try decode(Course.self, from: Data(text.utf8), file: file, format: .course)
+            return check(course, language: language ?? course.language)
+        }
+        if object["items"] != nil {
+            guard object["format_version"] != nil else {
+                throw BankReadError([
+                    SpecDiagnostic(
+                        file: file, message: "has 'items' but no 'format_version'",
+                        hint: "an exam bank (exam.json) starts with \"format_version\": \(ExamBank.formatVersion); add it")
+                ])
+            }
+            let exam = try decode(ExamDraft.self, from: Data(text.utf8), file: file, format: .exam)
+            return check(exam, language: language ?? exam.language ?? "en")
+        }
+        if object["question"] != nil {
+            // One JSON Lines item, perhaps written over several lines.
+            return check([try item(whole, line: 1, file: file)], language: language ?? "en")
+        }
+        throw BankReadError([
+            SpecDiagnostic(
+                file: file, message: "is not a question bank: the object has neither 'items' (exam.json) nor 'subjects' (course.json)",
+                hint: formatsHint)
+        ])
+    }
+
+    static let formatsHint =
+        "lectern check reads exam.json (an object with 'format_version' and 'items'), course.json (an object with 'subjects'), or JSON Lines: one {\"id\": …, \"question\": …, \"options\": […], \"answer\": 0} a line"
+
+    // MARK: JSON Lines
+
+    /// The items of a JSON Lines bank; every line that is not an item is reported, with its number.
+    public static func readJSONLines(_ text: String, file: String) throws(BankReadError) -> [BankItem] {
+        var items: [BankItem] = []
+        var problems: [SpecDiagnostic] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmed
+            if line.isEmpty { continue }
+            do {
+                items.append(try item(try JSONValue.parse(line), line: index + 1, file: file))
+            } catch let error as BankReadError {
+                problems += error.diagnostics
+            } catch {
+                let reason = syntaxError(line)
+                problems.append(
+                    SpecDiagnostic(
+                        file: file, line: index + 1, column: reason.flatMap { Self.position(of: $0, in: line) }?.column,
+                        message: "is not JSON: \(reason ?? describe(error))",
+                        hint: "write each question as one JSON object on one line"))
+            }
+        }
+        if !problems.isEmpty { throw BankReadError(problems) }
+        if items.isEmpty { throw BankReadError([SpecDiagnostic(file: file, message: "has no questions", hint: formatsHint)]) }
+        return items
+    }
+
+    static func item(_ value: JSONValue, line: Int, file: String) throws(BankReadError) -> BankItem {
+        func problem(_ message: String, _ hint: String) -> BankReadError {
+            BankReadError([SpecDiagnostic(file: file, line: line, message: message, hint: hint)])
+        }
+        let shape = "each line is {\"id\": \"…\", \"question\": \"…\", \"options\": [\"…\", …], \"answer\": 0}"
+        guard case .object(let object) = value else { throw problem("is not a JSON object", shape) }
+        let missing = ["id", "question", "options", "answer"].filter { object[$0] == nil }
+        if !missing.isEmpty {
+            throw problem("lacks \(missing.map { "'\($0)'" }.joined(separator: ", "))", shape)
+        }
+        guard let id = object["id"]?.stringValue else { throw problem("'id' is not a string", "write the id in quotes: \"id\": \"q1\"") }
+        guard let question = object["question"]?.stringValue else { throw problem("'question' is not a string", shape) }
+        guard let list = object["options"]?.arrayValue else { throw problem("'options' is not a list", shape) }
+        var options: [String] = []
+        for (index, option) in list.enumerated() {
+            guard let text = option.stringValue else { throw problem("options[\(index)] is not a string", "write every option as text in quotes") }
+            options.append(text)
+        }
+        guard let answer = object["answer"]?.intValue else {
+            throw problem("'answer' is not a whole number", "'answer' is the 0-based index of the correct option: 0 for the first")
+        }
+        return BankItem(id: id, question: question, options: options, answer: answer, line: line)
+    }
+
+    /// Checks the items of a JSON Lines bank.
+    public static func check(_ items: [BankItem], language: String = "en") -> BankReport {
+        var flags: [BankReport.Flag] = []
+        var firstLineOfID: [String: Int] = [:]
+        var stems = StemIndex()
+        for item in items {
+            var problems: [String] = []
+            if item.id.trimmed.isEmpty { problems.append("the id is empty (line \(item.line))") }
+            if let first = firstLineOfID[item.id] {
+                problems.append("the id is used again (line \(item.line); first on line \(first))")
+            } else {
+                firstLineOfID[item.id] = item.line
+            }
+            if item.question.trimmed.isEmpty { problems.append("the question is empty") }
+            problems += checkOptionCount(item.options.count)
+            let inRange = item.options.indices.contains(item.answer)
+            if !inRange {
+                let range = item.options.isEmpty ? "there are no options" : "the options are numbered 0 to \(item.options.count - 1)"
+                problems.append("the answer \(item.answer) is not an option: \(range)")
+            }
+            let choices = item.options.enumerated().map { Choice(text: $0.element, correct: $0.offset == item.answer, feedback: "") }
+            problems += QuestionRules.checkMultipleChoice(
+                prompt: item.question, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
+                language: language, requiresFeedback: false
+            ).errors.filter { inRange || $0.kind != QuestionRules.oneCorrectKind }.map(\.message)
+            if let earlier = stems.add(item.question, id: item.id, language: language) {
+                problems.append("the same question as \(earlier)")
+            }
+            if !problems.isEmpty { flags.append(.init(id: item.id.trimmed.isEmpty ? "line \(item.line)" : item.id, problems: problems)) }
+        }
+        return BankReport(format: .jsonLines, items: items.count, flagged: flags)
+    }
+
+    static func checkOptionCount(_ count: Int) -> [String] {
+        QuestionRules.optionCounts.contains(count) ? [] : ["it has \(count) option\(count == 1 ? "" : "s"); a question has 2 to 6"]
+    }
+
+    // MARK: exam.json
+
+    /// exam.json as `ExamBank` writes it, read leniently: what the checks need, with the fields a
+    /// check reports on optional, so that a wrong value is a flagged problem rather than an
+    /// unreadable file.
+    struct ExamDraft: Decodable {
+        struct Item: Decodable {
+            var id: String
+            var section: String?
+            var category: String?
+            var difficulty: String?
+            var difficultyLabel: String?
+            var prompt: String
+            var options: [Option]
+            var sources: [Source]?
+            var passage: String?
+
+            enum CodingKeys: String, CodingKey {
+                case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, options, sources, passage
+            }
+        }
+
+        struct Option: Decodable {
+            var text: String
+            var correct: Bool
+            var feedback: String?
+        }
+
+        struct Source: Decodable {
+            var document: String?
+            var quote: String?
+        }
+
+        struct Identified: Decodable { var id: String }
+
+        struct Form: Decodable {
+            struct Section: Decodable { var items: [String] }
+            var id: String
+            var sections: [Section]
+        }
+
+        var language: String?
+        var sections: [ExamBankSection]?
+        var passages: [Identified]?
+        var items: [Item]
+        var forms: [Form]?
+    }
+
+    static func check(_ exam: ExamDraft, language: String) -> BankReport {
+        var flags: [BankReport.Flag] = []
+        var seenIDs: Set<String> = []
+        var stems = StemIndex()
+        let passages = Set((exam.passages ?? []).map(\.id))
+        let sections = exam.sections ?? []
+        let difficulties = Difficulty.allCases.map(\.rawValue).joined(separator: ", ")
+        for (index, item) in exam.items.enumerated() {
+            var problems: [String] = []
+            if item.id.trimmed.isEmpty { problems.append("the id is empty (items[\(index)])") }
+            if !seenIDs.insert(item.id).inserted { problems.append("the id is used by an earlier item (this is items[\(index)])") }
+            if item.prompt.trimmed.isEmpty { problems.append("the prompt is empty") }
+            problems += checkOptionCount(item.options.count)
+            let choices = item.options.map { Choice(text: $0.text, correct: $0.correct, feedback: $0.feedback ?? "") }
+            problems += QuestionRules.checkMultipleChoice(
+                prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
+                language: language, requiresFeedback: false
+            ).errors.map(\.message)
+            if let raw = item.difficulty {
+                if let difficulty = Difficulty(rawValue: raw) {
+                    // A label naming another difficulty contradicts it; other wording is the author's.
+                    let others = Difficulty.allCases.filter { $0 != difficulty }
+                    if let label = item.difficultyLabel?.trimmed,
+                        let named = others.first(where: { $0.rawValue == label.lowercased() || $0.label(language: language) == label })
+                    {
+                        problems.append("the difficulty is \(difficulty.rawValue) but its label '\(label)' says \(named.rawValue)")
+                    }
+                } else {
+                    problems.append("the difficulty '\(raw)' is not one of \(difficulties)")
+                }
+            } else {
+                problems.append("it has no difficulty (one of \(difficulties))")
+            }
+            if let passage = item.passage, !passages.contains(passage) {
+                problems.append("it refers to passage '\(passage)', which the bank does not have")
+            }
+            if !sections.isEmpty, let sectionID = item.section {
+                if let section = sections.first(where: { $0.id == sectionID }) {
+                    if let category = item.category, !section.categories.isEmpty, !section.categories.contains(where: { $0.id == category }) {
+                        problems.append("its category '\(category)' is not a category of section '\(sectionID)'")
+                    }
+                } else {
+                    problems.append("its section '\(sectionID)' is not a section of the bank")
+                }
+            }
+            let sources = item.sources ?? []
+            if sources.isEmpty {
+                problems.append("it cites no source; every item needs a verbatim quote of the corpus that supports its key")
+            }
+            for (number, source) in sources.enumerated() {
+                if (source.document ?? "").trimmed.isEmpty { problems.append("sources[\(number)] names no document") }
+                if (source.quote ?? "").trimmed.isEmpty { problems.append("sources[\(number)] has no quote") }
+            }
+            // Reading-comprehension items share stems ("What is the passage mainly about?") across passages.
+            if let earlier = stems.add(item.prompt, id: item.id, scope: item.passage ?? "", language: language) {
+                problems.append("the same question as \(earlier)")
+            }
+            if !problems.isEmpty { flags.append(.init(id: item.id.trimmed.isEmpty ? "items[\(index)]" : item.id, problems: problems)) }
+        }
+        for form in exam.forms ?? [] {
+            let unknown = form.sections.flatMap(\.items).filter { !seenIDs.contains($0) }
+            if !unknown.isEmpty {
+                flags.append(
+                    .init(id: "forms/\(form.id)", problems: ["it lists items the bank does not have: \(unknown.joined(separator: ", "))"]))
+            }
+        }
+        return BankReport(format: .exam, items: exam.items.count, flagged: flags)
+    }
+
+    // MARK: course.json
+
+    /// Checks a course's questions with the rules its stages applied: engagement and bonus
+    /// questions, and reinforcement pools. Ids are the pipeline's item ids
+    /// (`engagement-question/s01-t01`, `reinforcement/s01-t01/level-2`).
+    public static func check(_ course: Course, language: String? = nil) -> BankReport {
+        let language = language ?? course.language
+        var flags: [BankReport.Flag] = []
+        var count = 0
+        var stems = StemIndex()
+        func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
+            var problems = issues.errors.map(\.message)
+            if let prompt, let earlier = stems.add(prompt, id: id, language: language) { problems.append("the same question as \(earlier)") }
+            if !problems.isEmpty { flags.append(.init(id: id, problems: problems)) }
+        }
+        for topic in course.subjects.flatMap(\.topics) {
+            for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
+                guard let question else { continue }
+                count += 1
+                add("\(name)/\(topic.id)", QuestionRules.check(question, expectedTopicID: topic.id, language: language), prompt: question.prompt)
+            }
+            guard let pool = topic.reinforcement else { continue }
+            let levels = pool.map(\.level).sorted()
+            if levels != [1, 2, 3, 4] {
+                add(
+                    "reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)")],
+                    prompt: nil)
+            }
+            for question in pool {
+                count += 1
+                add(
+                    "reinforcement/\(topic.id)/level-\(question.level)",
+                    ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language), prompt: question.prompt)
+            }
+        }
+        return BankReport(format: .course, items: count, flagged: flags)
+    }
+
+    // MARK: Helpers
+
+    /// Question stems seen so far, compared by their words alone: case, punctuation, white space
+    /// and (in Arabic) vowel marks do not make two questions different.
+    struct StemIndex {
+        var first: [String: String] = [:]
+
+        static func key(_ text: String, language: String) -> String {
+            let folded = TextKey.isArabic(language) ? TextKey.foldArabic(text) : text
+            return folded.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: " ")
+        }
+
+        /// Records `stem` for `id`; returns the id that asked it first, if one did.
+        mutating func add(_ stem: String, id: String, scope: String = "", language: String) -> String? {
+            let key = Self.key(stem, language: language)
+            guard !key.isEmpty else { return nil }
+            let scoped = scope + "\u{0}" + key
+            if let earlier = first[scoped] { return earlier }
+            first[scoped] = id
+            return nil
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String, format: BankFormat) throws(BankReadError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw BankReadError([
+                SpecDiagnostic(
+                    file: file, message: "is not a valid \(format.rawValue): \(describe(error))", hint: "fix that field, or regenerate the file")
+            ])
+        }
+    }
+
+    /// Where JSON text stops being JSON, as Foundation's parser says it ("Unexpected character … around line 1, column 9").
+    static func syntaxError(_ text: String) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            return (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        }
+    }
+
+    /// The line and column of Foundation's "around character N" (a byte offset), 1-based.
+    static func position(of reason: String, in text: String) -> (line: Int, column: Int)? {
+        guard let match = reason.range(of: #"character [0-9]+"#, options: .regularExpression),
+            let offset = Int(reason[match].dropFirst("character ".count))
+        else { return nil }
+        let before = text.utf8.prefix(offset)
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+        return (line, column)
+    }
+
+    /// A decoding error as a path and a reason: `items[3].options[1]: 'correct' is missing`.
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        func at(_ codingPath: [any CodingKey]) -> String {
+            let place = path(codingPath)
+            return place.isEmpty ? "" : "\(place): "
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context): return "\(at(context.codingPath))'\(key.stringValue)' is missing"
+        case .typeMismatch(let type, let context): return "\(at(context.codingPath))expected \(typeName(type))"
+        case .valueNotFound(let type, let context): return "\(at(context.codingPath))expected \(typeName(type)), found null"
+        case .dataCorrupted(let context):
+            return at(context.codingPath) + context.debugDescription
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "text"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        default: "\(type)".hasPrefix("Array") ? "a list" : "an object"
+        }
+    }
+}

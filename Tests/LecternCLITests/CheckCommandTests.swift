@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `lectern check` as users run it: output, `--json` and exit codes 0, 1 and 2.
+struct CheckCommandTests {
+    static let banks = CLITests.repository.appendingPathComponent("Tests/LecternCoreTests/Fixtures/banks")
+
+    final class Directory {
+        let root: URL
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-check-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(at: root) }
+
+        func write(_ name: String, _ text: String) throws -> String {
+            try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            return name
+        }
+    }
+
+    @Test func aRealPoolPassesWithExitZero() async throws {
+        let dir = try Directory()
+        let pool = Self.banks.appendingPathComponent("hamexam-technician.jsonl").path
+        let text = try await CLITests.lectern(["check", pool], in: dir.root)
+        #expect(text.status == 0 && text.stdout.isEmpty, "\(text)")
+        #expect(text.stderr.contains("423 questions (JSON Lines), 0 flagged"))
+        let json = try await CLITests.lectern(["check", pool, "--json"], in: dir.root)
+        #expect(json.status == 0 && json.stdout == "{\"items\": 423, \"flagged\": []}\n")
+    }
+
+    @Test func flaggedQuestionsArePrintedOneALineWithExitOne() async throws {
+        let dir = try Directory()
+        let bank = try dir.write(
+            "bank.jsonl",
+            """
+            {"id": "q1", "question": "Capital of France?", "options": ["Paris", "paris ", "Rome"], "answer": 0}
+            {"id": "q2", "question": "Capital of Italy?", "options": ["Paris", "Rome"], "answer": 2}
+            {"id": "q3", "question": "Capital of Spain?", "options": ["Madrid", "Rome"], "answer": 0}
+            """)
+        let text = try await CLITests.lectern(["check", bank], in: dir.root)
+        #expect(text.status == 1, "\(text)")
+        #expect(
+            text.stdout == """
+                q1: options[0] and options[1] are the same ('paris '); every option must differ
+                q2: the answer 2 is not an option: the options are numbered 0 to 1
+
+                """)
+        #expect(text.stderr.contains("bank.jsonl: 3 questions (JSON Lines), 2 flagged"))
+        let json = try await CLITests.lectern(["check", "--json", bank], in: dir.root)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["items"] as? Int == 3)
+        let flagged = try #require(object["flagged"] as? [[String: Any]])
+        #expect(flagged.map { $0["id"] as? String } == ["q1", "q2"])
+        #expect((flagged[1]["problems"] as? [String]) == ["the answer 2 is not an option: the options are numbered 0 to 1"])
+    }
+
+    @Test func anUnreadableBankExitsWithTwoNamingFileAndLine() async throws {
+        let dir = try Directory()
+        let bank = try dir.write(
+            "bank.jsonl",
+            """
+            {"id": "q1", "question": "Capital of France?", "options": ["Paris", "Rome"], "answer": 0}
+            {"id": "q2", "question": "Capital of Italy?", "options": ["Paris", "Rome"]}
+            """)
+        let broken = try await CLITests.lectern(["check", bank], in: dir.root)
+        #expect(broken.status == 2 && broken.stdout.isEmpty, "\(broken)")
+        #expect(broken.stderr.contains("bank.jsonl:2: error: lacks 'answer'\n  hint: each line is {\"id\""))
+        let missing = try await CLITests.lectern(["check", "nowhere.json"], in: dir.root)
+        #expect(missing.status == 2 && missing.stderr.contains("nowhere.json: error: does not exist"))
+        let usage = try await CLITests.lectern(["check"], in: dir.root)
+        #expect(usage.status == 2)
+    }
+
+    @Test func theGoldenCourseIsCheckedWithItsStagesRules() async throws {
+        let dir = try Directory()
+        let course = CLITests.fixtures.appendingPathComponent("golden/python-basics/1.0.0/course.json").path
+        let result = try await CLITests.lectern(["check", course], in: dir.root)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.hasPrefix("reinforcement/s01-t01/level-1: the same question as engagement-question/s01-t01\n"))
+        #expect(result.stderr.contains("24 questions (course.json), 2 flagged"))
+    }
+
+    @Test func helpDescribesFormatsAndExitCodes() async throws {
+        let dir = try Directory()
+        let help = try await CLITests.lectern(["check", "--help"], in: dir.root)
+        #expect(help.status == 0)
+        for text in ["exam.json", "course.json", "JSON Lines", "Exit codes: 0 nothing flagged; 1", "--json", "--language"] {
+            #expect(help.stdout.contains(text), "\(text)")
+        }
+        let top = try await CLITests.lectern(["--help"], in: dir.root)
+        #expect(top.stdout.contains("check"))
+    }
+}
