@@ -45,11 +45,14 @@ extension JobRunner {
         let engine = Engine(modelConcurrency: 8, events: collector)
         let outcome = await engine.run(job.initialItems(), results: ResultStore())
         var stages = collector.counts()
-        for failure in outcome.failures {
-            stages[failure.stage, default: JobPlan.StageCount()].toCall += 1
-        }
         let kindStages = type(of: job).stages
         let typicalTokens = Dictionary(kindStages.map { ($0.name.rawValue, $0.typicalTokens) }) { a, _ in a }
+        for failure in outcome.failures {
+            // An item the replay could not finish: a call, unless its stage calls no model.
+            let usesModel = (typicalTokens[failure.stage] ?? 1) > 0
+            stages[failure.stage, default: JobPlan.StageCount()].items += usesModel ? 0 : 1
+            stages[failure.stage, default: JobPlan.StageCount()].toCall += usesModel ? 1 : 0
+        }
         // Items the replay could not reach (a course's lectures before its curriculum is stored),
         // counted at the spec's upper bounds.
         let unreached = job.unreachedEstimate(reached: Set(outcome.completed))

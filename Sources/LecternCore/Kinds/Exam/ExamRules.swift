@@ -10,9 +10,16 @@ public enum ExamRules {
         var issues: [ValidationIssue] = []
         issues += QuestionRules.checkLength("prompt", item.prompt, 10...2_000)
         issues += QuestionRules.checkLength("explanation", item.explanation, 20...3_000)
-        issues += QuestionRules.checkMultipleChoice(prompt: item.prompt, options: item.options, labels: labels)
-        if item.options.count != optionCount && optionCount != QuestionRules.optionCount {
-            issues.append(.error("the item needs exactly \(optionCount) options; it has \(item.options.count)"))
+        issues += QuestionRules.checkMultipleChoice(
+            prompt: item.prompt, options: item.options, labels: labels, optionCount: optionCount, language: language)
+        let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
+        for i in item.options.indices {
+            for j in item.options.indices where j > i {
+                let (a, b) = (item.options[i].text, item.options[j].text)
+                if TextKey.normalize(a, language: language) != TextKey.normalize(b, language: language), NearDuplicate.restate(a, b) {
+                    issues.append(.error("\(names[i]) ('\(a)') and \(names[j]) ('\(b)') say the same thing in other words; every option must be a different answer"))
+                }
+            }
         }
         if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))

@@ -45,8 +45,52 @@ public enum ExamSpecReader: JobKindSpecReader {
         let spec = ExamSpec(title: top.string("title", maxLength: 300), corpus: corpus, preset: preset?.name, sections: sections, optionCount: optionCount, forms: forms)
         if spec.itemCount > maxItems {
             reader.report("the blueprint asks for \(spec.itemCount) items; at most \(maxItems)", at: top.node("blueprint"), hint: "split the bank into several specs")
+        } else if reader.diagnostics.isEmpty {
+            checkCoverage(spec, context: context)
         }
         return .exam(spec)
+    }
+
+    /// Before any model call: the corpus must be readable and serve every blueprint cell
+    /// (Tafawoq FR-027a). Each problem is reported at the cell's place in the spec.
+    static func checkCoverage(_ spec: ExamSpec, context: SpecReadContext) {
+        let reader = context.reader
+        let corpus: ExamCorpus
+        do {
+            corpus = try ExamCorpus.load(spec.corpus, relativeTo: context.resolvedBaseDirectory)
+        } catch let error as CorpusError {
+            for issue in error.issues {
+                let node = corpusNode(for: issue.path, context: context) ?? context.top.node("corpus")
+                reader.report("corpus: \(issue.message)", at: node, hint: issue.hint)
+            }
+            return
+        } catch {
+            reader.report("the corpus could not be read: \(error)", at: context.top.node("corpus"))
+            return
+        }
+        if case .failure(let error) = ExamSourcePlan.make(spec: spec, corpus: corpus) {
+            for problem in error.problems {
+                reader.report(
+                    "blueprint cell \(problem.cell): \(problem.message)", at: cellNode(problem.section, problem.category, context: context),
+                    hint: problem.hint)
+            }
+        }
+    }
+
+    /// The `corpus:` entry naming `path`.
+    static func corpusNode(for path: String, context: SpecReadContext) -> Node? {
+        guard case .sequence(let entries)? = context.top.node("corpus") else { return nil }
+        return entries.first { entry in
+            entry.string == path || entry.mapping?["path"]?.string == path
+        }
+    }
+
+    /// The blueprint entry of a category (or its section).
+    static func cellNode(_ section: String, _ category: String, context: SpecReadContext) -> Node? {
+        guard case .sequence(let sections)? = context.top.node("blueprint") else { return nil }
+        guard let s = sections.first(where: { $0.mapping?["section"]?.string == section }) else { return context.top.node("blueprint") }
+        guard case .sequence(let categories)? = s.mapping?["categories"] else { return s }
+        return categories.first { $0.mapping?["category"]?.string == category } ?? s
     }
 
     static func readCorpus(_ context: SpecReadContext) -> [CorpusSource]? {

@@ -59,19 +59,21 @@ public struct ExamItemStage: Sendable {
         ]
     }
 
-    /// One item of a standard category. `avoid`: stems it must not repeat (a re-ask after a
-    /// duplicate was found).
-    public func item(_ planned: ExamWork.Question, avoid: [String] = []) throws -> ModelCall<ExamItem> {
+    /// One item of a standard category. `avoid`: stems it must not repeat; `retry`: the re-ask
+    /// after the bank check found it repeating an earlier item.
+    public func item(_ planned: ExamWork.Question, avoid: [String] = [], retry: Bool = false) throws -> ModelCall<ExamItem> {
         var v = variables(section: planned.section, category: planned.category)
         v["difficulty"] = planned.difficulty.rawValue
         v["source"] = planned.source
+        v["focus"] = planned.focus
         v["avoid"] = Self.avoidText(avoid)
         let schema = Self.schema(optionCount: context.exam.optionCount)
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/exam-item")
         let context = self.context
         return ModelCall(
-            itemID: planned.id, stage: Self.name, template: template, variables: v, schema: schema,
+            itemID: (retry ? ExamItems.retry(ExamItems.item(planned.id)) : ExamItems.item(planned.id)).rawValue,
+            stage: retry ? ExamJob.retryName : Self.name, template: template, variables: v, schema: schema,
             check: { text in
                 switch AnswerParsing.decode(Answer.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
@@ -85,7 +87,7 @@ public struct ExamItemStage: Sendable {
     }
 
     /// The questions of one passage, in the order of `passage.questions`.
-    public func readingSet(_ set: ExamWork.PassageSet, avoid: [String] = []) throws -> ModelCall<[ExamItem]> {
+    public func readingSet(_ set: ExamWork.PassageSet, avoid: [String] = [], retry: Bool = false) throws -> ModelCall<[ExamItem]> {
         var v = variables(section: set.section, category: set.category)
         v["passage"] = set.passage.text
         v["count"] = "\(set.questions.count)"
@@ -96,7 +98,8 @@ public struct ExamItemStage: Sendable {
         let template = try PromptLibrary.template("exam/reading-set")
         let context = self.context
         return ModelCall(
-            itemID: set.itemID, stage: Self.readingName, template: template, variables: v, schema: schema,
+            itemID: (retry ? ExamItems.retry(ExamItems.readingSet(set.passage.id)) : ExamItems.readingSet(set.passage.id)).rawValue,
+            stage: retry ? ExamJob.retryName : Self.readingName, template: template, variables: v, schema: schema,
             check: { text in
                 switch AnswerParsing.decode(SetAnswer.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
@@ -116,7 +119,7 @@ public struct ExamItemStage: Sendable {
                             copy.message = "questions[\(index + 1)]: " + issue.message
                             return copy
                         }
-                        stems.append(item.prompt)
+                        stems.append(ExamWork.duplicateKey(item))
                         items.append(item)
                     }
                     return .judged(items, by: issues)
@@ -144,7 +147,7 @@ extension ExamJobContext {
         if !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document) {
             issues.append(.error(problem))
         }
-        if let repeated = work.repeats(prompt, among: avoid) {
+        if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }
         return (item, issues)

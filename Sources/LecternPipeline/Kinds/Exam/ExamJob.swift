@@ -119,12 +119,12 @@ public struct ExamJob: GenerationJob {
     /// After every item is in: re-asks each item (or reading set) whose stem repeats an earlier
     /// one (in id order), then the bank, the forms and their renderings.
     func bankItems(after drafts: [(id: ItemID, items: [ExamItem])]) -> [WorkItem] {
-        let duplicates = job.work.duplicates(in: drafts.map { ($0.id.rawValue, $0.items.map(\.prompt)) })
+        let duplicates = job.work.duplicates(in: drafts.map { ($0.id.rawValue, $0.items.map(ExamWork.duplicateKey)) })
         var items: [WorkItem] = []
         var finals: [ItemID] = []
         let questions = Dictionary(job.work.questions.map { (ExamItems.item($0.id), $0) }) { a, _ in a }
         let sets = Dictionary(job.work.passages.map { (ExamItems.readingSet($0.passage.id), $0) }) { a, _ in a }
-        let kept = drafts.filter { duplicates[$0.id.rawValue] == nil }.flatMap { $0.items.map(\.prompt) }
+        let kept = drafts.filter { duplicates[$0.id.rawValue] == nil }.flatMap { $0.items.map(ExamWork.duplicateKey) }
         for draft in drafts {
             guard duplicates[draft.id.rawValue] != nil else {
                 finals.append(draft.id)
@@ -135,7 +135,7 @@ public struct ExamJob: GenerationJob {
             if let question = questions[draft.id] {
                 items.append(
                     WorkItem(id: retry, stage: Self.retryName, context: "\(question.id): its stem repeated an earlier item") { [self] _ in
-                        let (item, report) = try await runner.run(try stage.item(question, avoid: kept))
+                        let (item, report) = try await runner.run(try stage.item(question, avoid: kept, retry: true))
                         var call = Self.stamped(item, attempts: report.attempts)
                         call.id = question.id
                         return WorkOutput(value: [call], report: report)
@@ -144,7 +144,7 @@ public struct ExamJob: GenerationJob {
                 items.append(
                     WorkItem(id: retry, stage: Self.retryName, context: "passage \(set.passage.id): a question repeated an earlier item") {
                         [self] _ in
-                        let (questions, report) = try await runner.run(try stage.readingSet(set, avoid: kept))
+                        let (questions, report) = try await runner.run(try stage.readingSet(set, avoid: kept, retry: true))
                         return WorkOutput(value: questions.map { Self.stamped($0, attempts: report.attempts) }, report: report)
                     })
             }

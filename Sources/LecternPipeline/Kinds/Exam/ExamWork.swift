@@ -15,6 +15,9 @@ public struct ExamWork: Sendable {
         /// The document the source comes from (its id).
         public var document: String
         public var source: String
+        /// The sentence of the source the question is to be built on: items drawn from the same
+        /// text are pointed at different sentences, so their prompts (and questions) differ.
+        public var focus: String
     }
 
     /// A reading-comprehension passage and the questions asked on it.
@@ -31,9 +34,6 @@ public struct ExamWork: Sendable {
         public var section: ExamSection
         public var category: ExamCategory
         public var questions: [Slot]
-
-        /// The id of the set's model item, below its stage.
-        public var itemID: String { "\(section.id)/\(category.id)/\(passage.id)" }
     }
 
     public var questions: [Question]
@@ -53,8 +53,8 @@ public struct ExamWork: Sendable {
         }
         let plan: ExamSourcePlan
         switch ExamSourcePlan.make(spec: exam, corpus: corpus) {
-        case .failure(let problems):
-            throw PipelineError(problems.map { "\($0)" }.joined(separator: "\n"))
+        case .failure(let error):
+            throw PipelineError("the corpus cannot serve the blueprint:\n" + error.description)
         case .success(let made):
             plan = made
         }
@@ -64,11 +64,18 @@ public struct ExamWork: Sendable {
             return (s, c)
         }
         var questions: [Question] = []
-        for item in plan.items {
+        var drawn: [String: Int] = [:]
+        for item in plan.items where item.passage == nil {
             guard let (section, category) = place(item.section, item.category) else { continue }
+            // The n-th item on a text gets its n-th sentence (by plan order, which depends only on
+            // the items and that text).
+            let ordinal = drawn[item.groundingSHA256, default: 0]
+            drawn[item.groundingSHA256] = ordinal + 1
+            let sentences = Self.sentences(item.groundingText)
             questions.append(
                 Question(
-                    id: item.id, section: section, category: category, difficulty: item.difficulty, document: item.document, source: item.text))
+                    id: item.id, section: section, category: category, difficulty: item.difficulty, document: item.document,
+                    source: item.groundingText, focus: sentences.isEmpty ? item.groundingText : sentences[ordinal % sentences.count]))
         }
         var passages: [PassageSet] = []
         for (index, planned) in plan.passages.enumerated() {
@@ -77,10 +84,27 @@ public struct ExamWork: Sendable {
                 PassageSet(
                     passage: Passage(id: planned.id, section: section.id, category: category.id, text: planned.text, document: planned.document),
                     number: index + 1, section: section, category: category,
-                    questions: zip(planned.itemIDs, planned.difficulties).map { PassageSet.Slot(id: $0, difficulty: $1) }))
+                    questions: zip(planned.items, planned.difficulties).map { PassageSet.Slot(id: $0, difficulty: $1) }))
         }
-        let documents = corpus.documents.map { CorpusDocumentInfo(id: $0.id, sha256: $0.sha256, characters: $0.text.count) }
-        return ExamWork(questions: questions, passages: passages, documents: documents, corpus: corpus)
+        return ExamWork(questions: questions, passages: passages, documents: corpus.documentInfos, corpus: corpus)
+    }
+
+    /// The sentences of `text` long enough to ask about (at least 40 characters), in order;
+    /// headings and list markers are not sentences.
+    static func sentences(_ text: String) -> [String] {
+        var out: [String] = []
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            var current = ""
+            for character in line {
+                current.append(character)
+                if ".?!؟".contains(character) {
+                    out.append(current.trimmed)
+                    current = ""
+                }
+            }
+            out.append(current.trimmed)
+        }
+        return out.filter { $0.count >= 40 }
     }
 
     /// Why `quote` does not ground an item citing `document`, or nil when it does.
@@ -94,6 +118,12 @@ public struct ExamWork: Sendable {
         case .notFound:
             return "'source_quote' ('\(quote.prefix(120))') does not occur in the source text; copy it character for character from the text you were given"
         }
+    }
+
+    /// The text an item is compared by for duplicates: its stem and its options (templated
+    /// categories share a stem, "Which word does not belong?", and differ in their options).
+    public static func duplicateKey(_ item: ExamItem) -> String {
+        ([item.prompt] + item.options.map(\.text)).joined(separator: " ")
     }
 
     /// The stem among `stems` that `prompt` near-duplicates, if any.

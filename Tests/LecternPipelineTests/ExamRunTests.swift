@@ -1,0 +1,180 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+import Testing
+
+@testable import LecternPipeline
+
+/// Whole exam runs through the real runner, engine, cache and bundle writer, answered by a
+/// scripted provider: grounding repaired, a duplicate re-asked, passages and forms assembled.
+struct ExamRunTests {
+    static let spec = """
+        kind: exam
+        id: rivers-exam
+        description: A short exam on rivers.
+        corpus: [exam-corpus/rivers.md]
+        blueprint:
+          - section: verbal
+            title: Reading
+            categories:
+              - category: facts
+                instructions: A question about a fact stated in the text.
+                easy: 2
+                medium: 1
+              - category: reading
+                format: reading
+                instructions: Questions on the passage.
+                medium: 2
+                questions_per_passage: { min: 2, max: 2 }
+        forms:
+          - { id: form-a, title: Form A, duration_minutes: 10, sections: [{ section: verbal, count: 4 }] }
+        model: { provider: scripted, script: unused.json }
+        """
+
+    static func load(_ yaml: String, language: String? = nil) throws -> JobSpec {
+        var text = yaml
+        if let language { text = "language: \(language)\n" + text }
+        return try SpecLoader(presets: try Workspace.presets()).load(
+            YAMLSource(file: "exam.yaml", data: Data(text.utf8)), baseDirectory: Workspace.fixtures)
+    }
+
+    static func question(_ prompt: String, _ correct: String, _ wrong: [String], quote: String) -> JSONValue {
+        [
+            "prompt": .string(prompt), "correct_answer": ["text": .string(correct), "feedback": "Yes: the text says so."],
+            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "No: the text says otherwise."] }),
+            "explanation": "Find the sentence of the text that names it, and match its words to an option.", "source_quote": .string(quote),
+        ]
+    }
+
+    static let tributary = question(
+        "What is a stream that joins a larger river called?", "A tributary", ["A delta", "A meander", "A basin"],
+        quote: "each stream that joins a larger river is called a tributary")
+
+    static func answer(_ item: String, attempt: Int? = nil, _ json: JSONValue) -> JSONValue {
+        var object: [String: JSONValue] = ["item": .string(item), "json": json]
+        if let attempt { object["attempt"] = .number(Double(attempt)) }
+        return .object(object)
+    }
+
+    static func script(_ ws: Workspace) throws -> URL {
+        let answers: [JSONValue] = [
+            // First try: a quote that is not in the text (grounding fails); second try: grounded.
+            answer(
+                "exam-item/verbal/facts/easy-01", attempt: 1,
+                question(
+                    "What is a stream that joins a larger river called?", "A tributary", ["A delta", "A meander", "A basin"],
+                    quote: "tributaries always flow uphill at night")),
+            answer("exam-item/verbal/facts/easy-01", attempt: 2, tributary),
+            answer(
+                "exam-item/verbal/facts/easy-02",
+                question(
+                    "What does a river build where it meets the sea?", "A delta", ["A glacier", "A spring", "A tributary"],
+                    quote: "it slows down and drops the sand and mud it carried")),
+            // The same question again: valid alone, re-asked by the bank check.
+            answer("exam-item/verbal/facts/medium-01", tributary),
+            answer(
+                "exam-item-retry/exam-item/verbal/facts/medium-01",
+                question(
+                    "Why did early farming towns grow along the Nile?", "The floods left rich soil on the fields",
+                    ["The river was frozen in winter", "There were no floods", "The hills were higher there"],
+                    quote: "the floods left rich soil on the fields every year")),
+            answer(
+                "reading-set/p01",
+                [
+                    "questions": [
+                        question(
+                            "According to the passage, what do wetlands and forests do in a flood?", "They slow the water down",
+                            ["They make the water rise", "They drain the basin", "They build deltas"],
+                            quote: "Wetlands and forests slow the water down"),
+                        question(
+                            "What is the main idea of the passage?", "Rivers shape the land and the lives of people near them",
+                            ["Rivers always flood cities", "Deltas are made of ice", "Only the Nile has tributaries"],
+                            quote: "Rivers have shaped where people live"),
+                    ]
+                ]),
+        ]
+        let url = ws.root.appendingPathComponent("exam-script.json")
+        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test func anExamBankWithGroundingRepairedADuplicateReaskedAndAForm() async throws {
+        let ws = try Workspace()
+        let spec = try Self.load(Self.spec)
+        let provider = try RecordingProvider(script: Self.script(ws))
+        let cache = try ExchangeCache(root: ws.cacheRoot)
+        let runner = JobRunner(
+            spec: spec, presets: try Workspace.presets(), exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: cache, mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else {
+            Issue.record("no bundle: \(result.failures)")
+            return
+        }
+        let files = Workspace.files(dir)
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
+        #expect(exam.items.map(\.id) == [
+            "verbal/facts/easy-01", "verbal/facts/easy-02", "verbal/facts/medium-01", "verbal/reading/p01-q1", "verbal/reading/p01-q2",
+        ])
+        let byID = Dictionary(uniqueKeysWithValues: exam.items.map { ($0.id, $0) })
+        // Grounding: the first answer's quote was not in the text, so it was asked again.
+        #expect(byID["verbal/facts/easy-01"]?.generation.attempts == 2)
+        #expect(byID["verbal/facts/easy-01"]?.sources == [SourceQuote(document: "exam-corpus/rivers.md", quote: "each stream that joins a larger river is called a tributary")])
+        // The duplicate was replaced by the re-asked item.
+        #expect(byID["verbal/facts/medium-01"]?.prompt == "Why did early farming towns grow along the Nile?")
+        #expect(provider.calledItems.contains("exam-item-retry/exam-item/verbal/facts/medium-01"))
+        #expect(exam.items.allSatisfy { $0.options.count == 4 && $0.options.filter(\.correct).count == 1 && $0.promptXHTML != nil })
+        #expect(exam.items.allSatisfy { $0.generation.prompt.hasPrefix("exam-item@") || $0.generation.prompt.hasPrefix("reading-set@") })
+        // The passage is stored once and referenced.
+        #expect(exam.passages.map(\.id) == ["p01"])
+        #expect(byID["verbal/reading/p01-q1"]?.passage == "p01")
+        #expect(exam.passages.first?.xhtmlPath == "passages/p01.xhtml" && files["passages/p01.xhtml"] != nil)
+        // The form takes four items, keeps the passage's questions together, and has its answer key.
+        let form = try #require(exam.forms.first)
+        #expect(form.sections.first?.items.count == 4)
+        let paper = String(decoding: try #require(files["forms/form-a.md"]), as: UTF8.self)
+        #expect(paper.contains("## Answer key") && paper.contains("Read the passage"))
+        #expect(files["forms/form-a.xhtml"] != nil && files["lectern.css"] != nil)
+        #expect(exam.documents.map(\.id) == ["exam-corpus/rivers.md"])
+        let report = try BundleVerifier.verify(dir)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.manifest.kind == "exam")
+        #expect(result.entryDocument == "forms/form-a.xhtml")
+    }
+
+    @Test func arabicLabelsAndRightToLeftDocuments() async throws {
+        let ws = try Workspace()
+        let spec = try Self.load(Self.spec, language: "ar")
+        let provider = try RecordingProvider(script: Self.script(ws))
+        let cache = try ExchangeCache(root: ws.cacheRoot)
+        let runner = JobRunner(
+            spec: spec, presets: try Workspace.presets(), exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: cache, mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        guard case .written(let dir)? = result.bundle else {
+            Issue.record("no bundle: \(result.failures)")
+            return
+        }
+        let files = Workspace.files(dir)
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
+        #expect(Set(exam.items.map(\.difficultyLabel)) == ["سهل", "متوسط"])
+        let paper = String(decoding: try #require(files["forms/form-a.xhtml"]), as: UTF8.self)
+        #expect(paper.contains("dir=\"rtl\"") && paper.contains("مفتاح الإجابات"))
+    }
+
+    @Test func aBlueprintTheCorpusCannotServeIsASpecErrorNamingTheCell() throws {
+        let yaml = Self.spec.replacingOccurrences(of: "medium: 2\n        questions_per_passage", with: "medium: 10\n        questions_per_passage")
+        #expect {
+            _ = try Self.load(yaml)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("verbal/reading") && text.contains("exam.yaml:")
+        }
+        let missing = Self.spec.replacingOccurrences(of: "exam-corpus/rivers.md", with: "exam-corpus/nowhere.md")
+        #expect {
+            _ = try Self.load(missing)
+        } throws: { error in "\(error)".contains("nowhere.md") }
+    }
+}
