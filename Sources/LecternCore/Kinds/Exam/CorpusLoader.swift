@@ -49,14 +49,16 @@ struct CorpusLoader {
 
         var documents: [CorpusDocument] = []
         var total = 0
+        var oversized = false
         for file in found {
             let size = (try? file.url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
             if size > limits.maximumDocumentBytes {
                 issues.append(
                     CorpusIssue(
                         path: file.entry,
-                        message: "\(file.id) is \(Self.megabytes(size)), over the \(Self.megabytes(limits.maximumDocumentBytes)) limit for one corpus document",
+                        message: "\(file.id) is \(Self.size(size)), over the \(Self.size(limits.maximumDocumentBytes)) limit for one corpus document",
                         hint: "split it into several files"))
+                oversized = true
                 continue
             }
             total += size
@@ -64,11 +66,11 @@ struct CorpusLoader {
                 issues.append(
                     CorpusIssue(
                         path: file.entry,
-                        message: "the corpus is over \(Self.megabytes(limits.maximumTotalBytes)) in all (reached at \(file.id))",
+                        message: "the corpus is over \(Self.size(limits.maximumTotalBytes)) in all (reached at \(file.id))",
                         hint: "name fewer or smaller documents"))
                 break
             }
-            guard issues.isEmpty else { continue }  // still size-check the rest, but read nothing more
+            guard !oversized else { continue }  // still size-check the rest, but read nothing more
             let data: Data
             do {
                 data = try Data(contentsOf: file.url)
@@ -77,7 +79,7 @@ struct CorpusLoader {
                 continue
             }
             guard data.count <= limits.maximumDocumentBytes else {  // grew since it was measured
-                issues.append(CorpusIssue(path: file.entry, message: "\(file.id) is over the \(Self.megabytes(limits.maximumDocumentBytes)) limit", hint: "split it into several files"))
+                issues.append(CorpusIssue(path: file.entry, message: "\(file.id) is over the \(Self.size(limits.maximumDocumentBytes)) limit", hint: "split it into several files"))
                 continue
             }
             do {
@@ -131,9 +133,13 @@ struct CorpusLoader {
         extensions.contains((name as NSString).pathExtension.lowercased())
     }
 
-    static func megabytes(_ bytes: Int) -> String {
-        let mb = Double(bytes) / 1_048_576
-        return mb >= 10 ? "\(Int(mb.rounded())) MB" : "\((mb * 10).rounded() / 10) MB"
+    /// `25 MB`, `2.5 MB`, `12 KB`, `900 bytes`.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 {
+            let mb = Double(bytes) / 1_048_576
+            return mb >= 10 ? "\(Int(mb.rounded())) MB" : "\((mb * 10).rounded() / 10) MB"
+        }
+        return bytes >= 1 << 10 ? "\(Int((Double(bytes) / 1_024).rounded())) KB" : "\(bytes) bytes"
     }
 
     // MARK: Finding files
@@ -146,7 +152,7 @@ struct CorpusLoader {
             issues.append(CorpusIssue(path: written, message: "a corpus entry has an empty path", hint: "name a file or directory relative to the spec"))
             return []
         }
-        let url = URL(fileURLWithPath: trimmed, relativeTo: specDirectory).standardizedFileURL
+        let url = (trimmed.hasPrefix("/") ? URL(fileURLWithPath: trimmed) : specDirectory.appendingPathComponent(trimmed)).standardizedFileURL
         let id = documentID(trimmed)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {

@@ -3,18 +3,19 @@ import Foundation
 /// What every item of the bank is grounded in, decided before any model call: a chunk of the
 /// corpus for each standard item, a passage for each reading-comprehension set.
 ///
-/// Deterministic and local, so that editing one document re-asks only the items drawn from it:
-/// - a standard item's document is chosen by weighted rendezvous hashing of its id over the
-///   documents serving its cell, each weighted by its count of groundable chunks rounded down to a
-///   power of two (a long document draws more items than a note; small edits change no weight);
-///   its chunk within that document by rendezvous hashing of its id over the chunks' contents,
-///   preferring the chunks the cell has used least there, so the items of a cell spread over
-///   different chunks;
-/// - a passage is chosen the same way by the passage's key (`section/category#n`), among passages
-///   no earlier cell took: a passage is used once in the bank.
-/// An item therefore moves only when the document it was drawn from or is now drawn from changed,
-/// as long as no document is full (a chunk grounds at most `itemsPerChunk` items of a cell; a
-/// cell at that limit overflows to its next document in hash order).
+/// Deterministic and local, so that editing one document re-asks only the items drawn from it.
+/// Choices are rendezvous (highest-random-weight) hashing over contents:
+/// - a standard item takes, among the groundable chunks of the documents serving its cell, the one
+///   with the highest hash of (item id, document id, chunk text), skipping chunks that already
+///   ground `itemsPerChunk` items of the cell. A long document draws items in proportion to its
+///   chunks, and the items of a cell spread over chunks at random;
+/// - a reading passage slot (`section/category#n`) takes, among the passages serving its cell that
+///   no earlier slot took, the one with the highest hash of (slot, passage text): a passage is used
+///   once in the bank.
+/// An item's choice therefore changes only when the chunk or passage it had, or one that now
+/// outranks it, changed: when it was or is now drawn from the edited document. The exception is
+/// competition: when a chunk is full or two slots prefer one passage, the later item takes its
+/// next choice, and moves back if the earlier one leaves.
 ///
 /// Coverage rules (a cell the corpus cannot serve is a `CoverageProblem`, before any model call):
 /// - some `corpus:` entry must serve the cell;
@@ -155,8 +156,6 @@ private struct Planner {
     var problems: [CoverageProblem] = []
     /// Corpus passages already used, by id, with the cell that took each.
     var taken: [String: String] = [:]
-    /// Passages not yet taken, per document id.
-    var free: [String: Int] = [:]
     /// Content hashes of each document's chunks and passages (by index), made once.
     var chunkHashes: [String: [UInt64]] = [:]
     var passageHashes: [String: [UInt64]] = [:]
@@ -213,59 +212,35 @@ private struct Planner {
             for n in 1...category.counts[difficulty] { ids.append(("\(cell)/\(difficulty.rawValue)-\(Self.twoDigits(n))", difficulty)) }
         }
 
-        // Document per item: weighted rendezvous, overflowing only past a full document.
-        let documentHashes = candidates.map { Rendezvous.hash($0.0.id) }
-        let weights = candidates.map { Rendezvous.weight($0.1.count) }
-        let capacities = candidates.map { $0.1.count * ExamSourcePlan.itemsPerChunk }
-        var load = [Int](repeating: 0, count: candidates.count)
-        var byDocument = [[Int]](repeating: [], count: candidates.count)
-        for (k, item) in ids.enumerated() {
+        // Every groundable chunk serving the cell, keyed by its document's id and its content.
+        var chunks: [(document: CorpusDocument, chunk: CorpusChunk, key: UInt64)] = []
+        for (document, groundable) in candidates {
+            let contentHashes = hashes(of: document, \.chunkHashes, document.chunks.map(\.range))
+            let documentHash = Rendezvous.mix(Rendezvous.hash(document.id))
+            for chunk in groundable { chunks.append((document, chunk, Rendezvous.mix(documentHash ^ contentHashes[chunk.index - 1]))) }
+        }
+        // Chunk per item: the highest rendezvous score among chunks with room for another item of the cell.
+        var load = [UInt8](repeating: 0, count: chunks.count)
+        for item in ids {
             let key = Rendezvous.hash(item.id)
             var best = -1
-            var bestScore = -Double.infinity
-            for d in candidates.indices where load[d] < capacities[d] {
-                let score = Rendezvous.score(key, documentHashes[d], weight: weights[d])
-                if score > bestScore {
-                    best = d
+            var bestScore: UInt64 = 0
+            for c in chunks.indices where load[c] < ExamSourcePlan.itemsPerChunk {
+                let score = Rendezvous.mix(key ^ chunks[c].key)
+                if best < 0 || score > bestScore {
+                    best = c
                     bestScore = score
                 }
             }
-            // Capacity in all ≥ count was checked above, so a document with room is always found.
-            guard best >= 0 else { continue }
+            guard best >= 0 else { break }  // cannot happen: the capacity was checked above
             load[best] += 1
-            byDocument[best].append(k)
+            let (document, chunk, _) = chunks[best]
+            let text = document.text(chunk.range)
+            items.append(
+                PlannedItem(
+                    id: item.id, section: section, category: category.id, difficulty: item.difficulty, document: document.id, chunk: chunk.id,
+                    passage: nil, groundingText: text, groundingSHA256: SHA256Digest.hex(text)))
         }
-
-        // Chunk per item within its document: rendezvous over chunk contents, least-used first.
-        var planned = [PlannedItem?](repeating: nil, count: ids.count)
-        for (d, members) in byDocument.enumerated() where !members.isEmpty {
-            let (document, chunks) = candidates[d]
-            let allHashes = hashes(of: document, \.chunkHashes, document.chunks.map(\.range))
-            let chunkHashes = chunks.map { allHashes[$0.index - 1] }
-            var usage = [Int](repeating: 0, count: chunks.count)
-            for k in members {
-                let key = Rendezvous.hash(ids[k].id)
-                let least = usage.min() ?? 0
-                var best = 0
-                var bestScore: UInt64 = 0
-                var found = false
-                for c in chunks.indices where usage[c] == least {
-                    let score = Rendezvous.mix(key ^ Rendezvous.mix(chunkHashes[c]))
-                    if !found || score > bestScore {
-                        best = c
-                        bestScore = score
-                        found = true
-                    }
-                }
-                usage[best] += 1
-                let chunk = chunks[best]
-                let text = document.text(chunk.range)
-                planned[k] = PlannedItem(
-                    id: ids[k].id, section: section, category: category.id, difficulty: ids[k].difficulty, document: document.id,
-                    chunk: chunk.id, passage: nil, groundingText: text, groundingSHA256: SHA256Digest.hex(text))
-            }
-        }
-        items += planned.compactMap { $0 }
     }
 
     mutating func planReading(section: String, category: ExamCategory) {
@@ -318,44 +293,42 @@ private struct Planner {
         var sizes = [Int](repeating: total / passageCount, count: passageCount)
         for p in 0..<(total % passageCount) { sizes[p] += 1 }
 
-        let documentHashes = documents.map { Rendezvous.hash($0.id) }
-        let weights = documents.map { Rendezvous.weight($0.passages.count) }
+        // Every passage serving the cell and not taken, with its content hash.
+        var candidates: [(document: CorpusDocument, passage: CorpusPassage, hash: UInt64)] = []
+        for document in documents {
+            let contentHashes = hashes(of: document, \.passageHashes, document.passages.map(\.range))
+            for passage in document.passages where taken[passage.id] == nil {
+                candidates.append((document, passage, contentHashes[passage.index - 1]))
+            }
+        }
+        if candidates.count < passageCount {
+            let others = Set(documents.flatMap { $0.passages.compactMap { taken[$0.id] } }).sorted()
+            problems.append(
+                CoverageProblem(
+                    section: section, category: category.id,
+                    message: "blueprint cell \(cell) asks for \(shape) but only \(candidates.count) of the \(available) passages serving it "
+                        + "\(candidates.count == 1 ? "is" : "are") left: the others are used by \(Self.list(others)) (a passage is used once in the bank)",
+                    hint: "add documents of at least \(CorpusIndex.passageMinimum) characters of prose serving it, or lower the counts"))
+            return
+        }
+
+        // Passage per slot: rendezvous over the contents of every free passage serving the cell, so
+        // a slot moves only when the passage it had or now prefers changed (or another slot took it).
         var start = 0
         for (slot, size) in sizes.enumerated() {
             let key = Rendezvous.hash("\(cell)#\(slot + 1)")
-            var bestDocument = -1
-            var bestScore = -Double.infinity
-            for d in documents.indices where (free[documents[d].id] ?? documents[d].passages.count) > 0 {
-                let score = Rendezvous.score(key, documentHashes[d], weight: weights[d])
-                if score > bestScore {
-                    bestDocument = d
+            var best = -1
+            var bestScore: UInt64 = 0
+            for (c, candidate) in candidates.enumerated() where taken[candidate.passage.id] == nil {
+                let score = Rendezvous.mix(key ^ Rendezvous.mix(candidate.hash))
+                if best < 0 || score > bestScore {
+                    best = c
                     bestScore = score
                 }
             }
-            guard bestDocument >= 0 else {
-                let others = Set(documents.flatMap { $0.passages.compactMap { taken[$0.id] } }).subtracting([cell]).sorted()
-                problems.append(
-                    CoverageProblem(
-                        section: section, category: category.id,
-                        message: "blueprint cell \(cell) asks for \(shape) but only \(slot) of the passages serving it are left: "
-                            + "the others are used by \(Self.list(others)) (a passage is used once in the bank)",
-                        hint: "add documents of at least \(CorpusIndex.passageMinimum) characters of prose serving it, or lower the counts"))
-                return
-            }
-            let document = documents[bestDocument]
-            let contentHashes = hashes(of: document, \.passageHashes, document.passages.map(\.range))
-            var best: CorpusPassage?
-            var bestPassageScore: UInt64 = 0
-            for passage in document.passages where taken[passage.id] == nil {
-                let score = Rendezvous.mix(key ^ Rendezvous.mix(contentHashes[passage.index - 1]))
-                if best == nil || score > bestPassageScore {
-                    best = passage
-                    bestPassageScore = score
-                }
-            }
-            guard let passage = best else { continue }
+            guard best >= 0 else { break }  // cannot happen: enough free passages were counted above
+            let (document, passage, _) = candidates[best]
             taken[passage.id] = cell
-            free[document.id] = (free[document.id] ?? document.passages.count) - 1
             let id = "p\(Self.twoDigits(passages.count + 1))"
             let text = document.text(passage.range)
             let sha256 = SHA256Digest.hex(text)
@@ -398,9 +371,8 @@ private struct Planner {
     }
 }
 
-/// Rendezvous (highest-random-weight) hashing with hashes and arithmetic that give the same
-/// answer on every machine: FNV-1a, SplitMix64's finalizer, and a logarithm of IEEE basic
-/// operations only (the C library's `log` may differ in its last bit between platforms).
+/// The hashes of rendezvous hashing: FNV-1a over bytes and SplitMix64's finalizer to mix two of
+/// them; integer arithmetic only, so every machine makes the same plan.
 enum Rendezvous {
     static func hash(_ text: String) -> UInt64 { hash(text.utf8) }
 
@@ -418,37 +390,5 @@ enum Rendezvous {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-
-    /// A document's weight: `count` rounded down to a power of two, so that a small edit changes
-    /// no weight, and a document 1,000 times longer draws about 1,000 times the items.
-    static func weight(_ count: Int) -> Double {
-        guard count > 1 else { return 1 }
-        return Double(1 << (Int.bitWidth - 1 - count.leadingZeroBitCount))
-    }
-
-    /// Weighted rendezvous score: `weight / -ln(u)` for a uniform `u` in (0, 1) drawn from the two
-    /// hashes. The highest score wins; a document of weight w wins w times as often as one of weight 1.
-    static func score(_ key: UInt64, _ candidate: UInt64, weight: Double) -> Double {
-        let h = mix(key ^ mix(candidate))
-        let u = (Double(h >> 11) + 0.5) / 9_007_199_254_740_992.0  // (0, 1)
-        return weight / -ln(u)
-    }
-
-    /// Natural logarithm of a positive finite `x` from IEEE basic operations only.
-    static func ln(_ x: Double) -> Double {
-        let exponent = Double(x.exponent)
-        let m = x.significand  // [1, 2)
-        let s = (m - 1) / (m + 1)  // [0, 1/3)
-        let s2 = s * s
-        var term = s
-        var sum = 0.0
-        var k = 1.0
-        for _ in 0..<24 {
-            sum += term / k
-            term *= s2
-            k += 2
-        }
-        return exponent * 0.693_147_180_559_945_3 + 2 * sum
     }
 }

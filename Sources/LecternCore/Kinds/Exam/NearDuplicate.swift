@@ -150,10 +150,11 @@ public enum NearDuplicate {
 }
 
 /// The stems (or any texts) of a bank seen so far, to find a new one's near duplicate without
-/// comparing it with all of them: each entry is filed under a prefix of its content words in a
-/// fixed hash order (prefix filtering: two sets with Jaccard similarity ≥ t share a word among the
-/// first |x| − ⌈t·|x|⌉ + 1 of each), within its scope and gate. Thousands of stems cost
-/// milliseconds.
+/// comparing it with all of them. Every entry is filed under each of its content words, within its
+/// scope and gate. A text of n content words can only reach similarity t with an entry that shares
+/// at least ⌈t·n⌉ of them, so it holds at least one of any n − ⌈t·n⌉ + 1 of its words: a lookup
+/// reads only the lists of its words that are rarest so far, and skips the words every templated
+/// stem shares ("which word is the odd one out"). Exact, and thousands of stems cost milliseconds.
 ///
 /// A scope keeps groups apart: questions on different passages may share a stem ("What is the main
 /// idea of the passage?"), so give each passage's questions the passage id as scope.
@@ -182,10 +183,15 @@ public struct NearDuplicateIndex: Sendable {
     /// The id of the earliest inserted text in `scope` that `text` nearly duplicates, if any.
     public func firstDuplicate(of text: String, scope: String = "") -> String? {
         let fingerprint = NearDuplicate.Fingerprint(text)
+        let lists = keys(fingerprint, scope: scope).map { postings[$0] ?? [] }
+        // The fewest lists that any match must appear in: n − ⌈t·n⌉ + 1 (ε keeps 0.6 × 5 at 3).
+        let n = lists.count
+        let needed = fingerprint.tokens.isEmpty ? 1 : n - max(1, Int((threshold * Double(n) - 1e-9).rounded(.up))) + 1
         var best: Int?
         var seen = Set<Int>()
-        for key in keys(fingerprint, scope: scope) {
-            for position in postings[key] ?? [] where best.map({ position < $0 }) ?? true {
+        for list in lists.sorted(by: { $0.count < $1.count }).prefix(max(1, needed)) {
+            for position in list {
+                if let found = best, position >= found { break }  // lists ascend: nothing earlier follows
                 guard seen.insert(position).inserted else { continue }
                 if NearDuplicate.similarity(fingerprint, fingerprints[position]) >= threshold - 1e-9 { best = position }
             }
@@ -201,14 +207,10 @@ public struct NearDuplicateIndex: Sendable {
         return nil
     }
 
-    /// The posting keys of a fingerprint: its prefix words, or its whole text when it has none.
+    /// The posting keys of a fingerprint: one per content word, or its whole text when it has none.
     private func keys(_ fingerprint: NearDuplicate.Fingerprint, scope: String) -> [String] {
         let head = scope + "\u{1F}" + fingerprint.gate
         guard !fingerprint.tokens.isEmpty else { return [head + "\u{1D}" + fingerprint.normalized] }
-        let ordered = fingerprint.tokens.sorted { (Rendezvous.hash($0), $0) < (Rendezvous.hash($1), $1) }
-        let n = ordered.count
-        // ⌊t·n⌋ ≤ ⌈t·n⌉, so this prefix is never shorter than the bound needs.
-        let prefix = max(1, min(n, n - Int((threshold * Double(n)).rounded(.down)) + 1))
-        return ordered.prefix(prefix).map { head + "\u{1E}" + $0 }
+        return fingerprint.tokens.map { head + "\u{1E}" + $0 }
     }
 }

@@ -1,0 +1,498 @@
+import Foundation
+import Testing
+
+@testable import LecternCore
+
+/// The exam corpus: reading the `corpus:` entries, chunks and passages, grounding quotes, near
+/// duplicates, and the source plan that checks the blueprint against the corpus.
+/// Fixtures/exam-corpus stands for a spec's directory; error cases write their own temporary one.
+struct ExamCorpusTests {
+    static let fixtures = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/exam-corpus")
+
+    /// A fresh directory with `files` (path → bytes) in it.
+    static func directory(_ files: [String: Data] = [:]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("exam-corpus-\(UUID().uuidString)")
+        for (path, data) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return root
+    }
+
+    static func text(_ files: [String: String]) throws -> URL {
+        try directory(files.mapValues { Data($0.utf8) })
+    }
+
+    static func issues(_ body: () throws -> ExamCorpus) -> [CorpusIssue] {
+        do {
+            _ = try body()
+            return []
+        } catch let error as CorpusError {
+            return error.issues
+        } catch {
+            return [CorpusIssue(path: "?", message: "unexpected \(error)")]
+        }
+    }
+
+    /// A prose paragraph of about `sentences` × 90 characters, different for each `seed`.
+    static func paragraph(_ seed: Int, sentences: Int = 4) -> String {
+        let nouns = ["river", "teacher", "engine", "market", "village", "library", "harvest", "bridge", "letter", "garden", "storm", "clock"]
+        let verbs = ["carried", "changed", "measured", "described", "protected", "followed", "opened", "crossed", "repaired", "counted"]
+        var words: [String] = []
+        for s in 0..<sentences {
+            let n = seed &* 31 &+ s &* 7
+            words.append(
+                "The \(nouns[n % nouns.count]) \(verbs[(n / 3) % verbs.count]) the old \(nouns[(n / 5 + 3) % nouns.count]) near the "
+                    + "\(nouns[(n / 7 + 5) % nouns.count]) in the year \(1200 + (n % 700)), as the records of part \(seed) show.")
+        }
+        return words.joined(separator: " ")
+    }
+
+    static func spec(_ corpus: [CorpusSource], _ sections: [ExamSection]) -> ExamSpec {
+        ExamSpec(corpus: corpus, preset: nil, sections: sections, optionCount: 4, forms: [], tone: ToneSpec(presets: [], text: nil))
+    }
+
+    static func standard(_ id: String, _ counts: DifficultyCounts) -> ExamCategory {
+        ExamCategory(id: id, title: id, format: .standard, instructions: "", seconds: 60, counts: counts)
+    }
+
+    static func reading(_ id: String, _ counts: DifficultyCounts, perPassage: SizeRange? = nil) -> ExamCategory {
+        ExamCategory(id: id, title: id, format: .reading, instructions: "", seconds: 90, counts: counts, questionsPerPassage: perPassage)
+    }
+
+    // MARK: Loading
+
+    @Test func loadsFilesDirectoriesAndCourseBundles() throws {
+        let corpus = try ExamCorpus.load(
+            [CorpusSource(path: "./notes/"), CorpusSource(path: "plain.txt"), CorpusSource(path: "course", sections: ["verbal"])],
+            relativeTo: Self.fixtures)
+        #expect(
+            corpus.documents.map(\.id) == [
+                "notes/arabic/water-cycle.md", "notes/printing-press.md", "plain.txt", "course/lectures/01-01-values.md",
+            ])
+        let lecture = try #require(corpus.document("course/lectures/01-01-values.md"))
+        #expect(lecture.serves(section: "verbal", category: "analogies"))
+        #expect(!lecture.serves(section: "quantitative", category: "analogies"))
+        #expect(lecture.sources == [CorpusSource(path: "course", sections: ["verbal"])])
+        let press = try #require(corpus.document("notes/printing-press.md"))
+        #expect(press.isMarkdown)
+        #expect(press.sha256 == SHA256Digest.hex(try Data(contentsOf: Self.fixtures.appendingPathComponent("notes/printing-press.md"))))
+        #expect(corpus.documentInfos.map(\.id) == corpus.documents.map(\.id))
+        // Front matter is not in any chunk; the code block is one chunk's end, whole.
+        #expect(!press.chunks.contains { press.text($0.range).contains("source: written") })
+        #expect(press.chunks.contains { press.text($0.range).hasSuffix("It is not prose for a passage.\n```") })
+        #expect(!press.passages.contains { press.text($0.range).contains("```") })
+        let plain = try #require(corpus.document("plain.txt"))
+        #expect(!plain.isMarkdown)
+        #expect(plain.chunks.count == 1)
+    }
+
+    @Test func overlappingEntriesGiveOneDocumentServingBoth() throws {
+        let corpus = try ExamCorpus.load(
+            [CorpusSource(path: "notes", categories: ["analogies"]), CorpusSource(path: "notes/printing-press.md", categories: ["reading"])],
+            relativeTo: Self.fixtures)
+        #expect(corpus.documents.count == 2)
+        let press = try #require(corpus.document("notes/printing-press.md"))
+        #expect(press.serves(section: "verbal", category: "reading") && press.serves(section: "verbal", category: "analogies"))
+        #expect(corpus.documents(servingSection: "verbal", category: "reading").map(\.id) == ["notes/printing-press.md"])
+    }
+
+    @Test func aMissingPathIsNamedAsWrittenWithAHint() throws {
+        let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "notes/printing-pres.md"), CorpusSource(path: "nowhere/")], relativeTo: Self.fixtures) }
+        #expect(issues.count == 2)
+        #expect(issues[0].path == "notes/printing-pres.md")
+        #expect(issues[0].message.contains("corpus entry 'notes/printing-pres.md' does not exist"))
+        #expect(issues[0].hint?.contains("did you mean 'printing-press.md'?") == true)
+        #expect(issues[0].hint?.contains("relative to the spec's directory") == true)
+        #expect(issues[1].path == "nowhere/")
+    }
+
+    @Test func invalidUTF8NULAndOtherFilesAreRefusedByName() throws {
+        var latin1 = Data("caf".utf8)
+        latin1.append(0xE9)  // é in Latin-1
+        latin1.append(contentsOf: Data(" au lait, with more words after it.\n".utf8))
+        let root = try Self.directory([
+            "corpus/latin1.md": latin1, "corpus/binary.txt": Data([0x41, 0x42, 0x00, 0x43]), "corpus/ok.md": Data("Fine.\n".utf8),
+            "notes.pdf": Data("%PDF".utf8),
+        ])
+        let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus"), CorpusSource(path: "notes.pdf")], relativeTo: root) }
+        #expect(issues.map(\.message) == ["corpus entry 'notes.pdf' is not a Markdown or plain-text file"])
+        // Files are read only when every entry resolves.
+        let fileIssues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: root) }.map(\.message)
+        #expect(fileIssues.contains("corpus/latin1.md is not valid UTF-8 text (at byte 3)"))
+        #expect(fileIssues.contains("corpus/binary.txt holds a NUL byte (at byte 2): it is a binary file, not text"))
+    }
+
+    @Test func cleaningStripsTheBOMJoinsLineEndsAndDropsControls() throws {
+        let root = try Self.directory(["a.md": Data([0xEF, 0xBB, 0xBF] + Array("One\r\ntwo\rthree\u{07}\u{1B}four\u{0C}five\u{85}six\n".utf8))])
+        let corpus = try ExamCorpus.load([CorpusSource(path: "a.md")], relativeTo: root)
+        #expect(corpus.documents[0].text == "One\ntwo\nthreefour\nfivesix\n")
+        #expect(corpus.documents[0].characters == corpus.documents[0].text.unicodeScalars.count)
+    }
+
+    @Test func oversizedDocumentsAndCorporaAreErrorsNotCrashes() throws {
+        let root = try Self.text(["big.md": String(repeating: "word ", count: 400), "small.md": "Short.\n", "other.md": "Also short.\n"])
+        let one = Self.issues {
+            try ExamCorpus.load([CorpusSource(path: "big.md")], relativeTo: root, limits: CorpusLimits(maximumDocumentBytes: 1_000))
+        }
+        #expect(one.count == 1)
+        #expect(one.first?.message.contains("big.md is 2 KB, over the 1000 bytes limit for one corpus document") == true)
+        let all = Self.issues {
+            try ExamCorpus.load([CorpusSource(path: ".")], relativeTo: root, limits: CorpusLimits(maximumDocumentBytes: 4_000, maximumTotalBytes: 2_010))
+        }
+        #expect(all.count == 1)
+        #expect(all.first?.message.contains("the corpus is over") == true)
+        let many = Self.issues { try ExamCorpus.load([CorpusSource(path: ".")], relativeTo: root, limits: CorpusLimits(maximumDocuments: 2)) }
+        #expect(many.first?.message == "the corpus has 3 documents, over the limit of 2")
+    }
+
+    @Test func directoriesSkipHiddenFilesAndLinksOutOfTheTree() throws {
+        let root = try Self.text([
+            "corpus/a.md": "A.\n", "corpus/.hidden.md": "hidden\n", "corpus/.git/b.md": "hidden\n", "corpus/sub/c.txt": "C.\n",
+            "outside.md": "secret\n",
+        ])
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/leak.md").path, withDestinationPath: "../outside.md")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/alias.md").path, withDestinationPath: "a.md")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/loop").path, withDestinationPath: ".")
+        let corpus = try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: root)
+        #expect(corpus.documents.map(\.id) == ["corpus/a.md", "corpus/alias.md", "corpus/sub/c.txt"])
+        #expect(corpus.skipped == ["corpus/leak.md: a symbolic link out of its corpus directory, not read"])
+
+        let empty = try Self.text(["corpus/readme.json": "{}"])
+        let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: empty) }
+        #expect(issues.map(\.message) == ["corpus entry 'corpus' holds no .md, .markdown or .txt files"])
+    }
+
+    // MARK: Chunks and passages
+
+    @Test func chunkingIsDeterministicBoundedAndFollowsHeadings() throws {
+        var markdown = "# Part one\n\n"
+        for p in 0..<12 { markdown += Self.paragraph(p) + "\n\n" }
+        markdown += "## Part two\n\n" + Self.paragraph(100) + "\n\n"
+        markdown += String(repeating: Self.paragraph(200, sentences: 1) + " ", count: 40) + "\n\n"  // one huge paragraph
+        markdown += "الجملة الأولى طويلة بما يكفي لتكون جملة كاملة في هذا الاختبار؟ " + String(repeating: "وهذه جملة عربية أخرى تتكرر هنا؟ ", count: 80)
+        let a = try ExamCorpus(texts: [("doc.md", markdown)])
+        let b = try ExamCorpus(texts: [("doc.md", markdown)])
+        let document = a.documents[0]
+        #expect(document.chunks == b.documents[0].chunks)
+        #expect(document.passages == b.documents[0].passages)
+        #expect(document.chunks.map(\.id).prefix(2) == ["doc.md#1", "doc.md#2"])
+        for chunk in document.chunks {
+            #expect(chunk.characters <= CorpusIndex.chunkMaximum + 20, "\(chunk.id) has \(chunk.characters) characters")
+            #expect(chunk.characters == document.text(chunk.range).unicodeScalars.count)
+        }
+        #expect(document.chunks.allSatisfy { $0.isGroundable })
+        // "## Part two" begins a chunk; the huge paragraphs are cut after sentence ends (`.` and `؟`).
+        #expect(document.chunks.contains { document.text($0.range).hasPrefix("## Part two") })
+        let cuts = document.chunks.map { document.text($0.range) }.filter { !$0.hasPrefix("#") }
+        #expect(cuts.allSatisfy { $0.hasSuffix(".") || $0.hasSuffix("؟") })
+        #expect(cuts.contains { $0.hasSuffix("؟") })
+        for passage in document.passages {
+            let text = document.text(passage.range)
+            #expect((CorpusIndex.passageMinimum...CorpusIndex.passageMaximum).contains(passage.characters))
+            #expect(passage.sentences >= 3)
+            #expect(!text.contains("#"))
+        }
+        for (x, y) in zip(document.passages, document.passages.dropFirst()) { #expect(x.range.upperBound <= y.range.lowerBound) }
+    }
+
+    @Test func fixtureDocumentsHavePassagesInBothLanguages() throws {
+        let corpus = try ExamCorpus.load([CorpusSource(path: "notes")], relativeTo: Self.fixtures)
+        for document in corpus.documents {
+            #expect(!document.passages.isEmpty, "\(document.id) has no passage")
+            #expect(!document.groundableChunks.isEmpty, "\(document.id)")
+        }
+        #expect(corpus.document("notes/printing-press.md")?.groundableChunks.count == 2)
+    }
+
+    @Test func aTextWithoutPassageLengthProseHasNoPassage() throws {
+        let corpus = try ExamCorpus(texts: [("list.md", (1...60).map { "- item \($0)" }.joined(separator: "\n")), ("short.txt", "One. Two. Three.")])
+        #expect(corpus.documents.allSatisfy { $0.passages.isEmpty })
+    }
+
+    // MARK: The index cache
+
+    @Test func theIndexCacheIsUsedAndNeverTrustedWhenCorrupt() throws {
+        var text = "# Cached\n\n"
+        for p in 0..<10 { text += Self.paragraph(p) + "\n\n" }
+        let root = try Self.text(["doc.md": text])
+        let cache = root.appendingPathComponent("index-cache")
+        let fresh = try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: cache).documents[0]
+        let file = cache.appendingPathComponent("\(fresh.sha256).md.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(fresh.chunks.count >= 3)
+
+        // A hit: an index whose valid ranges differ from what chunking would give is what is used.
+        let first = fresh.chunks[0].range
+        let planted = #"{"bytes":\#(fresh.utf8.count),"chunks":[[\#(first.lowerBound),\#(first.upperBound)]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#
+        try Data(planted.utf8).write(to: file)
+        let hit = try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: cache).documents[0]
+        #expect(hit.chunks.count == 1 && hit.passages.isEmpty)
+
+        // Corrupt files fall back to indexing afresh, and the file is rewritten.
+        let corrupt = [
+            "{not json", #"{"bytes":\#(fresh.utf8.count),"chunks":[[0,999999999]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#,
+            #"{"bytes":\#(fresh.utf8.count),"chunks":[[5,3]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#,
+            #"{"bytes":\#(fresh.utf8.count),"chunks":[],"markdown":true,"passages":[[0,10]],"rules":"\#(CorpusIndex.rules)"}"#,
+            #"{"bytes":\#(fresh.utf8.count),"chunks":[[0,10]],"markdown":true,"passages":[],"rules":"v0"}"#,
+            #"{"bytes":1,"chunks":[[0,1]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#,
+        ]
+        for content in corrupt {
+            try Data(content.utf8).write(to: file)
+            let again = try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: cache).documents[0]
+            #expect(again.chunks == fresh.chunks && again.passages == fresh.passages, "\(content)")
+        }
+        #expect(try Data(contentsOf: file) != Data(corrupt.last!.utf8))
+
+        // A cache directory that cannot be written is no error.
+        let blocked = root.appendingPathComponent("doc.md/cache")
+        #expect(try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: blocked).documents[0].chunks == fresh.chunks)
+    }
+
+    // MARK: Grounding
+
+    @Test func arabicQuotesMatchWithoutHarakatTatweelOrAlefForms() throws {
+        let corpus = try ExamCorpus.load([CorpusSource(path: "notes")], relativeTo: Self.fixtures)
+        let id = "notes/arabic/water-cycle.md"
+        // The document has تُسخِّنُ أشعةُ الشمسِ with harakat and hamza on the alef.
+        #expect(corpus.contains(quote: "تسخن اشعة الشمس مياه البحار والمحيطات", inDocument: id) == .found)
+        // بخـــارُ has tatweel in the document; إلى is typed الي here; ة typed ه.
+        #expect(corpus.contains(quote: "وهناك يبرد بخار الماء ويتكاثف", inDocument: id) == .found)
+        #expect(corpus.contains(quote: "ويصعد الي طبقات الجو العليا", inDocument: id) == .found)
+        #expect(corpus.contains(quote: "تعد دوره الماء من اهم العمليات الطبيعيه", inDocument: id) == .found)
+        // With harakat of its own, and Arabic punctuation the document has.
+        #expect(corpus.contains(quote: "فَهَلْ نَسْتَطِيعُ أَنْ نُحَافِظَ عَلَى هَذَا التَّوَازُنِ الدَّقِيقِ؟", inDocument: id) == .found)
+        // A different sentence is not there.
+        #expect(corpus.contains(quote: "تبدأ الدورة عندما تسخن أشعة القمر مياه البحار", inDocument: id) == .notFound)
+        #expect(corpus.contains(quote: "تسخن اشعة الشمس مياه البحار", inDocument: "notes/water-cycle.md") == .documentNotFound)
+        #expect(corpus.contains(quote: "دورة الماء", inDocument: id) == .tooShort(words: 2, characters: 10))
+    }
+
+    @Test func englishQuotesMatchAcrossQuoteMarksDashesCaseAndMarkdown() throws {
+        let corpus = try ExamCorpus.load([CorpusSource(path: "notes")], relativeTo: Self.fixtures)
+        let id = "notes/printing-press.md"
+        #expect(corpus.contains(quote: "What nobody disputes is that \"the speed of copying\" changed for good.", inDocument: id) == .found)
+        #expect(corpus.contains(quote: "he mixed an oil based ink that stuck to metal type", inDocument: id) == .found)
+        #expect(corpus.contains(quote: "AROUND 1450, JOHANNES GUTENBERG COMBINED", inDocument: id) == .found)
+        #expect(corpus.contains(quote: "around 1460, johannes gutenberg combined", inDocument: id) == .notFound)
+        #expect(corpus.contains(quote: "every book in Europe was printed by hand", inDocument: id) == .notFound)
+        #expect(corpus.contains(quote: "Gutenberg", inDocument: id) == .tooShort(words: 1, characters: 9))
+        #expect(QuoteCheck.notFound.problem(document: id)?.contains("does not occur in notes/printing-press.md") == true)
+        #expect(QuoteCheck.found.problem(document: id) == nil)
+    }
+
+    @Test func normalizationFoldsWhatRetypingChanges() {
+        #expect(GroundingText.normalize("  “Don’t”—say **it**,  _now_!  ") == "don t say it now")
+        #expect(GroundingText.normalize("Café ＡＢＣ ﬁne x²") == "cafe abc fine x2")
+        #expect(GroundingText.normalize("see [the docs](https://example.com/a_b) here") == "see the docs here")
+        #expect(GroundingText.normalize("2+3=5 and 2 + 3 = 5") == "2 + 3 = 5 and 2 + 3 = 5")
+        #expect(GroundingText.normalize("> quoted\n> lines") == "quoted lines")
+        #expect(GroundingText.normalize("zero\u{200B}width \u{200F}bidi\u{00AD}hyphen") == "zerowidth bidihyphen")
+        #expect(GroundingText.normalize("أَإِآٱ ى ة ـ ١٢٣ ۴ ک ی") == "اااا ي ه 123 4 ك ي")
+        #expect(GroundingText.normalize("مُـــحَمَّدٌ، «قال»؛") == "محمد قال")
+        // Word boundaries: "he cat" is not inside "the cat".
+        #expect(!GroundingText.contains("he cat sat", in: "the cat sat down"))
+        #expect(GroundingText.contains("the cat sat", in: "Then the cat sat down"))
+    }
+
+    // MARK: Near duplicates
+
+    @Test func nearDuplicateStemsInEnglishAndArabic() {
+        #expect(NearDuplicate.areDuplicates("What is the capital of France?", "What's the capital city of France?"))
+        #expect(NearDuplicate.areDuplicates("Which word does not belong: apple, banana, cherry, car?", "Which word does NOT belong? Apple, banana, car, cherry"))
+        #expect(!NearDuplicate.areDuplicates("Which word is the odd one out: apple, banana, cherry, car?", "Which word is the odd one out: red, blue, green, chair?"))
+        #expect(!NearDuplicate.areDuplicates("Why did the author move to Cairo?", "When did the author move to Cairo?"))
+        #expect(!NearDuplicate.areDuplicates("Which of these is a mammal?", "Which of these is not a mammal?"))
+        #expect(!NearDuplicate.areDuplicates("What is 12 + 30?", "What is 12 + 31?"))
+        #expect(NearDuplicate.areDuplicates("ما عاصمة فرنسا؟", "ما هي عاصمةُ دولة فرنسا؟"))
+        #expect(NearDuplicate.areDuplicates("ما مرادف كلمة «الشجاعة»؟", "ما مُرادِفُ كلمةِ الشجاعه؟"))
+        #expect(!NearDuplicate.areDuplicates("ما الكلمة الشاذة: تفاحة، موز، كرز، سيارة؟", "ما الكلمة الشاذة: أحمر، أزرق، أخضر، كرسي؟"))
+        #expect(!NearDuplicate.areDuplicates("لماذا انتقل الكاتب إلى القاهرة؟", "متى انتقل الكاتب إلى القاهرة؟"))
+        #expect(NearDuplicate.similarity("What is it?", "what is it") == 1)
+    }
+
+    @Test func optionsThatRestateEachOther() {
+        #expect(NearDuplicate.restate("Because water expands when it freezes", "When it freezes, water expands."))
+        #expect(NearDuplicate.restate("Paris", " paris "))
+        #expect(NearDuplicate.restate("الشجاعة", "الشَّجاعةُ"))
+        #expect(!NearDuplicate.restate("Paris", "The city of Paris"))
+        #expect(!NearDuplicate.restate("All of the above", "None of the above"))
+        #expect(!NearDuplicate.restate("12", "21"))
+    }
+
+    @Test func theIndexFindsTheFirstDuplicateAmongThousands() {
+        var index = NearDuplicateIndex()
+        let nouns = ["river", "teacher", "engine", "market", "village", "library", "harvest", "bridge", "letter", "garden", "storm", "clock"]
+        var inserted = 0
+        for i in 0..<3_000 {
+            let stem = "Which word is the odd one out: \(nouns[i % 12])\(i), \(nouns[(i / 12) % 12])x\(i / 7), \(nouns[(i / 144) % 12])y\(i)?"
+            if let duplicate = index.insertUnlessDuplicate(id: "s\(i)", text: stem) {
+                Issue.record("s\(i) reported as a duplicate of \(duplicate)")
+            } else {
+                inserted += 1
+            }
+        }
+        #expect(index.count == inserted && inserted == 3_000)
+        #expect(index.firstDuplicate(of: "which word is the odd one out — river0, riverx0, rivery0") == "s0")
+        #expect(index.firstDuplicate(of: "Which word is the odd one out: river0, riverx0, rivery0?", scope: "p02") == nil)
+        index.insert(id: "q1", text: "What is the capital of France?", scope: "p02")
+        index.insert(id: "q2", text: "What's the capital city of France?", scope: "p02")
+        #expect(index.firstDuplicate(of: "What is the capital city of France?", scope: "p02") == "q1")
+    }
+
+    // MARK: The source plan
+
+    static func pressAndWater() -> [CorpusSource] {
+        [CorpusSource(path: "notes/printing-press.md"), CorpusSource(path: "notes/arabic", sections: ["verbal"])]
+    }
+
+    @Test func planIdsDifficultiesAndGrounding() throws {
+        let corpus = try ExamCorpus.load(Self.pressAndWater(), relativeTo: Self.fixtures)
+        let spec = Self.spec(
+            Self.pressAndWater(),
+            [
+                ExamSection(
+                    id: "verbal", title: "Verbal",
+                    categories: [
+                        Self.standard("analogies", DifficultyCounts(easy: 2, medium: 1, hard: 1)),
+                        Self.reading("reading-comprehension", DifficultyCounts(easy: 3, medium: 2, hard: 2)),
+                    ])
+            ])
+        let plan = try ExamSourcePlan.make(spec: spec, corpus: corpus).get()
+        #expect(
+            plan.items.map(\.id) == [
+                "verbal/analogies/easy-01", "verbal/analogies/easy-02", "verbal/analogies/medium-01", "verbal/analogies/hard-01",
+                "verbal/reading-comprehension/p01-q1", "verbal/reading-comprehension/p01-q2", "verbal/reading-comprehension/p01-q3",
+                "verbal/reading-comprehension/p01-q4", "verbal/reading-comprehension/p02-q1", "verbal/reading-comprehension/p02-q2",
+                "verbal/reading-comprehension/p02-q3",
+            ])
+        #expect(plan.items.map(\.difficulty) == [.easy, .easy, .medium, .hard, .easy, .easy, .easy, .medium, .medium, .hard, .hard])
+        #expect(plan.passages.map(\.id) == ["p01", "p02"])
+        #expect(plan.passages.map(\.difficulties) == [[.easy, .easy, .easy, .medium], [.medium, .hard, .hard]])
+        #expect(Set(plan.passages.map(\.source)).count == 2)
+        for item in plan.items {
+            let document = try #require(corpus.document(item.document))
+            #expect(item.groundingSHA256 == SHA256Digest.hex(item.groundingText))
+            if let chunkID = item.chunk {
+                let chunk = try #require(document.chunks.first { $0.id == chunkID })
+                #expect(chunk.isGroundable && document.text(chunk.range) == item.groundingText)
+            } else {
+                let passage = try #require(plan.passages.first { $0.id == item.passage })
+                #expect(passage.text == item.groundingText && passage.items.contains(item.id))
+            }
+        }
+        // The items of a cell spread over chunks.
+        let analogies = plan.items.filter { $0.category == "analogies" }
+        #expect(Set(analogies.compactMap(\.chunk)).count >= 2)
+        #expect(try ExamSourcePlan.make(spec: spec, corpus: corpus).get() == plan)
+    }
+
+    @Test func cellsTheCorpusCannotServeAreNamed() throws {
+        let sources = [
+            CorpusSource(path: "notes/printing-press.md", sections: ["verbal"]), CorpusSource(path: "plain.txt", sections: ["quantitative"]),
+        ]
+        let corpus = try ExamCorpus.load(sources, relativeTo: Self.fixtures)
+        let spec = Self.spec(
+            sources,
+            [
+                ExamSection(
+                    id: "verbal", title: "Verbal",
+                    categories: [
+                        Self.standard("analogies", DifficultyCounts(easy: 5)),  // fine
+                        Self.standard("completion", DifficultyCounts(easy: 10, medium: 10)),  // too little text
+                        Self.reading("reading", DifficultyCounts(medium: 30)),  // too few passages
+                        Self.reading("odd", DifficultyCounts(hard: 1)),  // one question cannot make a passage of 2–5
+                        Self.reading("tight", DifficultyCounts(easy: 7), perPassage: SizeRange(min: 4, max: 5)),
+                    ]),
+                ExamSection(
+                    id: "quantitative", title: "Quantitative",
+                    categories: [Self.standard("algebra", DifficultyCounts(easy: 1)), Self.standard("empty", DifficultyCounts())]),
+                ExamSection(id: "spatial", title: "Spatial", categories: [Self.standard("shapes", DifficultyCounts(medium: 2))]),
+            ])
+        guard case .failure(let error) = ExamSourcePlan.make(spec: spec, corpus: corpus) else {
+            Issue.record("the plan should fail")
+            return
+        }
+        #expect(error.problems.map(\.cell) == ["verbal/completion", "verbal/reading", "verbal/odd", "verbal/tight", "quantitative/algebra", "spatial/shapes"])
+        let byCell = Dictionary(uniqueKeysWithValues: error.problems.map { ($0.cell, $0) })
+        #expect(byCell["verbal/completion"]?.message.contains("asks for 20 items but the corpus has") == true)
+        #expect(byCell["verbal/completion"]?.message.contains("(notes/printing-press.md)") == true)
+        #expect(byCell["verbal/completion"]?.hint.contains("lower the count to") == true)
+        #expect(byCell["verbal/reading"]?.message.contains("asks for 6 passages (30 questions, 2–5 per passage) but the corpus has") == true)
+        #expect(byCell["verbal/odd"]?.message == "blueprint cell verbal/odd asks for 1 question, which cannot be split into passages of 2–5 questions each")
+        #expect(byCell["verbal/odd"]?.hint == "ask for 2 questions, or change questions_per_passage")
+        #expect(byCell["verbal/tight"]?.hint == "ask for 5 or 8 questions, or change questions_per_passage")
+        #expect(byCell["quantitative/algebra"]?.message.contains("no document serving it has a chunk of at least 200 characters (plain.txt)") == true)
+        #expect(byCell["spatial/shapes"]?.message == "blueprint cell spatial/shapes (2 items) has no corpus entry serving it")
+        #expect(error.diagnostics(file: "exam.yaml").first?.description.hasPrefix("exam.yaml: error: blueprint cell verbal/completion") == true)
+    }
+
+    @Test func aPassageIsUsedOnceInTheBank() throws {
+        let corpus = try ExamCorpus.load([CorpusSource(path: "notes")], relativeTo: Self.fixtures)
+        let available = corpus.documents.reduce(0) { $0 + $1.passages.count }
+        let one = Self.reading("reading-a", DifficultyCounts(easy: 2 * available), perPassage: SizeRange(min: 2, max: 2))  // every passage
+        let spec = Self.spec(
+            [CorpusSource(path: "notes")],
+            [ExamSection(id: "verbal", title: "Verbal", categories: [one, Self.reading("reading-b", DifficultyCounts(easy: 2))])])
+        guard case .failure(let error) = ExamSourcePlan.make(spec: spec, corpus: corpus) else {
+            Issue.record("the second cell should find no passage left")
+            return
+        }
+        #expect(error.problems.map(\.cell) == ["verbal/reading-b"])
+        #expect(error.problems[0].message.contains("the others are used by verbal/reading-a (a passage is used once in the bank)"))
+        let fits = Self.spec([CorpusSource(path: "notes")], [ExamSection(id: "verbal", title: "Verbal", categories: [one])])
+        let plan = try ExamSourcePlan.make(spec: fits, corpus: corpus).get()
+        #expect(Set(plan.passages.map(\.source)).count == available)
+    }
+
+    /// A corpus of `count` documents of a few chunks each; `edited` gets a changed paragraph.
+    static func manyDocuments(_ count: Int, edited: Int? = nil, longer: Int? = nil) -> [(id: String, text: String)] {
+        (0..<count).map { d in
+            var text = "# Document \(d)\n\n"
+            for p in 0..<(8 + d % 7) {
+                let seed = d * 100 + p
+                text += (d == edited && p == 1 ? Self.paragraph(seed + 55_555) : Self.paragraph(seed)) + "\n\n"
+            }
+            if d == longer { for p in 0..<40 { text += Self.paragraph(d * 100 + 50 + p) + "\n\n" } }
+            return (String(format: "docs/d%03d.md", d), text)
+        }
+    }
+
+    @Test func editingOneDocumentMovesOnlyItemsDrawnFromIt() throws {
+        let sections = [
+            ExamSection(
+                id: "verbal", title: "Verbal",
+                categories: [
+                    Self.standard("analogies", DifficultyCounts(easy: 20, medium: 20, hard: 20)),
+                    Self.standard("completion", DifficultyCounts(easy: 15, medium: 15, hard: 10)),
+                    Self.reading("reading", DifficultyCounts(easy: 10, medium: 10, hard: 10)),
+                ])
+        ]
+        let spec = Self.spec([CorpusSource(path: ".")], sections)
+        let before = try ExamSourcePlan.make(spec: spec, corpus: ExamCorpus(texts: Self.manyDocuments(40))).get()
+        var movedInAll = 0
+        for (edited, longer) in [(7, nil), (nil, 12), (3, 3)] as [(Int?, Int?)] {
+            let changed = try ExamSourcePlan.make(spec: spec, corpus: ExamCorpus(texts: Self.manyDocuments(40, edited: edited, longer: longer))).get()
+            let touched = Set([edited, longer].compactMap { $0 }.map { String(format: "docs/d%03d.md", $0) })
+            let old = Dictionary(uniqueKeysWithValues: before.items.map { ($0.id, $0) })
+            var moved = 0
+            for item in changed.items {
+                let previous = try #require(old[item.id])
+                if previous.groundingSHA256 != item.groundingSHA256 || previous.document != item.document {
+                    moved += 1
+                    #expect(touched.contains(previous.document) || touched.contains(item.document), "\(item.id) moved from \(previous.document) to \(item.document)")
+                }
+            }
+            #expect(moved < changed.items.count / 4, "\(moved) items moved")
+            movedInAll += moved
+        }
+        #expect(movedInAll > 0)
+        // Items spread over the documents and, within one, over its chunks.
+        let documents = Set(before.items.filter { $0.passage == nil }.map(\.document))
+        #expect(documents.count >= 20)
+        let perChunk = Dictionary(grouping: before.items.filter { $0.category == "analogies" }, by: { $0.chunk ?? "" }).values.map(\.count)
+        #expect(perChunk.max() ?? 0 <= ExamSourcePlan.itemsPerChunk)
+    }
+}
