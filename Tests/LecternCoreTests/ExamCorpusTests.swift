@@ -51,7 +51,7 @@ struct ExamCorpusTests {
     }
 
     static func spec(_ corpus: [CorpusSource], _ sections: [ExamSection]) -> ExamSpec {
-        ExamSpec(corpus: corpus, preset: nil, sections: sections, optionCount: 4, forms: [], tone: ToneSpec(presets: [], text: nil))
+        ExamSpec(corpus: corpus, preset: nil, sections: sections, optionCount: 4, forms: [])
     }
 
     static func standard(_ id: String, _ counts: DifficultyCounts) -> ExamCategory {
