@@ -25,7 +25,7 @@ struct SpecLoaderTests {
     func validSpecsLoad(_ name: String) throws {
         let url = Self.fixtures.appendingPathComponent("specs/valid/\(name)")
         let spec = try SpecLoader(presets: try Self.presets()).load(url, displayName: name)
-        #expect(spec.kind == .course)
+        #expect(spec.kind == (name.hasPrefix("exam") ? .exam : .course))
         #expect(Slug.isValidID(spec.id))
     }
 
