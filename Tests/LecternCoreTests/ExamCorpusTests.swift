@@ -342,6 +342,20 @@ struct ExamCorpusTests {
         #expect(index.firstDuplicate(of: "What is the capital city of France?", scope: "p02") == "q1")
     }
 
+    @Test func theFrameOfATemplatedCategoryDoesNotCount() {
+        var index = NearDuplicateIndex()
+        let words = (0..<400).map { "w\($0)" }
+        func stem(_ w: [String]) -> String { "Which word is the odd one out: \(w.joined(separator: ", "))?" }
+        for i in 0..<100 { index.insert(id: "s\(i)", text: stem(Array(words[(4 * i)..<(4 * i + 4)]))) }
+        let twoShared = stem(["w0", "w1", "new1", "new2"])
+        let threeShared = stem(["w2", "w0", "w1", "new1"])
+        // Alone, two stems on one frame that share half their words look alike; in the bank they do not.
+        #expect(NearDuplicate.areDuplicates(stem(["w0", "w1", "w2", "w3"]), twoShared))
+        #expect(index.firstDuplicate(of: twoShared) == nil)
+        #expect(index.firstDuplicate(of: threeShared) == "s0")
+        #expect(index.firstDuplicate(of: "Which word is the odd one out?") == nil)
+    }
+
     // MARK: The source plan
 
     static func pressAndWater() -> [CorpusSource] {

@@ -212,12 +212,17 @@ private struct Planner {
             for n in 1...category.counts[difficulty] { ids.append(("\(cell)/\(difficulty.rawValue)-\(Self.twoDigits(n))", difficulty)) }
         }
 
-        // Every groundable chunk serving the cell, keyed by its document's id and its content.
-        var chunks: [(document: CorpusDocument, chunk: CorpusChunk, key: UInt64)] = []
-        for (document, groundable) in candidates {
+        // Every groundable chunk serving the cell, keyed by its document's id and its content. The
+        // keys are an array of their own: the loop below reads them once per item.
+        var chunks: [(document: Int, chunk: CorpusChunk)] = []
+        var keys: [UInt64] = []
+        for (d, (document, groundable)) in candidates.enumerated() {
             let contentHashes = hashes(of: document, \.chunkHashes, document.chunks.map(\.range))
             let documentHash = Rendezvous.mix(Rendezvous.hash(document.id))
-            for chunk in groundable { chunks.append((document, chunk, Rendezvous.mix(documentHash ^ contentHashes[chunk.index - 1]))) }
+            for chunk in groundable {
+                chunks.append((d, chunk))
+                keys.append(Rendezvous.mix(documentHash ^ contentHashes[chunk.index - 1]))
+            }
         }
         // Chunk per item: the highest rendezvous score among chunks with room for another item of the cell.
         var load = [UInt8](repeating: 0, count: chunks.count)
@@ -225,16 +230,19 @@ private struct Planner {
             let key = Rendezvous.hash(item.id)
             var best = -1
             var bestScore: UInt64 = 0
-            for c in chunks.indices where load[c] < ExamSourcePlan.itemsPerChunk {
-                let score = Rendezvous.mix(key ^ chunks[c].key)
-                if best < 0 || score > bestScore {
-                    best = c
-                    bestScore = score
+            keys.withUnsafeBufferPointer { keys in
+                for c in 0..<keys.count where load[c] < ExamSourcePlan.itemsPerChunk {
+                    let score = Rendezvous.mix(key ^ keys[c])
+                    if best < 0 || score > bestScore {
+                        best = c
+                        bestScore = score
+                    }
                 }
             }
             guard best >= 0 else { break }  // cannot happen: the capacity was checked above
             load[best] += 1
-            let (document, chunk, _) = chunks[best]
+            let chunk = chunks[best].chunk
+            let document = candidates[chunks[best].document].0
             let text = document.text(chunk.range)
             items.append(
                 PlannedItem(
@@ -315,12 +323,14 @@ private struct Planner {
         // Passage per slot: rendezvous over the contents of every free passage serving the cell, so
         // a slot moves only when the passage it had or now prefers changed (or another slot took it).
         var start = 0
+        var used = [Bool](repeating: false, count: candidates.count)
+        let candidateKeys = candidates.map { Rendezvous.mix($0.hash) }
         for (slot, size) in sizes.enumerated() {
             let key = Rendezvous.hash("\(cell)#\(slot + 1)")
             var best = -1
             var bestScore: UInt64 = 0
-            for (c, candidate) in candidates.enumerated() where taken[candidate.passage.id] == nil {
-                let score = Rendezvous.mix(key ^ Rendezvous.mix(candidate.hash))
+            for c in candidateKeys.indices where !used[c] {
+                let score = Rendezvous.mix(key ^ candidateKeys[c])
                 if best < 0 || score > bestScore {
                     best = c
                     bestScore = score
@@ -328,6 +338,7 @@ private struct Planner {
             }
             guard best >= 0 else { break }  // cannot happen: enough free passages were counted above
             let (document, passage, _) = candidates[best]
+            used[best] = true
             taken[passage.id] = cell
             let id = "p\(Self.twoDigits(passages.count + 1))"
             let text = document.text(passage.range)
@@ -353,7 +364,7 @@ private struct Planner {
         of document: CorpusDocument, _ store: WritableKeyPath<Planner, [String: [UInt64]]>, _ ranges: @autoclosure () -> [Range<Int>]
     ) -> [UInt64] {
         if let known = self[keyPath: store][document.id] { return known }
-        let made = ranges().map { Rendezvous.hash(document.utf8[$0]) }
+        let made = document.utf8.withUnsafeBufferPointer { bytes in ranges().map { Rendezvous.hash(UnsafeBufferPointer(rebasing: bytes[$0])) } }
         self[keyPath: store][document.id] = made
         return made
     }
@@ -375,6 +386,15 @@ private struct Planner {
 /// them; integer arithmetic only, so every machine makes the same plan.
 enum Rendezvous {
     static func hash(_ text: String) -> UInt64 { hash(text.utf8) }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
 
     static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
