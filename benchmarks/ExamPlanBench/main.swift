@@ -116,8 +116,10 @@ func blueprint() -> ExamSpec {
         sections: [
             ExamSection(
                 id: "verbal", title: "Verbal",
-                categories: [standard("analogies", 300), standard("sentence-completion", 300), standard("contextual-error", 300),
-                    standard("odd-word-out", 300), reading]),
+                categories: [
+                    standard("analogies", 300), standard("sentence-completion", 300), standard("contextual-error", 300),
+                    standard("odd-word-out", 300), reading,
+                ]),
             ExamSection(
                 id: "quantitative", title: "Quantitative",
                 categories: [standard("arithmetic", 150), standard("algebra", 150), standard("geometry", 100)]),
@@ -180,8 +182,9 @@ case "plan":
     }
     let planned = seconds(since: planStart)
     let bytes = corpus.documents.reduce(0) { $0 + $1.characters }
-    print("corpus: \(corpus.documents.count) documents, \(bytes) characters, \(corpus.documents.reduce(0) { $0 + $1.chunks.count }) chunks, "
-        + "\(corpus.documents.reduce(0) { $0 + $1.passages.count }) passages; index cache: \(cache?.path ?? "none")")
+    print(
+        "corpus: \(corpus.documents.count) documents, \(bytes) characters, \(corpus.documents.reduce(0) { $0 + $1.chunks.count }) chunks, "
+            + "\(corpus.documents.reduce(0) { $0 + $1.passages.count }) passages; index cache: \(cache?.path ?? "none")")
     print("plan: \(plan.items.count) items, \(plan.passages.count) passages, from \(Set(plan.items.map(\.document)).count) documents")
     print("load + index: \(loaded); coverage check + plan: \(planned); total \(seconds(since: start)); CPU \(cpu()); peak RSS \(peakRSS())")
 
@@ -207,8 +210,9 @@ case "plan":
             let stem = "Which word is the odd one out: " + (0..<4).map { _ in "\(rng.pick(words))\(rng.int(50))" }.joined(separator: ", ") + "?"
             if index.insertUnlessDuplicate(id: item.id, text: stem) != nil { duplicates += 1 }
         }
-        print("quotes: \(found) of \(plan.items.count) found in \(quotes); near duplicates: \(duplicates) of \(plan.items.count) stems in "
-            + "\(seconds(since: stemStart)); CPU \(cpu()); peak RSS \(peakRSS())")
+        print(
+            "quotes: \(found) of \(plan.items.count) found in \(quotes); near duplicates: \(duplicates) of \(plan.items.count) stems in "
+                + "\(seconds(since: stemStart)); CPU \(cpu()); peak RSS \(peakRSS())")
     }
 
 default:

@@ -199,7 +199,8 @@ private struct Planner {
             problems.append(
                 CoverageProblem(
                     section: section, category: category.id,
-                    message: "blueprint cell \(cell) asks for \(count) items but the corpus has \(chunkCount) chunk\(chunkCount == 1 ? "" : "s") of at least "
+                    message:
+                        "blueprint cell \(cell) asks for \(count) items but the corpus has \(chunkCount) chunk\(chunkCount == 1 ? "" : "s") of at least "
                         + "\(CorpusIndex.groundableMinimum) characters serving it (\(Self.list(candidates.map(\.0.id)))), "
                         + "and a chunk grounds at most \(ExamSourcePlan.itemsPerChunk) items of a cell",
                     hint: "add documents serving it, or lower the count to \(chunkCount * ExamSourcePlan.itemsPerChunk)"))
@@ -260,7 +261,9 @@ private struct Planner {
                 CoverageProblem(
                     section: section, category: category.id,
                     message: "blueprint cell \(cell) has questions_per_passage \(range.min)–\(range.max)",
-                    hint: "questions per passage must be at least 1, the minimum not above the maximum (default \(ExamSourcePlan.defaultQuestionsPerPassage))"))
+                    hint:
+                        "questions per passage must be at least 1, the minimum not above the maximum (default \(ExamSourcePlan.defaultQuestionsPerPassage))"
+                ))
             return
         }
         let passageCount = (total + range.max - 1) / range.max
