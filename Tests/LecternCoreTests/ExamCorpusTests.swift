@@ -473,10 +473,26 @@ struct ExamCorpusTests {
             return
         }
         #expect(error.problems.map(\.cell) == ["verbal/reading-b"])
-        #expect(error.problems[0].message.contains("the others are used by verbal/reading-a (a passage is used once in the bank)"))
+        #expect(error.problems[0].message.contains("the others are used by verbal/reading-a or repeat a text (a passage is used once in the bank)"))
         let fits = Self.spec([CorpusSource(path: "notes")], [ExamSection(id: "verbal", title: "Verbal", categories: [one])])
         let plan = try ExamSourcePlan.make(spec: fits, corpus: corpus).get()
         #expect(Set(plan.passages.map(\.source)).count == available)
+    }
+
+    @Test func aPassageTextFoundTwiceIsOnePassage() throws {
+        let text = "# Copy\n\n" + Self.paragraph(1) + "\n\n" + Self.paragraph(2) + "\n\n" + Self.paragraph(3) + "\n"
+        let corpus = try ExamCorpus(texts: [("a.md", text), ("b.md", text)])
+        #expect(corpus.documents.map(\.passages.count) == [1, 1])
+        let reading = Self.reading("reading", DifficultyCounts(easy: 4), perPassage: SizeRange(min: 2, max: 2))
+        let spec = Self.spec([CorpusSource(path: ".")], [ExamSection(id: "verbal", title: "Verbal", categories: [reading])])
+        guard case .failure(let error) = ExamSourcePlan.make(spec: spec, corpus: corpus) else {
+            Issue.record("one passage text cannot serve two passages")
+            return
+        }
+        #expect(error.problems.map(\.message) == [
+            "blueprint cell verbal/reading asks for 2 passages (4 questions, 2 per passage) but only 1 of the 2 passages serving it is left: "
+                + "the others repeat the text of one of them (a passage is used once in the bank)",
+        ])
     }
 
     /// A corpus of `count` documents of a few chunks each; `edited` gets a changed paragraph.

@@ -156,6 +156,8 @@ private struct Planner {
     var problems: [CoverageProblem] = []
     /// Corpus passages already used, by id, with the cell that took each.
     var taken: [String: String] = [:]
+    /// Content hashes of the passages used.
+    var takenTexts = Set<UInt64>()
     /// Content hashes of each document's chunks and passages (by index), made once.
     var chunkHashes: [String: [UInt64]] = [:]
     var passageHashes: [String: [UInt64]] = [:]
@@ -304,21 +306,28 @@ private struct Planner {
         var sizes = [Int](repeating: total / passageCount, count: passageCount)
         for p in 0..<(total % passageCount) { sizes[p] += 1 }
 
-        // Every passage serving the cell and not taken, with its content hash.
+        // Every passage serving the cell and not taken, with its content hash; a text met twice (a
+        // document copied into the corpus twice) is one candidate, so no passage text is used twice.
         var candidates: [(document: CorpusDocument, passage: CorpusPassage, hash: UInt64)] = []
+        var texts = Set<UInt64>()
         for document in documents {
             let contentHashes = hashes(of: document, \.passageHashes, document.passages.map(\.range))
             for passage in document.passages where taken[passage.id] == nil {
-                candidates.append((document, passage, contentHashes[passage.index - 1]))
+                let hash = contentHashes[passage.index - 1]
+                guard !takenTexts.contains(hash), texts.insert(hash).inserted else { continue }
+                candidates.append((document, passage, hash))
             }
         }
         if candidates.count < passageCount {
             let others = Set(documents.flatMap { $0.passages.compactMap { taken[$0.id] } }).sorted()
+            let reason =
+                others.isEmpty
+                ? "the others repeat the text of one of them" : "the others are used by \(Self.list(others)) or repeat a text"
             problems.append(
                 CoverageProblem(
                     section: section, category: category.id,
                     message: "blueprint cell \(cell) asks for \(shape) but only \(candidates.count) of the \(available) passages serving it "
-                        + "\(candidates.count == 1 ? "is" : "are") left: the others are used by \(Self.list(others)) (a passage is used once in the bank)",
+                        + "\(candidates.count == 1 ? "is" : "are") left: \(reason) (a passage is used once in the bank)",
                     hint: "add documents of at least \(CorpusIndex.passageMinimum) characters of prose serving it, or lower the counts"))
             return
         }
@@ -327,7 +336,7 @@ private struct Planner {
         // a slot moves only when the passage it had or now prefers changed (or another slot took it).
         var start = 0
         var used = [Bool](repeating: false, count: candidates.count)
-        let candidateKeys = candidates.map { Rendezvous.mix($0.hash) }
+        let candidateKeys = candidates.map { Rendezvous.mix(Rendezvous.mix(Rendezvous.hash($0.document.id)) ^ $0.hash) }
         for (slot, size) in sizes.enumerated() {
             let key = Rendezvous.hash("\(cell)#\(slot + 1)")
             var best = -1
@@ -343,6 +352,7 @@ private struct Planner {
             let (document, passage, _) = candidates[best]
             used[best] = true
             taken[passage.id] = cell
+            takenTexts.insert(candidates[best].hash)
             let id = "p\(Self.twoDigits(passages.count + 1))"
             let text = document.text(passage.range)
             let sha256 = SHA256Digest.hex(text)
