@@ -69,6 +69,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender", "LecternRandom"], path: "benchmarks/RenderBench"),
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
+        .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
         .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),

@@ -100,13 +100,16 @@ struct ExamCorpusTests {
     }
 
     @Test func aMissingPathIsNamedAsWrittenWithAHint() throws {
-        let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "notes/printing-pres.md"), CorpusSource(path: "nowhere/")], relativeTo: Self.fixtures) }
+        let issues = Self.issues {
+            try ExamCorpus.load([CorpusSource(path: "notes/printing-pres.md"), CorpusSource(path: "nowhere/")], relativeTo: Self.fixtures)
+        }
         #expect(issues.count == 2)
         #expect(issues[0].path == "notes/printing-pres.md")
         #expect(issues[0].message.contains("corpus entry 'notes/printing-pres.md' does not exist"))
         #expect(issues[0].hint?.contains("did you mean 'printing-press.md'?") == true)
         #expect(issues[0].hint?.contains("relative to the spec's directory") == true)
         #expect(issues[1].path == "nowhere/")
+        #expect(Self.issues { try ExamCorpus.load([], relativeTo: Self.fixtures) }.map(\.message) == ["the spec names no corpus"])
     }
 
     @Test func invalidUTF8NULAndOtherFilesAreRefusedByName() throws {
@@ -140,7 +143,8 @@ struct ExamCorpusTests {
         #expect(one.count == 1)
         #expect(one.first?.message.contains("big.md is 2 KB, over the 1000 bytes limit for one corpus document") == true)
         let all = Self.issues {
-            try ExamCorpus.load([CorpusSource(path: ".")], relativeTo: root, limits: CorpusLimits(maximumDocumentBytes: 4_000, maximumTotalBytes: 2_010))
+            try ExamCorpus.load(
+                [CorpusSource(path: ".")], relativeTo: root, limits: CorpusLimits(maximumDocumentBytes: 4_000, maximumTotalBytes: 2_010))
         }
         #expect(all.count == 1)
         #expect(all.first?.message.contains("the corpus is over") == true)
@@ -158,7 +162,10 @@ struct ExamCorpusTests {
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/loop").path, withDestinationPath: ".")
         let corpus = try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: root)
         #expect(corpus.documents.map(\.id) == ["corpus/a.md", "corpus/alias.md", "corpus/sub/c.txt"])
-        #expect(corpus.skipped == ["corpus/leak.md: a symbolic link out of its corpus directory, not read"])
+        #expect(
+            corpus.skipped == [
+                "corpus/leak.md: a symbolic link out of its corpus directory, not read", "corpus/loop: a symbolic link to a directory, not followed",
+            ])
 
         let empty = try Self.text(["corpus/readme.json": "{}"])
         let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: empty) }
@@ -172,7 +179,8 @@ struct ExamCorpusTests {
         for p in 0..<12 { markdown += Self.paragraph(p) + "\n\n" }
         markdown += "## Part two\n\n" + Self.paragraph(100) + "\n\n"
         markdown += String(repeating: Self.paragraph(200, sentences: 1) + " ", count: 40) + "\n\n"  // one huge paragraph
-        markdown += "الجملة الأولى طويلة بما يكفي لتكون جملة كاملة في هذا الاختبار؟ " + String(repeating: "وهذه جملة عربية أخرى تتكرر هنا؟ ", count: 80)
+        markdown +=
+            "الجملة الأولى طويلة بما يكفي لتكون جملة كاملة في هذا الاختبار؟ " + String(repeating: "وهذه جملة عربية أخرى تتكرر هنا؟ ", count: 80)
         let a = try ExamCorpus(texts: [("doc.md", markdown)])
         let b = try ExamCorpus(texts: [("doc.md", markdown)])
         let document = a.documents[0]
@@ -226,7 +234,8 @@ struct ExamCorpusTests {
 
         // A hit: an index whose valid ranges differ from what chunking would give is what is used.
         let first = fresh.chunks[0].range
-        let planted = #"{"bytes":\#(fresh.utf8.count),"chunks":[[\#(first.lowerBound),\#(first.upperBound)]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#
+        let planted =
+            #"{"bytes":\#(fresh.utf8.count),"chunks":[[\#(first.lowerBound),\#(first.upperBound)]],"markdown":true,"passages":[],"rules":"\#(CorpusIndex.rules)"}"#
         try Data(planted.utf8).write(to: file)
         let hit = try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: cache).documents[0]
         #expect(hit.chunks.count == 1 && hit.passages.isEmpty)
@@ -301,8 +310,12 @@ struct ExamCorpusTests {
 
     @Test func nearDuplicateStemsInEnglishAndArabic() {
         #expect(NearDuplicate.areDuplicates("What is the capital of France?", "What's the capital city of France?"))
-        #expect(NearDuplicate.areDuplicates("Which word does not belong: apple, banana, cherry, car?", "Which word does NOT belong? Apple, banana, car, cherry"))
-        #expect(!NearDuplicate.areDuplicates("Which word is the odd one out: apple, banana, cherry, car?", "Which word is the odd one out: red, blue, green, chair?"))
+        #expect(
+            NearDuplicate.areDuplicates(
+                "Which word does not belong: apple, banana, cherry, car?", "Which word does NOT belong? Apple, banana, car, cherry"))
+        #expect(
+            !NearDuplicate.areDuplicates(
+                "Which word is the odd one out: apple, banana, cherry, car?", "Which word is the odd one out: red, blue, green, chair?"))
         #expect(!NearDuplicate.areDuplicates("Why did the author move to Cairo?", "When did the author move to Cairo?"))
         #expect(!NearDuplicate.areDuplicates("Which of these is a mammal?", "Which of these is not a mammal?"))
         #expect(!NearDuplicate.areDuplicates("What is 12 + 30?", "What is 12 + 31?"))
@@ -340,6 +353,20 @@ struct ExamCorpusTests {
         index.insert(id: "q1", text: "What is the capital of France?", scope: "p02")
         index.insert(id: "q2", text: "What's the capital city of France?", scope: "p02")
         #expect(index.firstDuplicate(of: "What is the capital city of France?", scope: "p02") == "q1")
+    }
+
+    @Test func theFrameOfATemplatedCategoryDoesNotCount() {
+        var index = NearDuplicateIndex()
+        let words = (0..<400).map { "w\($0)" }
+        func stem(_ w: [String]) -> String { "Which word is the odd one out: \(w.joined(separator: ", "))?" }
+        for i in 0..<100 { index.insert(id: "s\(i)", text: stem(Array(words[(4 * i)..<(4 * i + 4)]))) }
+        let twoShared = stem(["w0", "w1", "new1", "new2"])
+        let threeShared = stem(["w2", "w0", "w1", "new1"])
+        // Alone, two stems on one frame that share half their words look alike; in the bank they do not.
+        #expect(NearDuplicate.areDuplicates(stem(["w0", "w1", "w2", "w3"]), twoShared))
+        #expect(index.firstDuplicate(of: twoShared) == nil)
+        #expect(index.firstDuplicate(of: threeShared) == "s0")
+        #expect(index.firstDuplicate(of: "Which word is the odd one out?") == nil)
     }
 
     // MARK: The source plan
@@ -415,13 +442,18 @@ struct ExamCorpusTests {
             Issue.record("the plan should fail")
             return
         }
-        #expect(error.problems.map(\.cell) == ["verbal/completion", "verbal/reading", "verbal/odd", "verbal/tight", "quantitative/algebra", "spatial/shapes"])
+        #expect(
+            error.problems.map(\.cell) == [
+                "verbal/completion", "verbal/reading", "verbal/odd", "verbal/tight", "quantitative/algebra", "spatial/shapes",
+            ])
         let byCell = Dictionary(uniqueKeysWithValues: error.problems.map { ($0.cell, $0) })
         #expect(byCell["verbal/completion"]?.message.contains("asks for 20 items but the corpus has") == true)
         #expect(byCell["verbal/completion"]?.message.contains("(notes/printing-press.md)") == true)
         #expect(byCell["verbal/completion"]?.hint.contains("lower the count to") == true)
         #expect(byCell["verbal/reading"]?.message.contains("asks for 6 passages (30 questions, 2–5 per passage) but the corpus has") == true)
-        #expect(byCell["verbal/odd"]?.message == "blueprint cell verbal/odd asks for 1 question, which cannot be split into passages of 2–5 questions each")
+        #expect(
+            byCell["verbal/odd"]?.message
+                == "blueprint cell verbal/odd asks for 1 question, which cannot be split into passages of 2–5 questions each")
         #expect(byCell["verbal/odd"]?.hint == "ask for 2 questions, or change questions_per_passage")
         #expect(byCell["verbal/tight"]?.hint == "ask for 5 or 8 questions, or change questions_per_passage")
         #expect(byCell["quantitative/algebra"]?.message.contains("no document serving it has a chunk of at least 200 characters (plain.txt)") == true)
@@ -441,10 +473,26 @@ struct ExamCorpusTests {
             return
         }
         #expect(error.problems.map(\.cell) == ["verbal/reading-b"])
-        #expect(error.problems[0].message.contains("the others are used by verbal/reading-a (a passage is used once in the bank)"))
+        #expect(error.problems[0].message.contains("the others are used by verbal/reading-a or repeat a text (a passage is used once in the bank)"))
         let fits = Self.spec([CorpusSource(path: "notes")], [ExamSection(id: "verbal", title: "Verbal", categories: [one])])
         let plan = try ExamSourcePlan.make(spec: fits, corpus: corpus).get()
         #expect(Set(plan.passages.map(\.source)).count == available)
+    }
+
+    @Test func aPassageTextFoundTwiceIsOnePassage() throws {
+        let text = "# Copy\n\n" + Self.paragraph(1) + "\n\n" + Self.paragraph(2) + "\n\n" + Self.paragraph(3) + "\n"
+        let corpus = try ExamCorpus(texts: [("a.md", text), ("b.md", text)])
+        #expect(corpus.documents.map(\.passages.count) == [1, 1])
+        let reading = Self.reading("reading", DifficultyCounts(easy: 4), perPassage: SizeRange(min: 2, max: 2))
+        let spec = Self.spec([CorpusSource(path: ".")], [ExamSection(id: "verbal", title: "Verbal", categories: [reading])])
+        guard case .failure(let error) = ExamSourcePlan.make(spec: spec, corpus: corpus) else {
+            Issue.record("one passage text cannot serve two passages")
+            return
+        }
+        #expect(error.problems.map(\.message) == [
+            "blueprint cell verbal/reading asks for 2 passages (4 questions, 2 per passage) but only 1 of the 2 passages serving it is left: "
+                + "the others repeat the text of one of them (a passage is used once in the bank)",
+        ])
     }
 
     /// A corpus of `count` documents of a few chunks each; `edited` gets a changed paragraph.
@@ -482,7 +530,9 @@ struct ExamCorpusTests {
                 let previous = try #require(old[item.id])
                 if previous.groundingSHA256 != item.groundingSHA256 || previous.document != item.document {
                     moved += 1
-                    #expect(touched.contains(previous.document) || touched.contains(item.document), "\(item.id) moved from \(previous.document) to \(item.document)")
+                    #expect(
+                        touched.contains(previous.document) || touched.contains(item.document),
+                        "\(item.id) moved from \(previous.document) to \(item.document)")
                 }
             }
             #expect(moved < changed.items.count / 4, "\(moved) items moved")

@@ -26,6 +26,10 @@ struct CorpusLoader {
     }
 
     mutating func load(_ sources: [CorpusSource]) throws -> ExamCorpus {
+        if sources.isEmpty {
+            issues.append(
+                CorpusIssue(path: "", message: "the spec names no corpus", hint: "list Markdown or plain-text files or directories under corpus:"))
+        }
         var found: [Found] = []
         var positions: [String: Int] = [:]
         for source in sources {
@@ -75,15 +79,21 @@ struct CorpusLoader {
             do {
                 data = try Data(contentsOf: file.url)
             } catch {
-                issues.append(CorpusIssue(path: file.entry, message: "cannot read \(file.id): \(error.localizedDescription)", hint: "check its permissions"))
+                issues.append(
+                    CorpusIssue(path: file.entry, message: "cannot read \(file.id): \(error.localizedDescription)", hint: "check its permissions"))
                 continue
             }
             guard data.count <= limits.maximumDocumentBytes else {  // grew since it was measured
-                issues.append(CorpusIssue(path: file.entry, message: "\(file.id) is over the \(Self.size(limits.maximumDocumentBytes)) limit", hint: "split it into several files"))
+                issues.append(
+                    CorpusIssue(
+                        path: file.entry, message: "\(file.id) is over the \(Self.size(limits.maximumDocumentBytes)) limit",
+                        hint: "split it into several files"))
                 continue
             }
             do {
-                documents.append(try Self.document(id: file.id, data: data, sources: file.sources, markdown: Self.isMarkdown(file.id), cache: indexCache, entry: file.entry))
+                documents.append(
+                    try Self.document(
+                        id: file.id, data: data, sources: file.sources, markdown: Self.isMarkdown(file.id), cache: indexCache, entry: file.entry))
             } catch {
                 issues.append(error)
             }
@@ -149,14 +159,16 @@ struct CorpusLoader {
         let written = source.path
         let trimmed = written.trimmed
         guard !trimmed.isEmpty else {
-            issues.append(CorpusIssue(path: written, message: "a corpus entry has an empty path", hint: "name a file or directory relative to the spec"))
+            issues.append(
+                CorpusIssue(path: written, message: "a corpus entry has an empty path", hint: "name a file or directory relative to the spec"))
             return []
         }
         let url = (trimmed.hasPrefix("/") ? URL(fileURLWithPath: trimmed) : specDirectory.appendingPathComponent(trimmed)).standardizedFileURL
         let id = documentID(trimmed)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            issues.append(CorpusIssue(path: written, message: "corpus entry '\(written)' does not exist (looked for \(url.path))", hint: missingHint(url)))
+            issues.append(
+                CorpusIssue(path: written, message: "corpus entry '\(written)' does not exist (looked for \(url.path))", hint: missingHint(url)))
             return []
         }
         if !isDirectory.boolValue {
@@ -238,7 +250,8 @@ struct CorpusLoader {
     private mutating func bundleLectures(_ url: URL, id: String, entry: String) -> [(String, URL)] {
         let lectures = url.appendingPathComponent("lectures")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: lectures.path) else {
-            issues.append(CorpusIssue(path: entry, message: "course bundle '\(id)' has no lectures/ directory", hint: "name a bundle written by `lectern run`"))
+            issues.append(
+                CorpusIssue(path: entry, message: "course bundle '\(id)' has no lectures/ directory", hint: "name a bundle written by `lectern run`"))
             return []
         }
         return names.filter { !$0.hasPrefix(".") && ($0 as NSString).pathExtension.lowercased() == "md" }.sorted().compactMap { name in
@@ -257,6 +270,7 @@ struct CorpusLoader {
     private mutating func walk(_ url: URL, id: String, root: String, into result: inout [(String, URL)]) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
         for name in names.sorted() where !name.hasPrefix(".") {
+            guard result.count <= limits.maximumDocuments else { return }  // enough to report the limit; a mistaken `/` ends here
             let child = url.appendingPathComponent(name)
             let childID = Self.join(id, name)
             switch Self.kind(of: child.path) {
@@ -269,8 +283,12 @@ struct CorpusLoader {
             case .typeRegular?:
                 if Self.isDocument(name) { result.append((childID, child)) }
             case .typeSymbolicLink?:
-                guard Self.isDocument(name) else { continue }
                 let target = child.resolvingSymlinksInPath().path
+                if Self.kind(of: target) == .typeDirectory {
+                    skipped.append("\(childID): a symbolic link to a directory, not followed")
+                    continue
+                }
+                guard Self.isDocument(name) else { continue }
                 if !target.hasPrefix(root + "/") {
                     skipped.append("\(childID): a symbolic link out of its corpus directory, not read")
                 } else if Self.kind(of: target) != .typeRegular {

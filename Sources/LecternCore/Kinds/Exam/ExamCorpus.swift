@@ -31,7 +31,8 @@ public final class ExamCorpus: Sendable {
         var issues: [CorpusIssue] = []
         for (id, text) in texts {
             do {
-                documents.append(try CorpusLoader.document(id: id, data: Data(text.utf8), sources: [source], markdown: CorpusLoader.isMarkdown(id), cache: nil))
+                documents.append(
+                    try CorpusLoader.document(id: id, data: Data(text.utf8), sources: [source], markdown: CorpusLoader.isMarkdown(id), cache: nil))
             } catch {
                 issues.append(error)
             }
@@ -148,9 +149,12 @@ public struct CorpusDocument: Sendable {
         self.characters = characters
         self.isMarkdown = isMarkdown
         self.utf8 = utf8
-        self.chunks = index.chunks.enumerated().map { CorpusChunk(document: id, index: $0.offset + 1, range: $0.element.range, characters: $0.element.characters) }
+        self.chunks = index.chunks.enumerated().map {
+            CorpusChunk(document: id, index: $0.offset + 1, range: $0.element.range, characters: $0.element.characters)
+        }
         self.passages = index.passages.enumerated().map {
-            CorpusPassage(document: id, index: $0.offset + 1, range: $0.element.range, characters: $0.element.characters, sentences: $0.element.sentences)
+            CorpusPassage(
+                document: id, index: $0.offset + 1, range: $0.element.range, characters: $0.element.characters, sentences: $0.element.sentences)
         }
     }
 

@@ -156,6 +156,8 @@ private struct Planner {
     var problems: [CoverageProblem] = []
     /// Corpus passages already used, by id, with the cell that took each.
     var taken: [String: String] = [:]
+    /// Content hashes of the passages used.
+    var takenTexts = Set<UInt64>()
     /// Content hashes of each document's chunks and passages (by index), made once.
     var chunkHashes: [String: [UInt64]] = [:]
     var passageHashes: [String: [UInt64]] = [:]
@@ -199,7 +201,8 @@ private struct Planner {
             problems.append(
                 CoverageProblem(
                     section: section, category: category.id,
-                    message: "blueprint cell \(cell) asks for \(count) items but the corpus has \(chunkCount) chunk\(chunkCount == 1 ? "" : "s") of at least "
+                    message:
+                        "blueprint cell \(cell) asks for \(count) items but the corpus has \(chunkCount) chunk\(chunkCount == 1 ? "" : "s") of at least "
                         + "\(CorpusIndex.groundableMinimum) characters serving it (\(Self.list(candidates.map(\.0.id)))), "
                         + "and a chunk grounds at most \(ExamSourcePlan.itemsPerChunk) items of a cell",
                     hint: "add documents serving it, or lower the count to \(chunkCount * ExamSourcePlan.itemsPerChunk)"))
@@ -212,12 +215,17 @@ private struct Planner {
             for n in 1...category.counts[difficulty] { ids.append(("\(cell)/\(difficulty.rawValue)-\(Self.twoDigits(n))", difficulty)) }
         }
 
-        // Every groundable chunk serving the cell, keyed by its document's id and its content.
-        var chunks: [(document: CorpusDocument, chunk: CorpusChunk, key: UInt64)] = []
-        for (document, groundable) in candidates {
+        // Every groundable chunk serving the cell, keyed by its document's id and its content. The
+        // keys are an array of their own: the loop below reads them once per item.
+        var chunks: [(document: Int, chunk: CorpusChunk)] = []
+        var keys: [UInt64] = []
+        for (d, (document, groundable)) in candidates.enumerated() {
             let contentHashes = hashes(of: document, \.chunkHashes, document.chunks.map(\.range))
             let documentHash = Rendezvous.mix(Rendezvous.hash(document.id))
-            for chunk in groundable { chunks.append((document, chunk, Rendezvous.mix(documentHash ^ contentHashes[chunk.index - 1]))) }
+            for chunk in groundable {
+                chunks.append((d, chunk))
+                keys.append(Rendezvous.mix(documentHash ^ contentHashes[chunk.index - 1]))
+            }
         }
         // Chunk per item: the highest rendezvous score among chunks with room for another item of the cell.
         var load = [UInt8](repeating: 0, count: chunks.count)
@@ -225,16 +233,19 @@ private struct Planner {
             let key = Rendezvous.hash(item.id)
             var best = -1
             var bestScore: UInt64 = 0
-            for c in chunks.indices where load[c] < ExamSourcePlan.itemsPerChunk {
-                let score = Rendezvous.mix(key ^ chunks[c].key)
-                if best < 0 || score > bestScore {
-                    best = c
-                    bestScore = score
+            keys.withUnsafeBufferPointer { keys in
+                for c in 0..<keys.count where load[c] < ExamSourcePlan.itemsPerChunk {
+                    let score = Rendezvous.mix(key ^ keys[c])
+                    if best < 0 || score > bestScore {
+                        best = c
+                        bestScore = score
+                    }
                 }
             }
             guard best >= 0 else { break }  // cannot happen: the capacity was checked above
             load[best] += 1
-            let (document, chunk, _) = chunks[best]
+            let chunk = chunks[best].chunk
+            let document = candidates[chunks[best].document].0
             let text = document.text(chunk.range)
             items.append(
                 PlannedItem(
@@ -252,7 +263,9 @@ private struct Planner {
                 CoverageProblem(
                     section: section, category: category.id,
                     message: "blueprint cell \(cell) has questions_per_passage \(range.min)–\(range.max)",
-                    hint: "questions per passage must be at least 1, the minimum not above the maximum (default \(ExamSourcePlan.defaultQuestionsPerPassage))"))
+                    hint:
+                        "questions per passage must be at least 1, the minimum not above the maximum (default \(ExamSourcePlan.defaultQuestionsPerPassage))"
+                ))
             return
         }
         let passageCount = (total + range.max - 1) / range.max
@@ -293,21 +306,28 @@ private struct Planner {
         var sizes = [Int](repeating: total / passageCount, count: passageCount)
         for p in 0..<(total % passageCount) { sizes[p] += 1 }
 
-        // Every passage serving the cell and not taken, with its content hash.
+        // Every passage serving the cell and not taken, with its content hash; a text met twice (a
+        // document copied into the corpus twice) is one candidate, so no passage text is used twice.
         var candidates: [(document: CorpusDocument, passage: CorpusPassage, hash: UInt64)] = []
+        var texts = Set<UInt64>()
         for document in documents {
             let contentHashes = hashes(of: document, \.passageHashes, document.passages.map(\.range))
             for passage in document.passages where taken[passage.id] == nil {
-                candidates.append((document, passage, contentHashes[passage.index - 1]))
+                let hash = contentHashes[passage.index - 1]
+                guard !takenTexts.contains(hash), texts.insert(hash).inserted else { continue }
+                candidates.append((document, passage, hash))
             }
         }
         if candidates.count < passageCount {
             let others = Set(documents.flatMap { $0.passages.compactMap { taken[$0.id] } }).sorted()
+            let reason =
+                others.isEmpty
+                ? "the others repeat the text of one of them" : "the others are used by \(Self.list(others)) or repeat a text"
             problems.append(
                 CoverageProblem(
                     section: section, category: category.id,
                     message: "blueprint cell \(cell) asks for \(shape) but only \(candidates.count) of the \(available) passages serving it "
-                        + "\(candidates.count == 1 ? "is" : "are") left: the others are used by \(Self.list(others)) (a passage is used once in the bank)",
+                        + "\(candidates.count == 1 ? "is" : "are") left: \(reason) (a passage is used once in the bank)",
                     hint: "add documents of at least \(CorpusIndex.passageMinimum) characters of prose serving it, or lower the counts"))
             return
         }
@@ -315,12 +335,14 @@ private struct Planner {
         // Passage per slot: rendezvous over the contents of every free passage serving the cell, so
         // a slot moves only when the passage it had or now prefers changed (or another slot took it).
         var start = 0
+        var used = [Bool](repeating: false, count: candidates.count)
+        let candidateKeys = candidates.map { Rendezvous.mix(Rendezvous.mix(Rendezvous.hash($0.document.id)) ^ $0.hash) }
         for (slot, size) in sizes.enumerated() {
             let key = Rendezvous.hash("\(cell)#\(slot + 1)")
             var best = -1
             var bestScore: UInt64 = 0
-            for (c, candidate) in candidates.enumerated() where taken[candidate.passage.id] == nil {
-                let score = Rendezvous.mix(key ^ Rendezvous.mix(candidate.hash))
+            for c in candidateKeys.indices where !used[c] {
+                let score = Rendezvous.mix(key ^ candidateKeys[c])
                 if best < 0 || score > bestScore {
                     best = c
                     bestScore = score
@@ -328,7 +350,9 @@ private struct Planner {
             }
             guard best >= 0 else { break }  // cannot happen: enough free passages were counted above
             let (document, passage, _) = candidates[best]
+            used[best] = true
             taken[passage.id] = cell
+            takenTexts.insert(candidates[best].hash)
             let id = "p\(Self.twoDigits(passages.count + 1))"
             let text = document.text(passage.range)
             let sha256 = SHA256Digest.hex(text)
@@ -353,7 +377,7 @@ private struct Planner {
         of document: CorpusDocument, _ store: WritableKeyPath<Planner, [String: [UInt64]]>, _ ranges: @autoclosure () -> [Range<Int>]
     ) -> [UInt64] {
         if let known = self[keyPath: store][document.id] { return known }
-        let made = ranges().map { Rendezvous.hash(document.utf8[$0]) }
+        let made = document.utf8.withUnsafeBufferPointer { bytes in ranges().map { Rendezvous.hash(UnsafeBufferPointer(rebasing: bytes[$0])) } }
         self[keyPath: store][document.id] = made
         return made
     }
@@ -375,6 +399,15 @@ private struct Planner {
 /// them; integer arithmetic only, so every machine makes the same plan.
 enum Rendezvous {
     static func hash(_ text: String) -> UInt64 { hash(text.utf8) }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
 
     static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -150,18 +150,33 @@ public enum NearDuplicate {
 }
 
 /// The stems (or any texts) of a bank seen so far, to find a new one's near duplicate without
-/// comparing it with all of them. Every entry is filed under each of its content words, within its
-/// scope and gate. A text of n content words can only reach similarity t with an entry that shares
-/// at least ⌈t·n⌉ of them, so it holds at least one of any n − ⌈t·n⌉ + 1 of its words: a lookup
-/// reads only the lists of its words that are rarest so far, and skips the words every templated
-/// stem shares ("which word is the odd one out"). Exact, and thousands of stems cost milliseconds.
+/// comparing it with all of them.
+///
+/// Frame words: in a bank, one category's stems share a frame ("Which word is the odd one out:
+/// …"), and counting its words would make any two of them look alike when they share half their
+/// distinctive words. So once a scope and gate hold at least `frameMinimumEntries` texts, a word
+/// found in at least `frameFraction` of them is a frame word and is left out of the similarity
+/// (unless a text has nothing else). `NearDuplicate.areDuplicates` compares two texts alone, with
+/// no frame.
+///
+/// Lookups are exact: every entry is filed under each of its words; a text of n counted words can
+/// only reach similarity t with an entry sharing at least ⌈t·n⌉ of them, so it holds one of any
+/// n − ⌈t·n⌉ + 1 of them, and a lookup reads only the lists of its rarest words. Thousands of stems
+/// cost milliseconds.
 ///
 /// A scope keeps groups apart: questions on different passages may share a stem ("What is the main
 /// idea of the passage?"), so give each passage's questions the passage id as scope.
 public struct NearDuplicateIndex: Sendable {
     public let threshold: Double
+    /// Texts in a scope and gate before frame words are looked for.
+    public static let frameMinimumEntries = 20
+    /// The share of a scope and gate's texts that makes a word a frame word.
+    public static let frameFraction = 0.1
+
     private var ids: [String] = []
     private var fingerprints: [NearDuplicate.Fingerprint] = []
+    /// Entries by scope and gate, and by scope, gate and word (or whole text, for texts without words).
+    private var entriesByHead: [String: Int] = [:]
     private var postings: [String: [Int]] = [:]
 
     public init(threshold: Double = NearDuplicate.threshold) {
@@ -174,26 +189,49 @@ public struct NearDuplicateIndex: Sendable {
     /// Adds a text under `id` (ids need not be unique; the first inserted is reported first).
     public mutating func insert(id: String, text: String, scope: String = "") {
         let fingerprint = NearDuplicate.Fingerprint(text)
+        let head = Self.head(fingerprint, scope: scope)
         let position = ids.count
         ids.append(id)
         fingerprints.append(fingerprint)
-        for key in keys(fingerprint, scope: scope) { postings[key, default: []].append(position) }
+        entriesByHead[head, default: 0] += 1
+        for key in Self.keys(fingerprint, head: head) { postings[key, default: []].append(position) }
     }
 
     /// The id of the earliest inserted text in `scope` that `text` nearly duplicates, if any.
     public func firstDuplicate(of text: String, scope: String = "") -> String? {
         let fingerprint = NearDuplicate.Fingerprint(text)
-        let lists = keys(fingerprint, scope: scope).map { postings[$0] ?? [] }
-        // The fewest lists that any match must appear in: n − ⌈t·n⌉ + 1 (ε keeps 0.6 × 5 at 3).
+        let head = Self.head(fingerprint, scope: scope)
+        let entries = entriesByHead[head] ?? 0
+        guard entries > 0 else { return nil }
+        let frameCount =
+            entries >= Self.frameMinimumEntries ? Int((Self.frameFraction * Double(entries)).rounded(.up)) : Int.max
+        func isFrame(_ token: String) -> Bool { (postings[head + "\u{1E}" + token]?.count ?? 0) >= frameCount }
+
+        let counted = fingerprint.tokens.filter { !isFrame($0) }
+        let probe = counted.isEmpty ? fingerprint.tokens : counted
+        let lists = (probe.isEmpty ? [head + "\u{1D}" + fingerprint.normalized] : probe.map { head + "\u{1E}" + $0 }).map { postings[$0] ?? [] }
+        // The fewest lists a match must appear in: n − ⌈t·n⌉ + 1 (ε keeps 0.6 × 5 at 3).
         let n = lists.count
-        let needed = fingerprint.tokens.isEmpty ? 1 : n - max(1, Int((threshold * Double(n) - 1e-9).rounded(.up))) + 1
+        let needed = probe.isEmpty ? 1 : n - max(1, Int((threshold * Double(n) - 1e-9).rounded(.up))) + 1
         var best: Int?
         var seen = Set<Int>()
         for list in lists.sorted(by: { $0.count < $1.count }).prefix(max(1, needed)) {
             for position in list {
                 if let found = best, position >= found { break }  // lists ascend: nothing earlier follows
                 guard seen.insert(position).inserted else { continue }
-                if NearDuplicate.similarity(fingerprint, fingerprints[position]) >= threshold - 1e-9 { best = position }
+                let other = fingerprints[position]
+                let similarity: Double
+                if counted.isEmpty {
+                    // Nothing but frame words: the other must have nothing else either.
+                    similarity = other.tokens.allSatisfy(isFrame) ? NearDuplicate.similarity(fingerprint, other) : 0
+                } else {
+                    var distinct = other
+                    distinct.tokens = other.tokens.filter { !isFrame($0) }
+                    var mine = fingerprint
+                    mine.tokens = counted
+                    similarity = NearDuplicate.similarity(mine, distinct)
+                }
+                if similarity >= threshold - 1e-9 { best = position }
             }
         }
         return best.map { ids[$0] }
@@ -207,9 +245,12 @@ public struct NearDuplicateIndex: Sendable {
         return nil
     }
 
+    private static func head(_ fingerprint: NearDuplicate.Fingerprint, scope: String) -> String {
+        scope + "\u{1F}" + fingerprint.gate
+    }
+
     /// The posting keys of a fingerprint: one per content word, or its whole text when it has none.
-    private func keys(_ fingerprint: NearDuplicate.Fingerprint, scope: String) -> [String] {
-        let head = scope + "\u{1F}" + fingerprint.gate
+    private static func keys(_ fingerprint: NearDuplicate.Fingerprint, head: String) -> [String] {
         guard !fingerprint.tokens.isEmpty else { return [head + "\u{1D}" + fingerprint.normalized] }
         return fingerprint.tokens.map { head + "\u{1E}" + $0 }
     }
