@@ -93,17 +93,23 @@ public enum ExamSpecReader: JobKindSpecReader {
         return categories.first { $0.mapping?["category"]?.string == category } ?? s
     }
 
+    /// The sequence at top-level `key`, reported missing (with `hint`) when absent.
+    static func requiredSequence(_ key: String, maxCount: Int, context: SpecReadContext, hint: String) -> [Node]? {
+        guard let nodes = context.top.sequence(key, maxCount: maxCount) else {
+            if !context.top.has(key) { context.reader.report("missing required key '\(key)'", at: context.top.node, hint: hint) }
+            return nil
+        }
+        return nodes
+    }
+
     static func readCorpus(_ context: SpecReadContext) -> [CorpusSource]? {
         let top = context.top
         let reader = context.reader
-        guard let nodes = top.sequence("corpus", maxCount: 1_000) else {
-            if !top.has("corpus") {
-                reader.report(
-                    "missing required key 'corpus'", at: top.node,
-                    hint: "list the source material: files or directories of Markdown or text, or course bundles, e.g. 'corpus: [corpus/my-texts/]'")
-            }
-            return nil
-        }
+        guard
+            let nodes = requiredSequence(
+                "corpus", maxCount: 1_000, context: context,
+                hint: "list the source material: files or directories of Markdown or text, or course bundles, e.g. 'corpus: [corpus/my-texts/]'")
+        else { return nil }
         if nodes.isEmpty {
             reader.report("'corpus' is empty", at: top.node("corpus"), hint: "name at least one file or directory")
             return nil
@@ -130,14 +136,11 @@ public enum ExamSpecReader: JobKindSpecReader {
     static func readBlueprint(_ context: SpecReadContext, preset: ExamPreset?) -> [ExamSection]? {
         let top = context.top
         let reader = context.reader
-        guard let nodes = top.sequence("blueprint", maxCount: 50) else {
-            if !top.has("blueprint") {
-                reader.report(
-                    "missing required key 'blueprint'", at: top.node,
-                    hint: "list sections with their categories and item counts per difficulty (easy, medium, hard); see docs/spec.md#exam")
-            }
-            return nil
-        }
+        guard
+            let nodes = requiredSequence(
+                "blueprint", maxCount: 50, context: context,
+                hint: "list sections with their categories and item counts per difficulty (easy, medium, hard); see docs/spec.md#exam")
+        else { return nil }
         var sections: [ExamSection] = []
         var seenSections: Set<String> = []
         for (i, node) in nodes.enumerated() {
