@@ -4,8 +4,9 @@ public enum LecternStylesheet {
     /// a document in a subfolder is given a relative path to it (`../lectern.css`).
     public static let fileName = "lectern.css"
 
-    /// The stylesheet: dedicated containers for code, math and quotes (FR-003), and left-to-right
-    /// code and math inside right-to-left documents.
+    /// The stylesheet: dedicated containers for code, math and quotes (FR-003), left-to-right
+    /// code and math inside right-to-left documents, and each block's own direction there
+    /// (a Latin run is not laid out as Arabic).
     public static let contents = """
         /* Lectern lecture stylesheet: code, math and quoted messages in their own containers. */
         body {
@@ -14,6 +15,12 @@ public enum LecternStylesheet {
           max-width: 46rem;
           margin: 0 auto;
           padding: 1rem;
+        }
+
+        /* In a right-to-left document, each block takes the direction of its own first strong
+           letter: a Latin sentence reads left to right with its punctuation where it belongs. */
+        [dir="rtl"] :is(p, li, h1, h2, h3, h4, h5, h6, td, th, dt, dd, figcaption) {
+          unicode-bidi: plaintext;
         }
 
         .lectern-code {
