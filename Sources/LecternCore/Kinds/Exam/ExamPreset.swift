@@ -20,8 +20,6 @@ public struct ExamPreset: Sendable, Hashable {
 
     public var name: String
     public var summary: String
-    /// The language the titles are written in.
-    public var language: String
     public var sections: [Section]
 
     public func section(_ id: String) -> Section? { sections.first { $0.id == id } }
@@ -33,10 +31,9 @@ public struct ExamPreset: Sendable, Hashable {
         let reader = SpecReader(file: source.file)
         let name = url.deletingPathExtension().lastPathComponent
         var preset: ExamPreset?
-        if let m = reader.mapping(root, path: "", known: ["summary", "language", "sections"]) {
+        if let m = reader.mapping(root, path: "", known: ["summary", "sections"]) {
             m.finish()
             let summary = m.string("summary", required: true, maxLength: 300)
-            let language = m.string("language", maxLength: 35) ?? "en"
             var sections: [Section] = []
             for (i, node) in (m.sequence("sections", maxCount: 20) ?? []).enumerated() {
                 guard let s = reader.mapping(node, path: "sections[\(i)]", known: ["id", "title", "categories"]) else { continue }
@@ -68,7 +65,7 @@ public struct ExamPreset: Sendable, Hashable {
             if !Slug.isValidID(name) {
                 reader.report("preset file name '\(name)' is not a slug", at: nil, hint: "rename it to lowercase letters, digits and hyphens")
             }
-            if let summary { preset = ExamPreset(name: name, summary: summary, language: language, sections: sections) }
+            if let summary { preset = ExamPreset(name: name, summary: summary, sections: sections) }
         }
         try reader.throwIfErrors()
         guard let preset else { throw SpecError(SpecDiagnostic(file: source.file, message: "the preset could not be read")) }

@@ -15,38 +15,21 @@ public struct CourseJobContext: Sendable {
         guard let course = spec.course else { throw PipelineError("the spec '\(spec.id)' is not a course") }
         self.spec = spec
         self.course = course
-        self.toneInstruction = Self.combineTone(spec.tone, presets: presets)
+        self.toneInstruction = PromptText.tone(spec.tone, presets: presets)
         let curriculumInstructions = course.curriculum.presets.compactMap { presets.curriculum[$0]?.instructions }
         self.curriculumPresetInstructions =
             curriculumInstructions.isEmpty
             ? "a clear progression suited to the audience" : curriculumInstructions.joined(separator: " ")
     }
 
-    /// Presets and free text combined into one instruction, in the order given.
-    static func combineTone(_ tone: ToneSpec, presets: PresetLibrary) -> String {
-        var parts = tone.presets.compactMap { presets.tone[$0]?.instructions.replacingOccurrences(of: "\n", with: " ") }
-        if let text = tone.text?.trimmed, !text.isEmpty { parts.append(text) }
-        if parts.isEmpty { return "clear, friendly and direct" }
-        return parts.joined(separator: " Also: ")
-    }
-
     var commonVariables: [String: String] {
         [
             "description": spec.description.trimmed,
             "audience": spec.audience,
-            "language": Self.languageName(spec.language),
+            "language": PromptText.languageName(spec.language),
             "tone": toneInstruction,
             "course_title": course.outline?.title ?? "",
         ]
-    }
-
-    static func languageName(_ tag: String) -> String {
-        let names = [
-            "en": "English", "ar": "Arabic", "fr": "French", "de": "German", "es": "Spanish", "pt": "Portuguese", "it": "Italian", "nl": "Dutch",
-            "tr": "Turkish", "hi": "Hindi", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian",
-        ]
-        let base = String(tag.split(separator: "-").first ?? "")
-        return names[base].map { "\($0) (\(tag))" } ?? tag
     }
 }
 

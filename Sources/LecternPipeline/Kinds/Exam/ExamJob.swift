@@ -16,8 +16,8 @@ public struct ExamJobContext: Sendable {
         self.spec = spec
         self.exam = exam
         self.work = try ExamWork.make(spec: spec, exam: exam)
-        self.toneInstruction = CourseJobContext.combineTone(spec.tone, presets: presets)
-        self.languageName = CourseJobContext.languageName(spec.language)
+        self.toneInstruction = PromptText.tone(spec.tone, presets: presets)
+        self.languageName = PromptText.languageName(spec.language)
     }
 }
 
