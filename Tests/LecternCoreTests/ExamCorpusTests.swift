@@ -546,3 +546,123 @@ struct ExamCorpusTests {
         #expect(perChunk.max() ?? 0 <= ExamSourcePlan.itemsPerChunk)
     }
 }
+
+/// The blank of a sentence-completion stem and the words around it.
+struct CompletionFragmentTests {
+    @Test func theFragmentLeavesOutLeadInsAndQuoteMarks() {
+        #expect(
+            ExamRules.completedFragment(stem: "Complete the sentence: \"The Nile floods ____ year, leaving rich soil.\"", filler: "every")
+                == "The Nile floods every year, leaving rich soil.")
+        #expect(ExamRules.completedFragment(stem: "____ is the longest river in Africa.", filler: "The Nile") == "The Nile is the longest river in Africa.")
+        // Six words either side at most.
+        #expect(
+            ExamRules.completedFragment(stem: "one two three four five six seven ____ a b c d e f g", filler: "X") == "two three four five six seven X a b c d e f")
+        // A blank attached to a prefix keeps it; Arabic blanks written "……" count.
+        #expect(ExamRules.completedFragment(stem: "يدور القمر حول ال…… مرة كل شهر", filler: "أرض") == "يدور القمر حول الأرض مرة كل شهر")
+        #expect(ExamRules.completedFragment(stem: "No blank here.", filler: "x") == nil)
+        #expect(ExamRules.blanks(in: "Two ____ blanks ...").count == 2)
+    }
+
+    @Test func aCompletionStemNeedsExactlyOneBlank() {
+        func item(_ prompt: String) -> ExamItem {
+            ExamItem(
+                id: "v/c/easy-01", section: "v", category: "c", difficulty: .easy, difficultyLabel: "easy", prompt: prompt,
+                options: ["source", "mouth", "delta", "bank"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Because the text says so.") },
+                explanation: "Read the sentence and find the word the text uses.", seconds: 30,
+                sources: [SourceQuote(document: "d.md", quote: "A river begins at its source")], passage: nil,
+                generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+        }
+        let messages = { (prompt: String) in
+            ExamRules.check(item(prompt), optionCount: 4, language: "en", format: .completion).map(\.message)
+        }
+        #expect(messages("A river begins at its ____, often a spring.").isEmpty)
+        #expect(messages("Where does a river begin?").contains { $0.contains("the stem has no blank") })
+        #expect(messages("A ____ begins at its ____.").contains { $0.contains("2 blanks") })
+        #expect(ExamRules.check(item("Where does a river begin?"), optionCount: 4, language: "en").isEmpty)
+    }
+}
+
+/// What a document has between two runs of words (wrong-word items).
+struct CorpusGapTests {
+    @Test func theWordsBetweenTwoRunsAreFoundAfterNormalization() throws {
+        let corpus = try ExamCorpus(texts: [
+            ("a.md", "Near the source the water moves *fast* and cuts deep, narrow valleys. The river is very wide here and there."),
+            ("b.txt", "تدور الأرض حول الشمس مرة كل عام."),
+        ])
+        #expect(corpus.gaps(between: "near the source the water moves", and: "and cuts deep", inDocument: "a.md") == ["fast"])
+        #expect(corpus.gaps(between: "The river is", and: "here", inDocument: "a.md") == ["very wide"])
+        #expect(corpus.gaps(between: "", and: "the source the water", inDocument: "a.md") == ["near"])
+        #expect(corpus.gaps(between: "narrow valleys the river", and: "", inDocument: "a.md") == ["is"])
+        #expect(corpus.gaps(between: "the water runs", and: "and cuts", inDocument: "a.md").isEmpty)
+        #expect(corpus.gaps(between: "تدور الأرض حول", and: "مرة كل عام", inDocument: "b.txt") == [GroundingText.normalize("الشمس")])
+        #expect(corpus.gaps(between: "x", and: "y", inDocument: "missing.md").isEmpty)
+    }
+
+    @Test func aWrongWordItemsOptionsAreWordsOfItsSentence() {
+        let options = ["slowly", "water", "deep", "rivers"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence.") }
+        let item = ExamItem(
+            id: "v/e/medium-01", section: "v", category: "e", difficulty: .medium, difficultyLabel: "medium",
+            prompt: "Which word is wrong in context: \"Near the source the water moves slowly and cuts deep, narrow valleys.\"",
+            options: options, explanation: "Find the word that contradicts the rest of the sentence.", seconds: 45,
+            sources: [SourceQuote(document: "a.md", quote: "Near the source the water moves fast")], passage: nil,
+            generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+        let messages = ExamRules.check(item, optionCount: 4, language: "en", format: .wrongWord).map(\.message)
+        #expect(messages == ["option 4 ('rivers') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"])
+        #expect(ExamRules.stemSentence(item.prompt) == "Near the source the water moves slowly and cuts deep, narrow valleys.")
+    }
+}
+
+/// A fact question's key must be what its quote says.
+struct StatedFactTests {
+    @Test func anAnswerIsStatedWhenItsNumbersAndMostOfItsWordsAreQuoted() {
+        let libya = "Northern Africa, bordering the Mediterranean Sea, between Libya and the Gaza Strip"
+        #expect(ExamRules.unstated("Tripoli", in: libya) == "tripoli")
+        let colosseum = "The Roman Emperor Vespasian began construction on the Colosseum in A.D. 72, and his son Titus completed it in A.D. 80."
+        #expect(ExamRules.unstated("72", in: colosseum) == nil)
+        #expect(ExamRules.unstated("A.D. 74", in: colosseum) == "74")
+        #expect(ExamRules.unstated("It was completed by his son", in: colosseum) == nil)
+        #expect(ExamRules.unstated("Its completion by Titus", in: colosseum) == nil, "completion ~ completed")
+        #expect(ExamRules.unstated("seven", in: "Depending on the convention used, the number of continents can vary from five to seven.") == nil)
+        #expect(ExamRules.unstated("القاهرة", in: "عاصمة مصر هي القاهرة، وهي أكبر مدنها.") == nil)
+        #expect(ExamRules.unstated("الإسكندرية", in: "عاصمة مصر هي القاهرة، وهي أكبر مدنها.") != nil)
+        #expect(ExamRules.unstated("the", in: libya) == nil, "no content word: nothing to check")
+    }
+
+    @Test func aFactItemWhoseKeyIsNotQuotedIsAnError() {
+        let item = ExamItem(
+            id: "f/s/easy-01", section: "f", category: "s", difficulty: .easy, difficultyLabel: "easy", prompt: "What is the capital of Libya?",
+            options: ["Tripoli", "Sanaa", "Casablanca", "Kabul"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the text.") },
+            explanation: "Find the sentence that names the capital.", seconds: 30,
+            sources: [SourceQuote(document: "a.md", quote: "Northern Africa, bordering the Mediterranean Sea, between Libya and the Gaza Strip")],
+            passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+        let messages = ExamRules.check(item, optionCount: 4, language: "en", format: .fact).map(\.message)
+        #expect(messages.count == 1 && messages[0].hasPrefix("the correct option ('Tripoli') is not what the source quote says"))
+        #expect(ExamRules.check(item, optionCount: 4, language: "en", format: .standard).isEmpty)
+    }
+}
+
+/// A vocabulary item names a word of its quote, in quotation marks, and asks for its meaning.
+struct VocabularyItemTests {
+    static func item(_ prompt: String, key: String) -> ExamItem {
+        ExamItem(
+            id: "v/v/medium-01", section: "v", category: "v", difficulty: .medium, difficultyLabel: "medium", prompt: prompt,
+            options: [key, "very cold", "high", "crowded"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence.") },
+            explanation: "Replace the word with each option and keep the one that fits the sentence.", seconds: 45,
+            sources: [SourceQuote(document: "a.md", quote: "Most of the region is arid, with little rain.")], passage: nil,
+            generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+    }
+
+    static func messages(_ prompt: String, key: String = "very dry") -> [String] {
+        ExamRules.check(item(prompt, key: key), optionCount: 4, language: "en", format: .vocabulary).map(\.message)
+    }
+
+    @Test func theWordAskedAboutIsQuotedFromTheSourceSentence() {
+        #expect(Self.messages("In the sentence \"Most of the region is arid, with little rain.\", what does 'arid' mean?").isEmpty)
+        #expect(Self.messages("What does “arid” mean in the text?").isEmpty)
+        #expect(Self.messages("What is the capital of Libya?").first?.hasPrefix("the stem does not name, in quotation marks, a word of the source quote") == true)
+        // An apostrophe is not a quotation mark; a quoted word not in the quote does not count.
+        #expect(Self.messages("What does the region's 'climate' mean?").count == 1)
+        #expect(Self.messages("What does 'arid' mean?", key: "arid") == ["the correct option is the word asked about ('arid'); the options are meanings of the word"])
+        #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])
+    }
+}

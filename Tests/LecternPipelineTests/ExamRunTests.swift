@@ -177,4 +177,117 @@ struct ExamRunTests {
             _ = try Self.load(missing)
         } throws: { error in "\(error)".contains("nowhere.md") }
     }
+
+    /// A sentence-completion item is held to the source: its stem needs one blank, and the stem
+    /// filled with the key must give the source's words (and filled with a wrong option must not).
+    @Test func sentenceCompletionKeysAreCheckedAgainstTheSource() async throws {
+        let yaml = """
+            kind: exam
+            id: rivers-completion
+            description: A short exam on rivers.
+            corpus: [exam-corpus/rivers.md]
+            blueprint:
+              - section: verbal
+                categories:
+                  - category: completion
+                    format: completion
+                    instructions: A sentence of the text with one word blanked.
+                    easy: 1
+            forms:
+              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
+            model: { provider: scripted, script: unused.json }
+            """
+        let ws = try Workspace()
+        let quote = "A river begins at its source, often a spring or a melting glacier high in the hills."
+        let id = "exam-item/verbal/completion/easy-01"
+        let answers: [JSONValue] = [
+            // No blank: the whole sentence with a question tacked on.
+            Self.answer(id, attempt: 1, Self.question("Where does a river begin, often a spring or a glacier?", "source", ["mouth", "delta", "bank"], quote: quote)),
+            // The key swapped: the sentence with "mouth" is not the text's, and "source" fits it.
+            Self.answer(
+                id, attempt: 2,
+                Self.question("Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"", "mouth", ["source", "delta", "bank"], quote: quote)),
+            Self.answer(
+                id, attempt: 3,
+                Self.question("Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"", "source", ["mouth", "delta", "bank"], quote: quote)),
+        ]
+        let script = ws.root.appendingPathComponent("completion-script.json")
+        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
+        let provider = try RecordingProvider(script: script)
+        let runner = JobRunner(
+            spec: try Self.load(yaml), presets: try Workspace.presets(),
+            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        let item = try #require(exam.items.first)
+        #expect(item.generation.attempts == 3)
+        #expect(item.options.first(where: \.correct)?.text == "source")
+        // The key was found in the sentence the item was built on, which becomes its source quote.
+        #expect(item.sources == [SourceQuote(document: "exam-corpus/rivers.md", quote: quote)])
+        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        #expect(sent.count == 3)
+        #expect(sent.first?.contains("replaced by \"____\"") == true, "the prompt asks for the blank")
+        #expect(sent.dropFirst().first?.contains("the stem has no blank") == true)
+        let third = sent.dropFirst(2).first ?? ""
+        #expect(third.contains("reads 'A river begins at its mouth, often a spring or a melting'") && third.contains("is not what the source text says"))
+        #expect(third.contains("('source') also completes the sentence"))
+    }
+
+    /// A wrong-word (contextual-error) item: its options are words of its sentence, and the
+    /// sentence is the source's with exactly the key word changed.
+    @Test func wrongWordKeysAreCheckedAgainstTheSource() async throws {
+        let yaml = """
+            kind: exam
+            id: rivers-wrong-word
+            description: A short exam on rivers.
+            corpus: [exam-corpus/rivers.md]
+            blueprint:
+              - section: verbal
+                categories:
+                  - category: contextual-error
+                    format: wrong-word
+                    instructions: A sentence of the text with one word changed; which word is wrong?
+                    medium: 1
+            forms:
+              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
+            model: { provider: scripted, script: unused.json }
+            """
+        let ws = try Workspace()
+        let quote = "Near the source the water moves fast and cuts deep, narrow valleys."
+        let id = "exam-item/verbal/contextual-error/medium-01"
+        let answers: [JSONValue] = [
+            // The sentence unchanged: "fast" is not wrong in it.
+            Self.answer(id, attempt: 1, Self.question("Which word is wrong in context: \(quote)", "fast", ["water", "deep", "valleys"], quote: quote)),
+            // An option that is not a word of the sentence.
+            Self.answer(
+                id, attempt: 2,
+                Self.question(
+                    "Which word is wrong in context: Near the source the water moves slowly and cuts deep, narrow valleys.", "slowly",
+                    ["water", "deep", "rivers"], quote: quote)),
+            Self.answer(
+                id, attempt: 3,
+                Self.question(
+                    "Which word is wrong in context: Near the source the water moves slowly and cuts deep, narrow valleys.", "slowly",
+                    ["water", "deep", "valleys"], quote: quote)),
+        ]
+        let script = ws.root.appendingPathComponent("wrong-word-script.json")
+        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
+        let provider = try RecordingProvider(script: script)
+        let runner = JobRunner(
+            spec: try Self.load(yaml), presets: try Workspace.presets(),
+            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        #expect(exam.items.first?.generation.attempts == 3)
+        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        #expect(sent.first?.contains("change exactly one of its words") == true)
+        #expect(sent.dropFirst().first?.contains("the stem's sentence is the source's sentence unchanged, so 'fast' is not wrong in it") == true)
+        #expect(sent.dropFirst(2).first?.contains("('rivers') is not a word of the stem's sentence") == true)
+    }
 }

@@ -85,15 +85,46 @@ public final class ExamCorpus: Sendable {
             return .tooShort(words: words, characters: characters)
         }
         guard let position = positions[documentID] else { return .documentNotFound }
-        let haystack: [UInt8]
-        if let cached = normalized.withLock({ $0[position] }) {
-            haystack = cached
-        } else {
-            // Normalized outside the lock; two threads may both do it, and store the same bytes.
-            haystack = GroundingText.padded(GroundingText.normalizedUTF8(documents[position].text))
-            normalized.withLock { $0[position] = haystack }
+        return GroundingText.occurs(needle, inPadded: normalizedText(position)) ? .found : .notFound
+    }
+
+    /// The words the document has between `left` and `right`, after normalization
+    /// (`GroundingText`): for each place where `left`, then one to `maxGap` words, then `right`
+    /// occur, those words. Either side may be empty (the gap is then one word). A wrong-word item
+    /// is checked with it: its sentence, the key word taken out, must be the source's sentence
+    /// with some other word in that place.
+    public func gaps(between left: String, and right: String, maxGap: Int = 3, inDocument documentID: String) -> [String] {
+        guard let position = positions[documentID] else { return [] }
+        let text = String(decoding: normalizedText(position), as: UTF8.self)
+        let l = GroundingText.normalize(left)
+        let r = GroundingText.normalize(right)
+        guard !(l.isEmpty && r.isEmpty) else { return [] }
+        var found: [String] = []
+        if l.isEmpty {
+            for range in text.ranges(of: " " + r + " ") {
+                if let word = text[..<range.lowerBound].split(separator: " ").last { found.append(String(word)) }
+            }
+            return found
         }
-        return GroundingText.occurs(needle, inPadded: haystack) ? .found : .notFound
+        for range in text.ranges(of: " " + l + " ") {
+            let after = text[range.upperBound...].split(separator: " ", maxSplits: maxGap + r.split(separator: " ").count, omittingEmptySubsequences: true)
+            for gap in 1...max(1, maxGap) where gap <= after.count {
+                let rest = after.dropFirst(gap)
+                if r.isEmpty ? gap == 1 : rest.prefix(r.split(separator: " ").count).joined(separator: " ") == r {
+                    found.append(after.prefix(gap).joined(separator: " "))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The document's normalized text, padded with a space on each side, made once.
+    private func normalizedText(_ position: Int) -> [UInt8] {
+        if let cached = normalized.withLock({ $0[position] }) { return cached }
+        // Normalized outside the lock; two threads may both do it, and store the same bytes.
+        let haystack = GroundingText.padded(GroundingText.normalizedUTF8(documents[position].text))
+        normalized.withLock { $0[position] = haystack }
+        return haystack
     }
 }
 

@@ -51,7 +51,7 @@ public struct ExamPreset: Sendable, Hashable {
                     let formatName = c.string("format", maxLength: 20) ?? ExamCategory.Format.standard.rawValue
                     let format = ExamCategory.Format(rawValue: formatName)
                     if format == nil {
-                        reader.report("unknown category format '\(formatName)'", at: c.node("format"), hint: "use 'standard' or 'reading'")
+                        reader.report("unknown category format '\(formatName)'", at: c.node("format"), hint: "use " + ExamCategory.Format.described)
                     }
                     if let categoryID, let categoryTitle, let instructions, let format {
                         categories.append(

@@ -6,8 +6,56 @@ public enum ExamRules {
     /// feedback), the lengths of its texts, and that it cites a source. Grounding (the quote
     /// occurs in the document) and duplicates across the bank are checked where the corpus and
     /// the bank are known.
-    public static func check(_ item: ExamItem, optionCount: Int, language: String, labels: [String]? = nil) -> [ValidationIssue] {
+    /// A `completion` item's stem must hold exactly one blank.
+    public static func check(
+        _ item: ExamItem, optionCount: Int, language: String, labels: [String]? = nil, format: ExamCategory.Format = .standard
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
+        if format == .completion {
+            let count = blanks(in: item.prompt).count
+            if count == 0 {
+                issues.append(
+                    .error(
+                        "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'"
+                    ))
+            } else if count > 1 {
+                issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills"))
+            }
+        }
+        if format == .fact, let key = item.options.first(where: \.correct), let quote = item.sources.first?.quote, !quote.trimmed.isEmpty,
+            let missing = unstated(key.text, in: quote)
+        {
+            issues.append(
+                .error(
+                    "the correct option ('\(key.text)') is not what the source quote says ('\(missing)' is not in '\(quote.prefix(160))'): "
+                        + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states"
+                ))
+        }
+        if format == .vocabulary, let quote = item.sources.first?.quote, !quote.trimmed.isEmpty {
+            let named = quotedSpans(in: item.prompt).filter { $0.split(separator: " ").count <= 4 && GroundingText.contains($0, in: quote) }
+            if named.isEmpty {
+                issues.append(
+                    .error(
+                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks (\"arid\")"
+                    ))
+            } else if let key = item.options.first(where: \.correct),
+                named.contains(where: { TextKey.normalize($0, language: language) == TextKey.normalize(key.text, language: language) })
+            {
+                issues.append(.error("the correct option is the word asked about ('\(key.text)'); the options are meanings of the word"))
+            }
+        }
+        if format == .wrongWord {
+            let sentence = stemSentence(item.prompt)
+            let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
+            for (index, option) in item.options.enumerated() where !option.text.trimmed.isEmpty {
+                if !GroundingText.contains(option.text, in: String(sentence)) {
+                    issues.append(
+                        .error(
+                            "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"
+                        ))
+                }
+            }
+        }
         issues += QuestionRules.checkLength("prompt", item.prompt, 10...2_000)
         issues += QuestionRules.checkLength("explanation", item.explanation, 20...3_000)
         issues += QuestionRules.checkMultipleChoice(
@@ -37,5 +85,89 @@ public enum ExamRules {
             case .hard: 1.5
             }
         return max(10, Int((Double(category) * factor / 5).rounded()) * 5)
+    }
+
+    /// The first content word of `answer` that `quote` does not have, when the answer is not
+    /// stated there: a number of the answer missing from the quote, or fewer than half of its other
+    /// content words in it (a word counts when the quote has it, or one sharing its first five
+    /// letters: "completed", "completion"). Nil when the answer is stated, or has no content word.
+    public static func unstated(_ answer: String, in quote: String) -> String? {
+        let words = NearDuplicate.contentWords(answer)
+        guard !words.isEmpty else { return nil }
+        let quoted = Set(NearDuplicate.contentWords(quote))
+        let prefixes = Set(quoted.filter { $0.count >= 5 }.map { String($0.prefix(5)) })
+        func has(_ word: String) -> Bool { quoted.contains(word) || (word.count >= 5 && prefixes.contains(String(word.prefix(5)))) }
+        let isNumber = { (word: String) in word.allSatisfy { $0.isASCII && $0.isNumber } }
+        if let number = words.first(where: { isNumber($0) && !has($0) }) { return number }
+        let others = words.filter { !isNumber($0) }
+        let found = others.filter(has).count
+        return found * 2 >= others.count ? nil : others.first { !has($0) }
+    }
+
+    /// The spans of `text` in quotation marks: "…", “…”, «…», ‘…’, and '…' when the marks are not
+    /// apostrophes (no letter before the opening one or after the closing one).
+    public static func quotedSpans(in text: String) -> [String] {
+        var spans: [String] = []
+        for pattern in [/"([^"]+)"/, /“([^”]+)”/, /«([^»]+)»/, /‘([^’]+)’/] {
+            spans += text.matches(of: pattern).map { String($0.output.1).trimmed }
+        }
+        let characters = Array(text)
+        var open: Int?
+        for (index, character) in characters.enumerated() where character == "'" {
+            let before = index > 0 ? characters[index - 1] : " "
+            let after = index + 1 < characters.count ? characters[index + 1] : " "
+            if let start = open, !after.isLetter, index > start + 1 {
+                spans.append(String(characters[(start + 1)..<index]).trimmed)
+                open = nil
+            } else if !before.isLetter && !before.isNumber {
+                open = index
+            }
+        }
+        return spans.filter { !$0.isEmpty }
+    }
+
+    /// The sentence a stem asks about: its longest quoted part ("…", “…”, «…»), else what follows
+    /// its last ": " (a lead-in such as "Which word is wrong in this sentence: …"), else all of it.
+    public static func stemSentence(_ stem: String) -> Substring {
+        var best: Substring?
+        for pattern in [/"([^"]+)"/, /“([^”]+)”/, /«([^»]+)»/] {
+            for match in stem.matches(of: pattern) where match.output.1.count > (best?.count ?? 0) {
+                best = match.output.1
+            }
+        }
+        if let best, best.split(separator: " ").count >= 3 { return best }
+        if let colon = stem.range(of: ": ", options: .backwards) { return stem[colon.upperBound...] }
+        return Substring(stem)
+    }
+
+    /// The blanks of a completion stem: runs of three or more underscores, or an ellipsis written
+    /// "…", "……" or "..." (Arabic exams write the blank as "……").
+    public static func blanks(in stem: String) -> [Range<String.Index>] {
+        stem.ranges(of: blankPattern)
+    }
+
+    nonisolated(unsafe) private static let blankPattern = /_{3,}|(?:…|\.\.\.)[….]*/
+
+    /// The words of a completion stem around its one blank, with `filler` in the blank: up to six
+    /// words either side, within the stem's sentence (a lead-in such as "Complete the sentence:"
+    /// or quote marks around the sentence are left out). Nil unless the stem has exactly one blank.
+    /// The text the item is grounded in holds this fragment exactly when `filler` restores it.
+    public static func completedFragment(stem: String, filler: String) -> String? {
+        let found = blanks(in: stem)
+        guard found.count == 1, let blank = found.first else { return nil }
+        var before = Substring(stem[..<blank.lowerBound])
+        if let cut = before.lastIndex(where: { "\n\"“”«»".contains($0) }) { before = before[before.index(after: cut)...] }
+        if let colon = before.range(of: ": ", options: .backwards) { before = before[colon.upperBound...] }
+        var after = Substring(stem[blank.upperBound...])
+        if let cut = after.firstIndex(where: { "\n\"“”«»".contains($0) }) { after = after[..<cut] }
+        // A word the blank is attached to ("وال……", "____,") keeps its attachment, which is not
+        // one of the six words.
+        let leftSpaced = before.last.map(\.isWhitespace) ?? true
+        let rightSpaced = after.first.map(\.isWhitespace) ?? true
+        let left = before.split(separator: " ", omittingEmptySubsequences: true).suffix(leftSpaced ? 6 : 7)
+        let right = after.split(separator: " ", omittingEmptySubsequences: true).prefix(rightSpaced ? 6 : 7)
+        let leftText = left.joined(separator: " ") + (leftSpaced && !left.isEmpty ? " " : "")
+        let rightText = (rightSpaced && !right.isEmpty ? " " : "") + right.joined(separator: " ")
+        return (leftText + filler.trimmed + rightText).trimmed
     }
 }

@@ -103,6 +103,24 @@ public struct ExamCategory: Codable, Sendable, Hashable {
         case standard
         /// Reading comprehension: a passage from the corpus and 2–5 items on it.
         case reading
+        /// Sentence completion: a standard item whose stem is a sentence of the source text with
+        /// one blank; the correct option fills it back to the source's words, and no wrong one does.
+        case completion
+        /// Contextual error: a standard item whose stem is a sentence of the source text with one
+        /// word changed to one that contradicts it; the options are words of the stem, and the key
+        /// is the changed word.
+        case wrongWord = "wrong-word"
+        /// A stated fact: a standard item whose correct option is what its source quote says (its
+        /// content words and numbers are the quote's).
+        case fact
+        /// Vocabulary in context: a standard item asking what a word of its source quote, named in
+        /// quotation marks in the stem, means there; the options are meanings, not the word.
+        case vocabulary
+
+        /// What the spec reader's hint lists.
+        public static let described =
+            "'standard', 'fact' (a stated fact), 'vocabulary' (a word in context), 'completion' (sentence completion), "
+            + "'wrong-word' (contextual error) or 'reading' (reading comprehension)"
     }
 
     /// Slug, e.g. `analogies`.

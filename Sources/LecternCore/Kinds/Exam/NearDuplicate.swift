@@ -42,6 +42,12 @@ public enum NearDuplicate {
         return min(x.tokens.count, y.tokens.count) >= 4 && similarity(x, y) >= 0.8 - 1e-9
     }
 
+    /// The content words of `text` (normalized, stop words and question words out, light
+    /// stemming; numbers kept), sorted and unique: what two texts are compared by.
+    public static func contentWords(_ text: String) -> [String] {
+        Fingerprint(text).tokens
+    }
+
     static func similarity(_ a: Fingerprint, _ b: Fingerprint) -> Double {
         guard a.gate == b.gate else { return 0 }
         if a.tokens.isEmpty && b.tokens.isEmpty { return a.normalized == b.normalized ? 1 : 0 }

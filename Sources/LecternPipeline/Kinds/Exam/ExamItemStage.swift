@@ -43,6 +43,46 @@ public struct ExamItemStage: Sendable {
             schema: SchemaParts.object(["questions": SchemaParts.array(itemSchema(optionCount: optionCount), min: count, max: count)], required: ["questions"]))
     }
 
+    /// What the prompt adds for a category format whose items are checked word by word against
+    /// the source sentence.
+    static func formatRule(_ format: ExamCategory.Format, language: String) -> String {
+        if language == "ar" {
+            switch format {
+            case .completion:
+                return "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
+                    + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
+                    + "\"النيل أطول نهر في أفريقيا.\" the prompt is \"النيل أطول ____ في أفريقيا.\", the correct answer \"نهر\", and wrong answers "
+                    + "such as \"جبل\" and \"صحراء\" and \"مدينة\"."
+            case .wrongWord:
+                return "\nCopy that sentence into \"prompt\" word for word, then change exactly one of its words to a word that contradicts the sentence's meaning. "
+                    + "The changed word is the correct answer; each wrong answer is another word of the sentence, written exactly as it appears there. "
+                    + "For example, from the sentence \"النيل أطول نهر في أفريقيا.\" the prompt is \"ما الكلمة الخطأ في الجملة: النيل أقصر نهر في أفريقيا.\", "
+                    + "the correct answer \"أقصر\", and the wrong answers \"النيل\" and \"نهر\" and \"أفريقيا\"."
+            case .standard, .fact, .vocabulary, .reading: break
+            }
+        }
+        return switch format {
+        case .completion:
+            "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
+                + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
+                + "\"The Nile is the longest river in Africa.\" the prompt is \"The Nile is the longest ____ in Africa.\", the correct answer "
+                + "\"river\", and wrong answers such as \"mountain\", \"desert\" and \"city\"."
+        case .wrongWord:
+            "\nCopy that sentence into \"prompt\" word for word, then change exactly one of its words to a word that contradicts the sentence's meaning. "
+                + "The changed word is the correct answer; each wrong answer is another word of the sentence, written exactly as it appears there. "
+                + "For example, from the sentence \"The Nile is the longest river in Africa.\" the prompt is \"Which word is wrong in this sentence: "
+                + "The Nile is the shortest river in Africa.\", the correct answer \"shortest\", and the wrong answers \"Nile\", \"river\" and \"Africa\"."
+        case .fact:
+            "\nThe correct answer is a fact this sentence states, in its words; \"source_quote\" is this sentence."
+        case .vocabulary:
+            "\nThe prompt quotes this sentence and asks what one word of it means there; write that word in quotation marks. The correct answer "
+                + "is a short meaning of the word (not the word itself); each wrong answer is a meaning it does not have in this sentence. "
+                + "\"source_quote\" is this sentence. For example, the prompt In the sentence \"Most of the region is arid, with little rain.\", "
+                + "what does 'arid' mean? has the correct answer \"very dry\" and wrong answers such as \"very cold\", \"high\" and \"crowded\"."
+        case .standard, .reading: ""
+        }
+    }
+
     /// What the prompt says about stems already in the bank.
     static func avoidText(_ stems: [String]) -> String {
         guard !stems.isEmpty else { return "" }
@@ -66,6 +106,7 @@ public struct ExamItemStage: Sendable {
         v["difficulty"] = planned.difficulty.rawValue
         v["source"] = planned.source
         v["focus"] = planned.focus
+        v["format_rule"] = Self.formatRule(planned.category.format, language: context.spec.language)
         v["avoid"] = Self.avoidText(avoid)
         let schema = Self.schema(optionCount: context.exam.optionCount)
         v["schema"] = AnswerParsing.schemaText(schema)
@@ -80,7 +121,7 @@ public struct ExamItemStage: Sendable {
                 case .success(let answer):
                     let (item, issues) = context.build(
                         answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                        document: planned.document, passage: nil, template: template, avoid: avoid)
+                        document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus)
                     return .judged(item, by: issues)
                 }
             })
@@ -129,24 +170,34 @@ public struct ExamItemStage: Sendable {
 }
 
 extension ExamJobContext {
-    /// An item from the model's answer, and what is wrong with it.
+    /// An item from the model's answer, and what is wrong with it. `focus`: the sentence a
+    /// standard item was built on. A completion or wrong-word item whose key is found in the
+    /// source cites that span (the focus sentence when it holds it) in place of the model's quote.
     func build(
         _ answer: ExamItemStage.Answer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty, document: String,
-        passage: String?, template: PromptTemplate, avoid: [String]
+        passage: String?, template: PromptTemplate, avoid: [String], focus: String? = nil
     ) -> (ExamItem, [ValidationIssue]) {
         let prompt = answer.prompt.trimmed
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
         let quote = answer.source_quote.trimmed
-        let item = ExamItem(
+        var item = ExamItem(
             id: id, section: section.id, category: category.id, difficulty: difficulty, difficultyLabel: difficulty.label(language: spec.language),
             prompt: prompt, options: built.options, explanation: answer.explanation.trimmed,
             seconds: ExamRules.seconds(category: category.seconds, difficulty: difficulty),
             sources: quote.isEmpty ? [] : [SourceQuote(document: document, quote: quote)], passage: passage,
             generation: GenerationInfo(attempts: 1, model: spec.model.name, prompt: template.identifier))
-        var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels)
-        if !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document) {
+        let key: ExamWork.KeyCheck? =
+            switch category.format {
+            case .completion: work.completionProblems(item, labels: built.labels, document: document, focus: focus)
+            case .wrongWord: work.wrongWordProblems(item, document: document, focus: focus)
+            case .standard, .fact, .vocabulary, .reading: nil
+            }
+        if let grounded = key?.grounded { item.sources = [SourceQuote(document: document, quote: grounded)] }
+        var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
+        if key?.grounded == nil, !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document) {
             issues.append(.error(problem))
         }
+        issues += key?.issues ?? []
         if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }

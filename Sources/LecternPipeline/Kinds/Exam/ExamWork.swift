@@ -90,17 +90,24 @@ public struct ExamWork: Sendable {
     }
 
     /// The sentences of `text` long enough to ask about (at least 40 characters), in order;
-    /// headings and list markers are not sentences.
+    /// headings are not sentences. A sentence ends at `. ? ! ؟` followed by a space or the line's
+    /// end, except after an abbreviation or initial ("(r. 336", "B.C. to", "Mt. Everest"): a
+    /// word of at most two letters, or one with a full stop inside.
     static func sentences(_ text: String) -> [String] {
         var out: [String] = []
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let characters = Array(line)
             var current = ""
-            for character in line {
+            for (index, character) in characters.enumerated() {
                 current.append(character)
-                if ".?!؟".contains(character) {
-                    out.append(current.trimmed)
-                    current = ""
+                guard ".?!؟".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
+                if character == "." {
+                    let word = current.dropLast().split(whereSeparator: \.isWhitespace).last ?? ""
+                    let letters = word.filter(\.isLetter)
+                    if letters.count <= 2 || word.contains(".") { continue }
                 }
+                out.append(current.trimmed)
+                current = ""
             }
             out.append(current.trimmed)
         }
@@ -118,6 +125,108 @@ public struct ExamWork: Sendable {
         case .notFound:
             return "'source_quote' ('\(quote.prefix(120))') does not occur in the source text; copy it character for character from the text you were given"
         }
+    }
+
+    /// A check of an item's answer key against its source sentence: what is wrong, and the span of
+    /// the source the key was found in (the item's source quote, verified).
+    public struct KeyCheck: Sendable {
+        public var issues: [ValidationIssue] = []
+        public var grounded: String?
+
+        /// This check with `focus` as its grounded span when it found no problem and `holds` says
+        /// the focus sentence is where the key was checked.
+        func grounding(_ focus: String?, holds: (String) -> Bool) -> KeyCheck {
+            var copy = self
+            if issues.isEmpty, let focus, holds(focus) { copy.grounded = focus }
+            return copy
+        }
+    }
+
+    /// What makes a sentence-completion item's key wrong: the stem filled with the correct option
+    /// must give the source's words, and filled with a wrong option must not (else two options are
+    /// right). Nothing when the stem does not have exactly one blank (`ExamRules.check` says so).
+    /// The span found is `focus` when that sentence holds it, else the filled stem's words.
+    public func completionProblems(_ item: ExamItem, labels: [String]?, document: String, focus: String? = nil) -> KeyCheck {
+        var result = KeyCheck()
+        guard ExamRules.blanks(in: item.prompt).count == 1 else { return result }
+        let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
+        var issues: [ValidationIssue] = []
+        for (index, option) in item.options.enumerated() {
+            guard let fragment = ExamRules.completedFragment(stem: item.prompt, filler: option.text) else { continue }
+            let check = corpus.contains(quote: fragment, inDocument: document)
+            if option.correct {
+                switch check {
+                case .found:
+                    result.grounded = focus.flatMap { GroundingText.contains(fragment, in: $0) ? $0 : nil } ?? fragment
+                case .tooShort:
+                    issues.append(
+                        .error("the stem is too short to place in the source text ('\(fragment.prefix(120))'); use a whole sentence of the source text with one blank"))
+                default:
+                    issues.append(
+                        .error(
+                            "the stem completed with the correct option reads '\(fragment.prefix(160))', which is not what the source text says: "
+                                + "copy a sentence of the source text into the stem, replace one word with '____', and make that word the correct option"))
+                }
+            } else if check == .found {
+                issues.append(
+                    .error(
+                        "\(names[index]) ('\(option.text)') also completes the sentence as the source text has it; a wrong option must not fit the source's sentence"))
+            }
+        }
+        result.issues = issues
+        if !issues.isEmpty { result.grounded = nil }
+        return result
+    }
+
+    /// What makes a wrong-word item's key wrong: its sentence, the key word taken out, must be a
+    /// sentence of the source with another word in that place (so the key is the changed word, and
+    /// the other words are the source's). Nothing when the key is not a word of the stem
+    /// (`ExamRules.check` says so).
+    /// The span found is `focus` when that sentence holds the words either side of the key.
+    public func wrongWordProblems(_ item: ExamItem, document: String, focus: String? = nil) -> KeyCheck {
+        KeyCheck(issues: wrongWordIssues(item, document: document), grounded: nil)
+            .grounding(focus) { focus in
+                guard let (left, right) = Self.wrongWordContext(item) else { return false }
+                return (left.isEmpty || GroundingText.contains(left, in: focus)) && (right.isEmpty || GroundingText.contains(right, in: focus))
+            }
+    }
+
+    /// The stem's words either side of the key (six at most), normalized.
+    static func wrongWordContext(_ item: ExamItem) -> (left: String, right: String)? {
+        guard let key = item.options.first(where: \.correct) else { return nil }
+        let words = GroundingText.normalize(String(ExamRules.stemSentence(item.prompt))).split(separator: " ").map(String.init)
+        let keyWords = GroundingText.normalize(key.text).split(separator: " ").map(String.init)
+        guard !keyWords.isEmpty, keyWords.count <= words.count,
+            let at = (0...(words.count - keyWords.count)).first(where: { Array(words[$0..<($0 + keyWords.count)]) == keyWords })
+        else { return nil }
+        return (
+            words[max(0, at - 6)..<at].joined(separator: " "),
+            words[(at + keyWords.count)..<min(words.count, at + keyWords.count + 6)].joined(separator: " ")
+        )
+    }
+
+    func wrongWordIssues(_ item: ExamItem, document: String) -> [ValidationIssue] {
+        guard let key = item.options.first(where: \.correct), let (left, right) = Self.wrongWordContext(item) else { return [] }
+        guard (left + " " + right).split(separator: " ").count >= 3 else {
+            return [.error("the stem's sentence is too short to place in the source text; use a whole sentence of the source text with one word changed")]
+        }
+        let gaps = corpus.gaps(between: left, and: right, maxGap: 3, inDocument: document)
+        let shown = "\(left) ___ \(right)".trimmed
+        if gaps.isEmpty {
+            return [
+                .error(
+                    "the stem's sentence without the correct option's word ('\(shown.prefix(160))') is not a sentence of the source text: "
+                        + "copy a sentence of the source text, change exactly one word to a word that contradicts its meaning, and make that word the correct option")
+            ]
+        }
+        if gaps.contains(GroundingText.normalize(key.text)) {
+            return [
+                .error(
+                    "the stem's sentence is the source's sentence unchanged, so '\(key.text)' is not wrong in it: "
+                        + "change one word of the sentence to a word that contradicts its meaning, and make that word the correct option")
+            ]
+        }
+        return []
     }
 
     /// The text an item is compared by for duplicates: its stem and its options (templated
