@@ -1,5 +1,6 @@
 import Foundation
 import LecternBundle
+import LecternCore
 import Testing
 
 /// CI regenerates the main example's bundle offline from its committed cassette (recorded on
@@ -67,5 +68,70 @@ struct GoldenBundleTests {
         let subjects = (course as? [String: Any])?["subjects"] as? [[String: Any]] ?? []
         let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }
         #expect(topics.count == 7 && topics.allSatisfy { $0["bonus_question"] != nil && $0["engagement_question"] != nil })
+    }
+
+    /// An exam example: its spec, and the bank it must give.
+    struct ExamExample: Sendable, CustomStringConvertible {
+        var spec: String
+        var id: String
+        var items: Int
+        var passages: Int
+        var description: String { id }
+    }
+
+    static let examExamples = [
+        ExamExample(spec: "pipelines/examples/world-geography-exam.yaml", id: "world-geography-exam", items: 12, passages: 2),
+        ExamExample(spec: "pipelines/examples/tafawoq-aptitude-exam.yaml", id: "tafawoq-aptitude-exam", items: 9, passages: 1),
+    ]
+
+    /// Each exam example replays offline from its recorded cassette, twice to the same bytes; its
+    /// bank follows docs/schemas/exam.schema.json (checked by Python's `jsonschema`), passes
+    /// `lectern check`, and every item's quote is in the document it cites.
+    @Test(arguments: examExamples) func anExamExampleReplaysOfflineByteForByte(_ example: ExamExample) async throws {
+        let repo = CLITests.repository
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-exam-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        var bundles: [[String: Data]] = []
+        for pass in 1...2 {
+            let run = try await CLITests.lectern(
+                [
+                    "run", example.spec, "--cache", "offline", "--cache-dir", work.appendingPathComponent("cache-\(pass)").path,
+                    "--output", work.appendingPathComponent("out-\(pass)").path, "--log-format", "text",
+                ], in: repo)
+            #expect(run.status == 0, "re-record with 'scripts/record-fixtures.sh \(example.spec)' if a prompt changed: \(run.stderr)")
+            let bundle = work.appendingPathComponent("out-\(pass)/\(example.id)/1.0.0")
+            let verify = try await CLITests.lectern(["verify", bundle.path], in: repo)
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            bundles.append(CLITests.files(bundle))
+        }
+        #expect(bundles[0] == bundles[1])
+        let files = bundles[0]
+        try CLITests.expectEveryLocalReferenceResolves(files)
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
+        #expect(exam.items.count == example.items && exam.passages.count == example.passages && exam.forms.count == 1)
+        let presets = try PresetLibrary(directories: [repo.appendingPathComponent("pipelines/presets")])
+        let spec = try SpecLoader(presets: presets).load(repo.appendingPathComponent(example.spec))
+        guard case .exam(let examSpec) = spec.content else {
+            Issue.record("\(example.spec) is not an exam spec")
+            return
+        }
+        let corpus = try ExamCorpus.load(examSpec.corpus, relativeTo: repo.appendingPathComponent(example.spec).deletingLastPathComponent())
+        for item in exam.items {
+            #expect(!item.sources.isEmpty, "\(item.id) cites nothing")
+            for source in item.sources {
+                #expect(corpus.contains(quote: source.quote, inDocument: source.document) == .found, "\(item.id): \(source.quote)")
+            }
+        }
+        let bankPath = work.appendingPathComponent("out-1/\(example.id)/1.0.0/exam.json").path
+        let check = try await CLITests.lectern(["check", bankPath], in: repo)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let schema = repo.appendingPathComponent("docs/schemas/exam.schema.json").path
+        let validated = try CLITests.runBlocking(
+            [
+                "-c",
+                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+                schema, bankPath,
+            ], in: repo, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(validated.status == 0, "exam.json does not follow its schema: \(validated.stderr)")
     }
 }

@@ -563,6 +563,16 @@ struct CompletionFragmentTests {
         #expect(ExamRules.blanks(in: "Two ____ blanks ...").count == 2)
     }
 
+    @Test func aStemWrittenWithoutItsBlankGetsOneWhereTheKeyIsOnce() {
+        #expect(ExamRules.blankingKey("The Nile floods every year.", key: "every") == "The Nile floods ____ year.")
+        #expect(ExamRules.blankingKey("The Nile floods Every year.", key: "every") == "The Nile floods ____ year.")
+        // Twice, or only inside a word, or a blank already there: unchanged.
+        #expect(ExamRules.blankingKey("Every year the Nile floods every field.", key: "every") == "Every year the Nile floods every field.")
+        #expect(ExamRules.blankingKey("Everything floods.", key: "every") == "Everything floods.")
+        #expect(ExamRules.blankingKey("The Nile floods ____ year, every time.", key: "every") == "The Nile floods ____ year, every time.")
+        #expect(ExamRules.blankingKey("يفيض النيل كل عام.", key: "كل") == "يفيض النيل ____ عام.")
+    }
+
     @Test func aCompletionStemNeedsExactlyOneBlank() {
         func item(_ prompt: String) -> ExamItem {
             ExamItem(

@@ -201,15 +201,16 @@ struct ExamRunTests {
         let quote = "A river begins at its source, often a spring or a melting glacier high in the hills."
         let id = "exam-item/verbal/completion/easy-01"
         let answers: [JSONValue] = [
-            // No blank: the whole sentence with a question tacked on.
-            Self.answer(id, attempt: 1, Self.question("Where does a river begin, often a spring or a glacier?", "source", ["mouth", "delta", "bank"], quote: quote)),
+            // No blank, and the key is not in the stem to be blanked.
+            Self.answer(id, attempt: 1, Self.question("Where does a river begin, often a spring or a glacier?", "its source", ["mouth", "delta", "bank"], quote: quote)),
             // The key swapped: the sentence with "mouth" is not the text's, and "source" fits it.
             Self.answer(
                 id, attempt: 2,
                 Self.question("Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"", "mouth", ["source", "delta", "bank"], quote: quote)),
+            // The sentence copied without its blank: the key, found once in it, is blanked.
             Self.answer(
                 id, attempt: 3,
-                Self.question("Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"", "source", ["mouth", "delta", "bank"], quote: quote)),
+                Self.question("Complete the sentence: \"A river begins at its source, often a spring or a melting glacier high in the hills.\"", "source", ["mouth", "delta", "bank"], quote: quote)),
         ]
         let script = ws.root.appendingPathComponent("completion-script.json")
         try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
@@ -225,6 +226,7 @@ struct ExamRunTests {
         let item = try #require(exam.items.first)
         #expect(item.generation.attempts == 3)
         #expect(item.options.first(where: \.correct)?.text == "source")
+        #expect(item.prompt == "Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"")
         // The key was found in the sentence the item was built on, which becomes its source quote.
         #expect(item.sources == [SourceQuote(document: "exam-corpus/rivers.md", quote: quote)])
         let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }

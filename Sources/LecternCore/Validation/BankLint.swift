@@ -304,6 +304,12 @@ public enum BankLint {
                 prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: false
             ).errors.map(\.message)
+            if let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format {
+                problems += ExamRules.formatIssues(
+                    prompt: item.prompt, options: choices, quote: item.sources?.first?.quote, format: format, language: language,
+                    labels: item.options.indices.map { "options[\($0)]" }
+                ).errors.map(\.message)
+            }
             if let raw = item.difficulty {
                 if let difficulty = Difficulty(rawValue: raw) {
                     // A label naming another difficulty contradicts it; other wording is the author's.

@@ -49,9 +49,22 @@ public struct ExamBankSection: Codable, Sendable, Hashable {
 public struct ExamBankCategory: Codable, Sendable, Hashable {
     public var id: String
     public var title: String
+    /// The item format (`standard`, `fact`, `vocabulary`, `completion`, `wrong-word`, `reading`):
+    /// how the app may show its items (a completion stem has a blank) and what `lectern check`
+    /// holds them to. `standard` when a bank leaves it out.
+    public var format: ExamCategory.Format
 
-    public init(id: String, title: String) {
-        self.id = id; self.title = title
+    public init(id: String, title: String, format: ExamCategory.Format = .standard) {
+        self.id = id; self.title = title; self.format = format
+    }
+
+    enum CodingKeys: String, CodingKey { case id, title, format }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        title = try c.decode(String.self, forKey: .title)
+        format = try c.decodeIfPresent(ExamCategory.Format.self, forKey: .format) ?? .standard
     }
 }
 

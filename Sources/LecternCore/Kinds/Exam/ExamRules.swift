@@ -11,51 +11,7 @@ public enum ExamRules {
         _ item: ExamItem, optionCount: Int, language: String, labels: [String]? = nil, format: ExamCategory.Format = .standard
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
-        if format == .completion {
-            let count = blanks(in: item.prompt).count
-            if count == 0 {
-                issues.append(
-                    .error(
-                        "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'"
-                    ))
-            } else if count > 1 {
-                issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills"))
-            }
-        }
-        if format == .fact, let key = item.options.first(where: \.correct), let quote = item.sources.first?.quote, !quote.trimmed.isEmpty,
-            let missing = unstated(key.text, in: quote)
-        {
-            issues.append(
-                .error(
-                    "the correct option ('\(key.text)') is not what the source quote says ('\(missing)' is not in '\(quote.prefix(160))'): "
-                        + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states"
-                ))
-        }
-        if format == .vocabulary, let quote = item.sources.first?.quote, !quote.trimmed.isEmpty {
-            let named = quotedSpans(in: item.prompt).filter { $0.split(separator: " ").count <= 4 && GroundingText.contains($0, in: quote) }
-            if named.isEmpty {
-                issues.append(
-                    .error(
-                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks (\"arid\")"
-                    ))
-            } else if let key = item.options.first(where: \.correct),
-                named.contains(where: { TextKey.normalize($0, language: language) == TextKey.normalize(key.text, language: language) })
-            {
-                issues.append(.error("the correct option is the word asked about ('\(key.text)'); the options are meanings of the word"))
-            }
-        }
-        if format == .wrongWord {
-            let sentence = stemSentence(item.prompt)
-            let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
-            for (index, option) in item.options.enumerated() where !option.text.trimmed.isEmpty {
-                if !GroundingText.contains(option.text, in: String(sentence)) {
-                    issues.append(
-                        .error(
-                            "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"
-                        ))
-                }
-            }
-        }
+        issues += formatIssues(prompt: item.prompt, options: item.options, quote: item.sources.first?.quote, format: format, language: language, labels: labels)
         issues += QuestionRules.checkLength("prompt", item.prompt, 10...2_000)
         issues += QuestionRules.checkLength("explanation", item.explanation, 20...3_000)
         issues += QuestionRules.checkMultipleChoice(
@@ -71,6 +27,62 @@ public enum ExamRules {
         }
         if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
+        }
+        return issues
+    }
+
+    /// What an item breaks of its category format's rules that can be seen without the corpus:
+    /// a completion stem's one blank; a fact's key stated in its quote; a vocabulary stem naming a
+    /// word of its quote; a wrong-word item's options being words of its sentence. (The checks of
+    /// completion and wrong-word keys against the source need the corpus: the exam kind's stages.)
+    public static func formatIssues(
+        prompt: String, options: [Choice], quote: String?, format: ExamCategory.Format, language: String, labels: [String]? = nil
+    ) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if format == .completion {
+            let count = blanks(in: prompt).count
+            if count == 0 {
+                issues.append(
+                    .error(
+                        "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'"
+                    ))
+            } else if count > 1 {
+                issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills"))
+            }
+        }
+        if format == .fact, let key = options.first(where: \.correct), let quote = quote, !quote.trimmed.isEmpty,
+            let missing = unstated(key.text, in: quote)
+        {
+            issues.append(
+                .error(
+                    "the correct option ('\(key.text)') is not what the source quote says ('\(missing)' is not in '\(quote.prefix(160))'): "
+                        + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states"
+                ))
+        }
+        if format == .vocabulary, let quote = quote, !quote.trimmed.isEmpty {
+            let named = quotedSpans(in: prompt).filter { $0.split(separator: " ").count <= 4 && GroundingText.contains($0, in: quote) }
+            if named.isEmpty {
+                issues.append(
+                    .error(
+                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks (\"arid\")"
+                    ))
+            } else if let key = options.first(where: \.correct),
+                named.contains(where: { TextKey.normalize($0, language: language) == TextKey.normalize(key.text, language: language) })
+            {
+                issues.append(.error("the correct option is the word asked about ('\(key.text)'); the options are meanings of the word"))
+            }
+        }
+        if format == .wrongWord {
+            let sentence = stemSentence(prompt)
+            let names = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
+            for (index, option) in options.enumerated() where !option.text.trimmed.isEmpty {
+                if !GroundingText.contains(option.text, in: String(sentence)) {
+                    issues.append(
+                        .error(
+                            "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"
+                        ))
+                }
+            }
         }
         return issues
     }
@@ -138,6 +150,25 @@ public enum ExamRules {
         if let best, best.split(separator: " ").count >= 3 { return best }
         if let colon = stem.range(of: ": ", options: .backwards) { return stem[colon.upperBound...] }
         return Substring(stem)
+    }
+
+    /// A completion stem written without its blank, made into one: when `stem` has no blank and
+    /// holds the correct option exactly once as whole words (letter case aside), that occurrence
+    /// becomes "____". Otherwise `stem` unchanged. (Small models copy the sentence and forget the
+    /// blank; the stem made so is then checked like any other.)
+    public static func blankingKey(_ stem: String, key: String) -> String {
+        let key = key.trimmed
+        guard blanks(in: stem).isEmpty, !key.isEmpty else { return stem }
+        var found: [Range<String.Index>] = []
+        var from = stem.startIndex
+        while let range = stem.range(of: key, options: [.caseInsensitive], range: from..<stem.endIndex) {
+            let before = range.lowerBound > stem.startIndex ? stem[stem.index(before: range.lowerBound)] : " "
+            let after = range.upperBound < stem.endIndex ? stem[range.upperBound] : " "
+            if !(before.isLetter || before.isNumber) && !(after.isLetter || after.isNumber) { found.append(range) }
+            from = range.upperBound
+        }
+        guard found.count == 1, let only = found.first else { return stem }
+        return stem.replacingCharacters(in: only, with: "____")
     }
 
     /// The blanks of a completion stem: runs of three or more underscores, or an ellipsis written

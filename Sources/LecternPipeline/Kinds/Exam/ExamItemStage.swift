@@ -177,7 +177,8 @@ extension ExamJobContext {
         _ answer: ExamItemStage.Answer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty, document: String,
         passage: String?, template: PromptTemplate, avoid: [String], focus: String? = nil
     ) -> (ExamItem, [ValidationIssue]) {
-        let prompt = answer.prompt.trimmed
+        var prompt = answer.prompt.trimmed
+        if category.format == .completion { prompt = ExamRules.blankingKey(prompt, key: answer.correct_answer.text) }
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
         let quote = answer.source_quote.trimmed
         var item = ExamItem(

@@ -224,7 +224,7 @@ public struct ExamJob: GenerationJob {
             id: job.spec.id, version: job.spec.version, language: job.spec.language, title: title, description: job.spec.description.trimmed,
             audience: job.spec.audience,
             sections: job.exam.sections.map { section in
-                ExamBankSection(id: section.id, title: section.title, categories: section.categories.map { ExamBankCategory(id: $0.id, title: $0.title) })
+                ExamBankSection(id: section.id, title: section.title, categories: section.categories.map { ExamBankCategory(id: $0.id, title: $0.title, format: $0.format) })
             },
             passages: passages, items: items, forms: forms, documents: job.work.documents)
         files["exam.json"] = try CanonicalJSON.encode(exam, pretty: true)
