@@ -673,6 +673,8 @@ struct VocabularyItemTests {
         // An apostrophe is not a quotation mark; a quoted word not in the quote does not count.
         #expect(Self.messages("What does the region's 'climate' mean?").count == 1)
         #expect(Self.messages("What does 'arid' mean?", key: "arid") == ["the correct option is the word asked about ('arid'); the options are meanings of the word"])
+        #expect(Self.messages("What does 'regions' mean here?").isEmpty, "another form of the sentence's word")
+        #expect(Self.messages("What does 'regions' mean?", key: "region").count == 1)
         #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])
     }
 }

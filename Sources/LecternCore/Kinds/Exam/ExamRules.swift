@@ -60,14 +60,19 @@ public enum ExamRules {
                 ))
         }
         if format == .vocabulary, let quote = quote, !quote.trimmed.isEmpty {
-            let named = quotedSpans(in: prompt).filter { $0.split(separator: " ").count <= 4 && GroundingText.contains($0, in: quote) }
+            // The word may be named in another form than the sentence's ("continent", "continents").
+            let quoted = Set(NearDuplicate.contentWords(quote))
+            let named = quotedSpans(in: prompt).filter { span in
+                let words = NearDuplicate.contentWords(span)
+                return span.split(separator: " ").count <= 4 && !words.isEmpty && words.allSatisfy(quoted.contains)
+            }
             if named.isEmpty {
                 issues.append(
                     .error(
                         "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks (\"arid\")"
                     ))
             } else if let key = options.first(where: \.correct),
-                named.contains(where: { TextKey.normalize($0, language: language) == TextKey.normalize(key.text, language: language) })
+                named.contains(where: { NearDuplicate.contentWords($0) == NearDuplicate.contentWords(key.text) })
             {
                 issues.append(.error("the correct option is the word asked about ('\(key.text)'); the options are meanings of the word"))
             }
