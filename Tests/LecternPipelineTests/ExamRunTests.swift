@@ -292,4 +292,18 @@ struct ExamRunTests {
         #expect(sent.dropFirst().first?.contains("the stem's sentence is the source's sentence unchanged, so 'fast' is not wrong in it") == true)
         #expect(sent.dropFirst(2).first?.contains("('rivers') is not a word of the stem's sentence") == true)
     }
+
+    /// The sentences an item can be pointed at: abbreviations do not end one, semicolons do.
+    @Test func focusSentencesSplitAtSentenceEndsAndClausesNotAbbreviations() {
+        let text = """
+            # Heading that is long enough to be a sentence if headings counted
+            The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture. Short one.
+            Katabatic (gravity-driven) winds blow coastward from the high interior; frequent blizzards form near the foot of the plateau
+            """
+        #expect(ExamWork.sentences(text) == [
+            "The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture.",
+            "Katabatic (gravity-driven) winds blow coastward from the high interior;",
+            "frequent blizzards form near the foot of the plateau",
+        ])
+    }
 }

@@ -77,8 +77,8 @@ public struct ExamItemStage: Sendable {
         case .vocabulary:
             "\nThe prompt quotes this sentence and asks what one word of it means there; write that word in quotation marks. The correct answer "
                 + "is a short meaning of the word (not the word itself); each wrong answer is a meaning it does not have in this sentence. "
-                + "\"source_quote\" is this sentence. For example, the prompt In the sentence \"Most of the region is arid, with little rain.\", "
-                + "what does 'arid' mean? has the correct answer \"very dry\" and wrong answers such as \"very cold\", \"high\" and \"crowded\"."
+                + "\"source_quote\" is this sentence, copied from the source text. The prompt has this shape: In the sentence \"<the sentence>\", "
+                + "what does '<one word of it>' mean?"
         case .standard, .reading: ""
         }
     }

@@ -92,7 +92,9 @@ public struct ExamWork: Sendable {
     /// The sentences of `text` long enough to ask about (at least 40 characters), in order;
     /// headings are not sentences. A sentence ends at `. ? ! ؟` followed by a space or the line's
     /// end, except after an abbreviation or initial ("(r. 336", "B.C. to", "Mt. Everest"): a
-    /// word of at most two letters, or one with a full stop inside.
+    /// word of at most two letters, or one with a full stop inside. A semicolon (`;` `؛`) ends one
+    /// too: reference texts list facts as clauses ("winds blow coastward …; blizzards form …"),
+    /// and one clause is one fact to ask about.
     static func sentences(_ text: String) -> [String] {
         var out: [String] = []
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -100,7 +102,7 @@ public struct ExamWork: Sendable {
             var current = ""
             for (index, character) in characters.enumerated() {
                 current.append(character)
-                guard ".?!؟".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
+                guard ".?!؟;؛".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
                 if character == "." {
                     let word = current.dropLast().split(whereSeparator: \.isWhitespace).last ?? ""
                     let letters = word.filter(\.isLetter)
