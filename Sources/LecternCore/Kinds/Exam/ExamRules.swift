@@ -69,7 +69,7 @@ public enum ExamRules {
             if named.isEmpty {
                 issues.append(
                     .error(
-                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks (\"arid\")"
+                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks"
                     ))
             } else if let key = options.first(where: \.correct),
                 named.contains(where: { NearDuplicate.contentWords($0) == NearDuplicate.contentWords(key.text) })
