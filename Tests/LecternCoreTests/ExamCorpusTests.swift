@@ -672,7 +672,7 @@ struct VocabularyItemTests {
         #expect(Self.messages("What is the capital of Libya?").first?.hasPrefix("the stem does not name, in quotation marks, a word of the source quote") == true)
         // An apostrophe is not a quotation mark; a quoted word not in the quote does not count.
         #expect(Self.messages("What does the region's 'climate' mean?").count == 1)
-        #expect(Self.messages("What does 'arid' mean?", key: "arid") == ["the correct option is the word asked about ('arid'); the options are meanings of the word"])
+        #expect(Self.messages("What does 'arid' mean?", key: "arid").first?.hasPrefix("the correct option is the word asked about ('arid'); the options are meanings of the word") == true)
         #expect(Self.messages("What does 'regions' mean here?").isEmpty, "another form of the sentence's word")
         #expect(Self.messages("What does 'regions' mean?", key: "region").count == 1)
         #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])

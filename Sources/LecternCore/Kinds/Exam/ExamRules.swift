@@ -74,7 +74,10 @@ public enum ExamRules {
             } else if let key = options.first(where: \.correct),
                 named.contains(where: { NearDuplicate.contentWords($0) == NearDuplicate.contentWords(key.text) })
             {
-                issues.append(.error("the correct option is the word asked about ('\(key.text)'); the options are meanings of the word"))
+                issues.append(
+                    .error(
+                        "the correct option is the word asked about ('\(key.text)'); the options are meanings of the word: make the correct option "
+                            + "a synonym or a short definition of '\(key.text)' as the sentence uses it, and each wrong option a meaning it does not have there"))
             }
         }
         if format == .wrongWord {
