@@ -678,3 +678,24 @@ struct VocabularyItemTests {
         #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])
     }
 }
+
+/// Stems that cannot be answered as shown, and words with no meaning to ask for.
+struct UnanswerableStemTests {
+    @Test func aStemSpeakingOfTheUnseenSourceTextIsFound() {
+        #expect(ExamRules.mentionsUnseenText("Which statement is true based on the information provided in the source text?", language: "en"))
+        #expect(ExamRules.mentionsUnseenText("According to the text, what blows coastward?", language: "en"))
+        #expect(ExamRules.mentionsUnseenText("What does the passage say about deserts?", language: "en"))
+        #expect(!ExamRules.mentionsUnseenText("Which winds blow coastward from the high interior of Antarctica?", language: "en"))
+        #expect(!ExamRules.mentionsUnseenText("In the sentence 'Most of the region is arid', what does 'arid' mean?", language: "en"))
+        #expect(ExamRules.mentionsUnseenText("حسب النص، ما الذي يسبب الفيضان؟", language: "ar"))
+        #expect(!ExamRules.mentionsUnseenText("ما الذي يسبب الفيضان؟", language: "ar"))
+    }
+
+    @Test func namesAndNumbersHaveNoMeaningToAskFor() {
+        let quote = "The Roman Emperor Vespasian began construction on the Colosseum in A.D. 72."
+        #expect(ExamRules.isNameOrNumber("Vespasian", in: quote))
+        #expect(ExamRules.isNameOrNumber("72", in: quote))
+        #expect(!ExamRules.isNameOrNumber("construction", in: quote))
+        #expect(!ExamRules.isNameOrNumber("The", in: quote), "capital only at the sentence's start")
+    }
+}

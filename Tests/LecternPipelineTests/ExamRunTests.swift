@@ -306,4 +306,48 @@ struct ExamRunTests {
             "frequent blizzards form near the foot of the plateau",
         ])
     }
+
+    /// A fact item is shown without its source: a stem that speaks of "the text" is re-asked, and so
+    /// is one whose wrong option the text states word for word (it would be true too).
+    @Test func factItemsStandOnTheirOwnAndHaveOneTrueOption() async throws {
+        let yaml = """
+            kind: exam
+            id: rivers-facts
+            description: A short exam on rivers.
+            corpus: [exam-corpus/rivers.md]
+            blueprint:
+              - section: facts
+                categories:
+                  - category: stated-facts
+                    format: fact
+                    instructions: A fact stated in the text.
+                    easy: 1
+            forms:
+              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: facts, count: 1 }] }
+            model: { provider: scripted, script: unused.json }
+            """
+        let ws = try Workspace()
+        let quote = "each stream that joins a larger river is called a tributary"
+        let id = "exam-item/facts/stated-facts/easy-01"
+        let answers: [JSONValue] = [
+            Self.answer(id, attempt: 1, Self.question("According to the text, what is a stream that joins a larger river called?", "A tributary", ["A delta", "A meander", "A basin"], quote: quote)),
+            Self.answer(
+                id, attempt: 2,
+                Self.question("What is a stream that joins a larger river called?", "A tributary", ["A delta", "A meander", "the slope is gentler"], quote: quote)),
+            Self.answer(id, attempt: 3, Self.tributary),
+        ]
+        let script = ws.root.appendingPathComponent("facts-script.json")
+        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
+        let provider = try RecordingProvider(script: script)
+        let runner = JobRunner(
+            spec: try Self.load(yaml), presets: try Workspace.presets(),
+            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        #expect(result.status == .complete, "\(result.failures)")
+        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        #expect(sent.count == 3)
+        #expect(sent.dropFirst().first?.contains("the stem speaks of the source text, which the candidate does not see") == true)
+        #expect(sent.dropFirst(2).first?.contains("('the slope is gentler') is stated in the source text word for word, so it is true too") == true)
+    }
 }

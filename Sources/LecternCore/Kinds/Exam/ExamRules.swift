@@ -78,6 +78,11 @@ public enum ExamRules {
                     .error(
                         "the correct option is the word asked about ('\(key.text)'); the options are meanings of the word: make the correct option "
                             + "a synonym or a short definition of '\(key.text)' as the sentence uses it, and each wrong option a meaning it does not have there"))
+            } else if named.allSatisfy({ isNameOrNumber($0, in: quote) }) {
+                issues.append(
+                    .error(
+                        "the word asked about (\(named.map { "'\($0)'" }.joined(separator: ", "))) is a name or a number, which has no meaning to ask for: "
+                            + "ask about a common word of the sentence"))
             }
         }
         if format == .wrongWord {
@@ -122,6 +127,35 @@ public enum ExamRules {
         let others = words.filter { !isNumber($0) }
         let found = others.filter(has).count
         return found * 2 >= others.count ? nil : others.first { !has($0) }
+    }
+
+    /// Whether `span` is a number, or a name: written with a capital letter where `sentence` has it
+    /// other than at its start (scripts without letter case have no such names).
+    static func isNameOrNumber(_ span: String, in sentence: String) -> Bool {
+        let span = span.trimmed
+        if !span.isEmpty, span.allSatisfy({ $0.isNumber || $0 == "," || $0 == "." }) { return true }
+        guard let first = span.first, first.isUppercase else { return false }
+        var from = sentence.startIndex
+        while let range = sentence.range(of: span, range: from..<sentence.endIndex) {
+            let before = sentence[sentence.startIndex..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+            if !before.isEmpty, !(before.last.map { ".!?:\"'“‘«(".contains($0) } ?? false) { return true }
+            from = range.upperBound
+        }
+        return false
+    }
+
+    /// Words with which a stem points at a text the candidate does not see.
+    nonisolated(unsafe) private static let unseenText =
+        /(?i)\b(the|this|given|following) (source )?(text|passage|excerpt|article|paragraph)\b|\baccording to the (text|source|passage)\b|\bsource text\b/
+
+    /// Whether a stem speaks of "the source text" or "the passage": a standard item is shown
+    /// without its source, so such a question cannot be answered.
+    public static func mentionsUnseenText(_ stem: String, language: String) -> Bool {
+        if stem.contains(unseenText) { return true }
+        if language == "ar" {
+            return ["النص", "الفقرة", "القطعة", "المقطع"].contains { GroundingText.contains($0, in: stem) }
+        }
+        return false
     }
 
     /// The spans of `text` in quotation marks: "…", “…”, «…», ‘…’, and '…' when the marks are not

@@ -121,7 +121,7 @@ public struct ExamItemStage: Sendable {
                 case .success(let answer):
                     let (item, issues) = context.build(
                         answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                        document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus)
+                        document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus, source: planned.source)
                     return .judged(item, by: issues)
                 }
             })
@@ -175,7 +175,7 @@ extension ExamJobContext {
     /// source cites that span (the focus sentence when it holds it) in place of the model's quote.
     func build(
         _ answer: ExamItemStage.Answer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty, document: String,
-        passage: String?, template: PromptTemplate, avoid: [String], focus: String? = nil
+        passage: String?, template: PromptTemplate, avoid: [String], focus: String? = nil, source: String? = nil
     ) -> (ExamItem, [ValidationIssue]) {
         var prompt = answer.prompt.trimmed
         if category.format == .completion { prompt = ExamRules.blankingKey(prompt, key: answer.correct_answer.text) }
@@ -199,9 +199,43 @@ extension ExamJobContext {
             issues.append(.error(problem))
         }
         issues += key?.issues ?? []
+        issues += standardItemProblems(item, format: category.format, source: source, labels: built.labels)
         if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }
         return (item, issues)
+    }
+
+    /// What is wrong with an item shown without its source text (every format but `reading`),
+    /// judged against that text (`source`, the chunk it was built on): a stem speaking of "the
+    /// text" the candidate does not see; a completion stem of more than one sentence; a fact
+    /// item's wrong option that the text states word for word (so it is true too).
+    func standardItemProblems(_ item: ExamItem, format: ExamCategory.Format, source: String?, labels: [String]?) -> [ValidationIssue] {
+        guard item.passage == nil, format != .reading else { return [] }
+        var issues: [ValidationIssue] = []
+        if ExamRules.mentionsUnseenText(item.prompt, language: spec.language) {
+            issues.append(
+                .error(
+                    "the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own"
+                ))
+        }
+        if format == .completion {
+            let count = ExamWork.sentences(item.prompt.replacingOccurrences(of: "____", with: "blank")).count
+            if count > 1 {
+                issues.append(.error("the stem holds \(count) sentences; a sentence-completion stem is the one sentence with the blank"))
+            }
+        }
+        if format == .fact, let source {
+            let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
+            for (index, option) in item.options.enumerated() where !option.correct {
+                if option.text.split(separator: " ").count >= 4, GroundingText.contains(option.text, in: source) {
+                    issues.append(
+                        .error(
+                            "\(names[index]) ('\(option.text.prefix(120))') is stated in the source text word for word, so it is true too: "
+                                + "a wrong option must be false"))
+                }
+            }
+        }
+        return issues
     }
 }
