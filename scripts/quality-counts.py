@@ -4,7 +4,8 @@
     scripts/quality-counts.py pipelines/cassettes/*.log.jsonl
 
 For each model stage: items valid at the first attempt, valid after repair, failed; and the
-tokens the model generated and read. Rendering items are not model calls and are left out.
+tokens the model generated and read. Rendering and other local items (no attempt) are not model
+calls and are left out.
 """
 import json
 import sys
@@ -23,6 +24,8 @@ def counts(path):
             continue
         kind = event.get("event")
         if kind == "item_finished":
+            if event.get("attempts", 1) == 0:
+                continue  # a local item (a passage, the bank, a form): no model call
             row = stages[stage]
             row["first" if event.get("attempts", 1) == 1 else "repaired"] += 1
             row["completion"] += event.get("completion_tokens", 0)

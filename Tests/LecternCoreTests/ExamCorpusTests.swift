@@ -689,6 +689,10 @@ struct UnanswerableStemTests {
         #expect(!ExamRules.mentionsUnseenText("In the sentence 'Most of the region is arid', what does 'arid' mean?", language: "en"))
         #expect(ExamRules.mentionsUnseenText("حسب النص، ما الذي يسبب الفيضان؟", language: "ar"))
         #expect(!ExamRules.mentionsUnseenText("ما الذي يسبب الفيضان؟", language: "ar"))
+        // A table or figure that is not shown (the local model wrote this Arabic one).
+        #expect(ExamRules.mentionsUnseenText("الجدول التالي يعطي مسافة التوقف بالأمتار. كم ستكون مسافة التوقف عند السرعة 160 km/h؟", language: "ar"))
+        #expect(ExamRules.mentionsUnseenText("Using the table below, find the mean.", language: "en"))
+        #expect(!ExamRules.mentionsUnseenText("A table has four legs; how many legs do three tables have?", language: "en"))
     }
 
     @Test func namesAndNumbersHaveNoMeaningToAskFor() {

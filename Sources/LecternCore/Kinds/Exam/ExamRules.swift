@@ -144,16 +144,16 @@ public enum ExamRules {
         return false
     }
 
-    /// Words with which a stem points at a text the candidate does not see.
+    /// Words with which a stem points at a text, table or figure the candidate does not see.
     nonisolated(unsafe) private static let unseenText =
-        /(?i)\b(the|this|given|following) (source )?(text|passage|excerpt|article|paragraph)\b|\baccording to the (text|source|passage)\b|\bsource text\b/
+        /(?i)\b(the|this|given|following|above|below) (source )?(text|passage|excerpt|article|paragraph|table|figure|graph|chart|diagram)\b|\baccording to the (text|source|passage|table)\b|\bsource text\b/
 
-    /// Whether a stem speaks of "the source text" or "the passage": a standard item is shown
-    /// without its source, so such a question cannot be answered.
+    /// Whether a stem speaks of "the source text", "the passage" or "the table": a standard item is
+    /// shown without its source, so such a question cannot be answered.
     public static func mentionsUnseenText(_ stem: String, language: String) -> Bool {
         if stem.contains(unseenText) { return true }
         if language == "ar" {
-            return ["النص", "الفقرة", "القطعة", "المقطع"].contains { GroundingText.contains($0, in: stem) }
+            return ["النص", "الفقرة", "القطعة", "المقطع", "الجدول", "الشكل", "الرسم"].contains { GroundingText.contains($0, in: stem) }
         }
         return false
     }
