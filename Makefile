@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SPEC ?= pipelines/examples/python-basics.yaml
 OUTPUT ?= output
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev python3-jsonschema
 # `make install` puts lectern under $(DESTDIR)$(PREFIX); BIN_DIR is the build it copies.
 PREFIX ?= /usr/local
 DESTDIR ?=
