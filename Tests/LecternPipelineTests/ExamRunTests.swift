@@ -57,6 +57,25 @@ struct ExamRunTests {
         return .object(object)
     }
 
+    /// Runs `yaml` through the real runner with `answers` as the scripted provider's script; the
+    /// workspace is returned so that its files outlive the call.
+    static func runScripted(_ yaml: String, answers: [JSONValue]) async throws -> (JobRunner.Result, RecordingProvider, Workspace) {
+        let ws = try Workspace()
+        let script = ws.root.appendingPathComponent("script.json")
+        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
+        let provider = try RecordingProvider(script: script)
+        let runner = JobRunner(
+            spec: try load(yaml), presets: try Workspace.presets(),
+            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
+            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
+        return (try await runner.run(options: JobRunner.Options(outputRoot: ws.output)), provider, ws)
+    }
+
+    /// The text of every request the provider received, in order.
+    static func sentTexts(_ provider: RecordingProvider) -> [String] {
+        provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+    }
+
     static func script(_ ws: Workspace) throws -> URL {
         let answers: [JSONValue] = [
             // First try: a quote that is not in the text (grounding fails); second try: grounded.
@@ -197,7 +216,6 @@ struct ExamRunTests {
               - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
             model: { provider: scripted, script: unused.json }
             """
-        let ws = try Workspace()
         let quote = "A river begins at its source, often a spring or a melting glacier high in the hills."
         let id = "exam-item/verbal/completion/easy-01"
         let answers: [JSONValue] = [
@@ -212,14 +230,8 @@ struct ExamRunTests {
                 id, attempt: 3,
                 Self.question("Complete the sentence: \"A river begins at its source, often a spring or a melting glacier high in the hills.\"", "source", ["mouth", "delta", "bank"], quote: quote)),
         ]
-        let script = ws.root.appendingPathComponent("completion-script.json")
-        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
-        let provider = try RecordingProvider(script: script)
-        let runner = JobRunner(
-            spec: try Self.load(yaml), presets: try Workspace.presets(),
-            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
-            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
-        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        let (result, provider, ws) = try await Self.runScripted(yaml, answers: answers)
+        defer { _ = ws }
         #expect(result.status == .complete, "\(result.failures)")
         guard case .written(let dir)? = result.bundle else { return }
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
@@ -229,7 +241,7 @@ struct ExamRunTests {
         #expect(item.prompt == "Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"")
         // The key was found in the sentence the item was built on, which becomes its source quote.
         #expect(item.sources == [SourceQuote(document: "exam-corpus/rivers.md", quote: quote)])
-        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        let sent = Self.sentTexts(provider)
         #expect(sent.count == 3)
         #expect(sent.first?.contains("replaced by \"____\"") == true, "the prompt asks for the blank")
         #expect(sent.dropFirst().first?.contains("the stem has no blank") == true)
@@ -257,7 +269,6 @@ struct ExamRunTests {
               - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
             model: { provider: scripted, script: unused.json }
             """
-        let ws = try Workspace()
         let quote = "Near the source the water moves fast and cuts deep, narrow valleys."
         let id = "exam-item/verbal/contextual-error/medium-01"
         let answers: [JSONValue] = [
@@ -275,19 +286,13 @@ struct ExamRunTests {
                     "Which word is wrong in context: Near the source the water moves slowly and cuts deep, narrow valleys.", "slowly",
                     ["water", "deep", "valleys"], quote: quote)),
         ]
-        let script = ws.root.appendingPathComponent("wrong-word-script.json")
-        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
-        let provider = try RecordingProvider(script: script)
-        let runner = JobRunner(
-            spec: try Self.load(yaml), presets: try Workspace.presets(),
-            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
-            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
-        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        let (result, provider, ws) = try await Self.runScripted(yaml, answers: answers)
+        defer { _ = ws }
         #expect(result.status == .complete, "\(result.failures)")
         guard case .written(let dir)? = result.bundle else { return }
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
         #expect(exam.items.first?.generation.attempts == 3)
-        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        let sent = Self.sentTexts(provider)
         #expect(sent.first?.contains("change exactly one of its words") == true)
         #expect(sent.dropFirst().first?.contains("the stem's sentence is the source's sentence unchanged, so 'fast' is not wrong in it") == true)
         #expect(sent.dropFirst(2).first?.contains("('rivers') is not a word of the stem's sentence") == true)
@@ -326,7 +331,6 @@ struct ExamRunTests {
               - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: facts, count: 1 }] }
             model: { provider: scripted, script: unused.json }
             """
-        let ws = try Workspace()
         let quote = "each stream that joins a larger river is called a tributary"
         let id = "exam-item/facts/stated-facts/easy-01"
         let answers: [JSONValue] = [
@@ -336,16 +340,10 @@ struct ExamRunTests {
                 Self.question("What is a stream that joins a larger river called?", "A tributary", ["A delta", "A meander", "the slope is gentler"], quote: quote)),
             Self.answer(id, attempt: 3, Self.tributary),
         ]
-        let script = ws.root.appendingPathComponent("facts-script.json")
-        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
-        let provider = try RecordingProvider(script: script)
-        let runner = JobRunner(
-            spec: try Self.load(yaml), presets: try Workspace.presets(),
-            exchanger: Exchanger(providerKind: "scripted", provider: provider, cache: try ExchangeCache(root: ws.cacheRoot), mode: .record),
-            renderer: MarkdownDocumentRenderer(), events: SilentEventSink())
-        let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
+        let (result, provider, ws) = try await Self.runScripted(yaml, answers: answers)
+        defer { _ = ws }
         #expect(result.status == .complete, "\(result.failures)")
-        let sent = provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        let sent = Self.sentTexts(provider)
         #expect(sent.count == 3)
         #expect(sent.dropFirst().first?.contains("the stem speaks of the source text, which the candidate does not see") == true)
         #expect(sent.dropFirst(2).first?.contains("('the slope is gentler') is stated in the source text word for word, so it is true too") == true)
