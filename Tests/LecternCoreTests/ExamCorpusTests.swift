@@ -554,13 +554,25 @@ struct CompletionFragmentTests {
             ExamRules.completedFragment(stem: "Complete the sentence: \"The Nile floods ____ year, leaving rich soil.\"", filler: "every")
                 == "The Nile floods every year, leaving rich soil.")
         #expect(ExamRules.completedFragment(stem: "____ is the longest river in Africa.", filler: "The Nile") == "The Nile is the longest river in Africa.")
-        // Six words either side at most.
+        // The whole sentence, however far from the blank.
         #expect(
-            ExamRules.completedFragment(stem: "one two three four five six seven ____ a b c d e f g", filler: "X") == "two three four five six seven X a b c d e f")
+            ExamRules.completedFragment(stem: "one two three four five six seven ____ a b c d e f g", filler: "X") == "one two three four five six seven X a b c d e f g")
         // A blank attached to a prefix keeps it; Arabic blanks written "……" count.
         #expect(ExamRules.completedFragment(stem: "يدور القمر حول ال…… مرة كل شهر", filler: "أرض") == "يدور القمر حول الأرض مرة كل شهر")
         #expect(ExamRules.completedFragment(stem: "No blank here.", filler: "x") == nil)
         #expect(ExamRules.blanks(in: "Two ____ blanks ...").count == 2)
+    }
+
+    /// The recorded example once had a stem whose words near the blank were the source's and whose
+    /// start merged two sentences: the whole filled sentence is what must be found.
+    @Test func aStemChangedFarFromItsBlankIsNotTheSource() throws {
+        let corpus = try ExamCorpus(texts: [
+            ("a.md", "The Lighthouse of Alexandria was completed around 275 B.C. Standing on Pharos Island at the entrance to the port, it lasted for about 1,600 years.")
+        ])
+        let merged = "The Lighthouse of Alexandria was completed around 275 B.C., the lighthouse stood on Pharos Island at the ____ to the port."
+        let faithful = "Standing on Pharos Island at the ____ to the port, it lasted for about 1,600 years."
+        #expect(corpus.contains(quote: try #require(ExamRules.completedFragment(stem: merged, filler: "entrance")), inDocument: "a.md") == .notFound)
+        #expect(corpus.contains(quote: try #require(ExamRules.completedFragment(stem: faithful, filler: "entrance")), inDocument: "a.md") == .found)
     }
 
     @Test func aStemWrittenWithoutItsBlankGetsOneWhereTheKeyIsOnce() {

@@ -246,7 +246,7 @@ struct ExamRunTests {
         #expect(sent.first?.contains("replaced by \"____\"") == true, "the prompt asks for the blank")
         #expect(sent.dropFirst().first?.contains("the stem has no blank") == true)
         let third = sent.dropFirst(2).first ?? ""
-        #expect(third.contains("reads 'A river begins at its mouth, often a spring or a melting'") && third.contains("is not what the source text says"))
+        #expect(third.contains("reads 'A river begins at its mouth, often a spring or a melting glacier high in the hills.'") && third.contains("is not what the source text says"))
         #expect(third.contains("('source') also completes the sentence"))
     }
 

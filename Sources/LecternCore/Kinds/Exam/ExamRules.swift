@@ -221,10 +221,10 @@ public enum ExamRules {
 
     nonisolated(unsafe) private static let blankPattern = /_{3,}|(?:…|\.\.\.)[….]*/
 
-    /// The words of a completion stem around its one blank, with `filler` in the blank: up to six
-    /// words either side, within the stem's sentence (a lead-in such as "Complete the sentence:"
-    /// or quote marks around the sentence are left out). Nil unless the stem has exactly one blank.
-    /// The text the item is grounded in holds this fragment exactly when `filler` restores it.
+    /// A completion stem's sentence with `filler` in its one blank: the stem's line that holds the
+    /// blank, less a lead-in ("Complete the sentence: ") and the quote marks around the sentence.
+    /// Nil unless the stem has exactly one blank. The item is grounded when its source holds this
+    /// sentence whole, so nothing of it, near the blank or far from it, differs from the source.
     public static func completedFragment(stem: String, filler: String) -> String? {
         let found = blanks(in: stem)
         guard found.count == 1, let blank = found.first else { return nil }
@@ -233,14 +233,7 @@ public enum ExamRules {
         if let colon = before.range(of: ": ", options: .backwards) { before = before[colon.upperBound...] }
         var after = Substring(stem[blank.upperBound...])
         if let cut = after.firstIndex(where: { "\n\"“”«»".contains($0) }) { after = after[..<cut] }
-        // A word the blank is attached to ("وال……", "____,") keeps its attachment, which is not
-        // one of the six words.
-        let leftSpaced = before.last.map(\.isWhitespace) ?? true
-        let rightSpaced = after.first.map(\.isWhitespace) ?? true
-        let left = before.split(separator: " ", omittingEmptySubsequences: true).suffix(leftSpaced ? 6 : 7)
-        let right = after.split(separator: " ", omittingEmptySubsequences: true).prefix(rightSpaced ? 6 : 7)
-        let leftText = left.joined(separator: " ") + (leftSpaced && !left.isEmpty ? " " : "")
-        let rightText = (rightSpaced && !right.isEmpty ? " " : "") + right.joined(separator: " ")
-        return (leftText + filler.trimmed + rightText).trimmed
+        // A word the blank is attached to ("وال……", "____,") keeps its attachment.
+        return (before + filler.trimmed + after).trimmed
     }
 }

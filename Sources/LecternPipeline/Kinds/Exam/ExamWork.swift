@@ -193,7 +193,7 @@ public struct ExamWork: Sendable {
             }
     }
 
-    /// The stem's words either side of the key (six at most), normalized.
+    /// The words of the stem's sentence before and after the key, normalized.
     static func wrongWordContext(_ item: ExamItem) -> (left: String, right: String)? {
         guard let key = item.options.first(where: \.correct) else { return nil }
         let words = GroundingText.normalize(String(ExamRules.stemSentence(item.prompt))).split(separator: " ").map(String.init)
@@ -201,10 +201,7 @@ public struct ExamWork: Sendable {
         guard !keyWords.isEmpty, keyWords.count <= words.count,
             let at = (0...(words.count - keyWords.count)).first(where: { Array(words[$0..<($0 + keyWords.count)]) == keyWords })
         else { return nil }
-        return (
-            words[max(0, at - 6)..<at].joined(separator: " "),
-            words[(at + keyWords.count)..<min(words.count, at + keyWords.count + 6)].joined(separator: " ")
-        )
+        return (words[..<at].joined(separator: " "), words[(at + keyWords.count)...].joined(separator: " "))
     }
 
     func wrongWordIssues(_ item: ExamItem, document: String) -> [ValidationIssue] {
