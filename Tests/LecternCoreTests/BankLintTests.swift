@@ -283,6 +283,22 @@ struct BankLintTests {
         #expect(report.format == .exam && report.items == 2 && report.flagged.isEmpty, "\(report.flagged)")
     }
 
+    /// A bank's categories carry their format, and `check` holds each item to it, with the checks
+    /// of an item shown without its passage.
+    @Test func examItemsAreHeldToTheirCategorysFormat() throws {
+        var bank = Self.exam([
+            Self.examItem("verbal/completion/easy-01", prompt: "According to the text, a fast runner is ____."),
+            Self.examItem("verbal/completion/easy-02", prompt: "A fast runner is ____."),
+            Self.examItem("verbal/completion/easy-03", prompt: "A fast runner wins the race."),
+        ])
+        bank.items = bank.items.map { var item = $0; item.category = "completion"; return item }
+        bank.sections[0].categories.append(ExamBankCategory(id: "completion", title: "C", format: .completion))
+        let flagged = Dictionary(uniqueKeysWithValues: try Self.check(bank).flagged.map { ($0.id, $0.problems) })
+        #expect(flagged["verbal/completion/easy-01"]?.contains { $0.hasPrefix("the stem speaks of the source text") } == true)
+        #expect(flagged["verbal/completion/easy-02"] == nil)
+        #expect(flagged["verbal/completion/easy-03"]?.contains { $0.hasPrefix("the stem has no blank") } == true)
+    }
+
     @Test func examBankDefectsAreFlagged() throws {
         var twoCorrect = Self.examItem("i1", prompt: "Which word means fast?")
         twoCorrect.options[1].correct = true

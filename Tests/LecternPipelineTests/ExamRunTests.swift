@@ -305,7 +305,7 @@ struct ExamRunTests {
             The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture. Short one.
             Katabatic (gravity-driven) winds blow coastward from the high interior; frequent blizzards form near the foot of the plateau
             """
-        #expect(ExamWork.sentences(text) == [
+        #expect(ExamRules.sentences(text) == [
             "The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture.",
             "Katabatic (gravity-driven) winds blow coastward from the high interior;",
             "frequent blizzards form near the foot of the plateau",

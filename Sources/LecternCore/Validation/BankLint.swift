@@ -309,6 +309,9 @@ public enum BankLint {
                     prompt: item.prompt, options: choices, quote: item.sources?.first?.quote, format: format, language: language,
                     labels: item.options.indices.map { "options[\($0)]" }
                 ).errors.map(\.message)
+                if item.passage == nil && format != .reading {
+                    problems += ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: language).errors.map(\.message)
+                }
             }
             if let raw = item.difficulty {
                 if let difficulty = Difficulty(rawValue: raw) {

@@ -213,6 +213,55 @@ public enum ExamRules {
         return stem.replacingCharacters(in: only, with: "____")
     }
 
+    /// The sentences of `text` long enough to ask about (at least 40 characters), in order;
+    /// headings are not sentences. A sentence ends at `. ? ! ؟` followed by a space or the line's
+    /// end, except after an abbreviation or initial ("(r. 336", "B.C. to", "Mt. Everest"): a
+    /// word of at most two letters, or one with a full stop inside. A semicolon (`;` `؛`) ends one
+    /// too: reference texts list facts as clauses ("winds blow coastward …; blizzards form …"),
+    /// and one clause is one fact to ask about.
+    public static func sentences(_ text: String) -> [String] {
+        var out: [String] = []
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let characters = Array(line)
+            var current = ""
+            for (index, character) in characters.enumerated() {
+                current.append(character)
+                guard ".?!؟;؛".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
+                if character == "." {
+                    let word = current.dropLast().split(whereSeparator: \.isWhitespace).last ?? ""
+                    let letters = word.filter(\.isLetter)
+                    if letters.count <= 2 || word.contains(".") { continue }
+                }
+                out.append(current.trimmed)
+                current = ""
+            }
+            out.append(current.trimmed)
+        }
+        return out.filter { $0.count >= 40 }
+    }
+
+    /// What is wrong with a stem shown without its source text (an item outside a reading set):
+    /// it speaks of "the text" or "the table" the candidate does not see, or, for a completion
+    /// item, it holds more than one sentence. Shared by the exam stages and `lectern check`.
+    public static func sourcelessIssues(prompt: String, format: ExamCategory.Format, language: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if mentionsUnseenText(prompt, language: language) {
+            issues.append(
+                .error("the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own"))
+        }
+        if format == .completion {
+            // The blank (which may be written "...") becomes a word, so it neither ends a sentence
+            // nor shortens one.
+            var text = prompt
+            for range in blanks(in: prompt).reversed() { text.replaceSubrange(range, with: "blank") }
+            let count = sentences(text).count
+            if count > 1 {
+                issues.append(.error("the stem holds \(count) sentences; a sentence-completion stem is the one sentence with the blank"))
+            }
+        }
+        return issues
+    }
+
     /// The blanks of a completion stem: runs of three or more underscores, or an ellipsis written
     /// "…", "……" or "..." (Arabic exams write the blank as "……").
     public static func blanks(in stem: String) -> [Range<String.Index>] {

@@ -45,33 +45,48 @@ public struct ExamItemStage: Sendable {
 
     /// What the prompt adds for a category format whose items are checked word by word against
     /// the source sentence.
-    static func formatRule(_ format: ExamCategory.Format, language: String) -> String {
-        if language == "ar" {
-            switch format {
-            case .completion:
-                return "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
-                    + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
-                    + "\"النيل أطول نهر في أفريقيا.\" the prompt is \"النيل أطول ____ في أفريقيا.\", the correct answer \"نهر\", and wrong answers "
-                    + "such as \"جبل\" and \"صحراء\" and \"مدينة\"."
-            case .wrongWord:
-                return "\nCopy that sentence into \"prompt\" word for word, then change exactly one of its words to a word that contradicts the sentence's meaning. "
-                    + "The changed word is the correct answer; each wrong answer is another word of the sentence, written exactly as it appears there. "
-                    + "For example, from the sentence \"النيل أطول نهر في أفريقيا.\" the prompt is \"ما الكلمة الخطأ في الجملة: النيل أقصر نهر في أفريقيا.\", "
-                    + "the correct answer \"أقصر\", and the wrong answers \"النيل\" and \"نهر\" and \"أفريقيا\"."
-            case .standard, .fact, .vocabulary, .reading: break
-            }
+    /// The worked example the completion and wrong-word rules show, in the exam's language (an
+    /// example in the candidates' language keeps the model writing in it).
+    struct RuleExample {
+        var sentence: String
+        var blanked: String
+        var key: String
+        var distractors: [String]
+        var wrongWordStem: String
+        var changedWord: String
+        var otherWords: [String]
+        /// "a", "b" and "c" (English) or "a" and "b" and "c".
+        var commaList: Bool
+
+        func list(_ words: [String]) -> String {
+            let quoted = words.map { "\"\($0)\"" }
+            guard commaList, let last = quoted.last else { return quoted.joined(separator: " and ") }
+            return quoted.dropLast().joined(separator: ", ") + " and " + last
         }
+
+        static let english = RuleExample(
+            sentence: "The Nile is the longest river in Africa.", blanked: "The Nile is the longest ____ in Africa.", key: "river",
+            distractors: ["mountain", "desert", "city"], wrongWordStem: "Which word is wrong in this sentence: The Nile is the shortest river in Africa.",
+            changedWord: "shortest", otherWords: ["Nile", "river", "Africa"], commaList: true)
+        static let arabic = RuleExample(
+            sentence: "النيل أطول نهر في أفريقيا.", blanked: "النيل أطول ____ في أفريقيا.", key: "نهر", distractors: ["جبل", "صحراء", "مدينة"],
+            wrongWordStem: "ما الكلمة الخطأ في الجملة: النيل أقصر نهر في أفريقيا.", changedWord: "أقصر", otherWords: ["النيل", "نهر", "أفريقيا"],
+            commaList: false)
+    }
+
+    static func formatRule(_ format: ExamCategory.Format, language: String) -> String {
+        let example = language == "ar" ? RuleExample.arabic : RuleExample.english
         return switch format {
         case .completion:
             "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
                 + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
-                + "\"The Nile is the longest river in Africa.\" the prompt is \"The Nile is the longest ____ in Africa.\", the correct answer "
-                + "\"river\", and wrong answers such as \"mountain\", \"desert\" and \"city\"."
+                + "\"\(example.sentence)\" the prompt is \"\(example.blanked)\", the correct answer \"\(example.key)\", and wrong answers such as "
+                + example.list(example.distractors) + "."
         case .wrongWord:
             "\nCopy that sentence into \"prompt\" word for word, then change exactly one of its words to a word that contradicts the sentence's meaning. "
                 + "The changed word is the correct answer; each wrong answer is another word of the sentence, written exactly as it appears there. "
-                + "For example, from the sentence \"The Nile is the longest river in Africa.\" the prompt is \"Which word is wrong in this sentence: "
-                + "The Nile is the shortest river in Africa.\", the correct answer \"shortest\", and the wrong answers \"Nile\", \"river\" and \"Africa\"."
+                + "For example, from the sentence \"\(example.sentence)\" the prompt is \"\(example.wrongWordStem)\", the correct answer "
+                + "\"\(example.changedWord)\", and the wrong answers " + example.list(example.otherWords) + "."
         case .fact:
             "\nThe correct answer is a fact this sentence states, in its words; \"source_quote\" is this sentence."
         case .vocabulary:
@@ -212,19 +227,7 @@ extension ExamJobContext {
     /// item's wrong option that the text states word for word (so it is true too).
     func standardItemProblems(_ item: ExamItem, format: ExamCategory.Format, source: String?, labels: [String]?) -> [ValidationIssue] {
         guard item.passage == nil, format != .reading else { return [] }
-        var issues: [ValidationIssue] = []
-        if ExamRules.mentionsUnseenText(item.prompt, language: spec.language) {
-            issues.append(
-                .error(
-                    "the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own"
-                ))
-        }
-        if format == .completion {
-            let count = ExamWork.sentences(item.prompt.replacingOccurrences(of: "____", with: "blank")).count
-            if count > 1 {
-                issues.append(.error("the stem holds \(count) sentences; a sentence-completion stem is the one sentence with the blank"))
-            }
-        }
+        var issues = ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: spec.language)
         if format == .fact, let source {
             let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
             for (index, option) in item.options.enumerated() where !option.correct {

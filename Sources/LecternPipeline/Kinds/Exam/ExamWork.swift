@@ -71,7 +71,7 @@ public struct ExamWork: Sendable {
             // the items and that text).
             let ordinal = drawn[item.groundingSHA256, default: 0]
             drawn[item.groundingSHA256] = ordinal + 1
-            let sentences = Self.sentences(item.groundingText)
+            let sentences = ExamRules.sentences(item.groundingText)
             questions.append(
                 Question(
                     id: item.id, section: section, category: category, difficulty: item.difficulty, document: item.document,
@@ -89,32 +89,6 @@ public struct ExamWork: Sendable {
         return ExamWork(questions: questions, passages: passages, documents: corpus.documentInfos, corpus: corpus)
     }
 
-    /// The sentences of `text` long enough to ask about (at least 40 characters), in order;
-    /// headings are not sentences. A sentence ends at `. ? ! ؟` followed by a space or the line's
-    /// end, except after an abbreviation or initial ("(r. 336", "B.C. to", "Mt. Everest"): a
-    /// word of at most two letters, or one with a full stop inside. A semicolon (`;` `؛`) ends one
-    /// too: reference texts list facts as clauses ("winds blow coastward …; blizzards form …"),
-    /// and one clause is one fact to ask about.
-    static func sentences(_ text: String) -> [String] {
-        var out: [String] = []
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let characters = Array(line)
-            var current = ""
-            for (index, character) in characters.enumerated() {
-                current.append(character)
-                guard ".?!؟;؛".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
-                if character == "." {
-                    let word = current.dropLast().split(whereSeparator: \.isWhitespace).last ?? ""
-                    let letters = word.filter(\.isLetter)
-                    if letters.count <= 2 || word.contains(".") { continue }
-                }
-                out.append(current.trimmed)
-                current = ""
-            }
-            out.append(current.trimmed)
-        }
-        return out.filter { $0.count >= 40 }
-    }
 
     /// Why `quote` does not ground an item citing `document`, or nil when it does.
     public func groundingProblem(quote: String, document: String) -> String? {
