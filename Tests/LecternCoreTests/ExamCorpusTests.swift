@@ -715,3 +715,67 @@ struct UnanswerableStemTests {
         #expect(!ExamRules.isNameOrNumber("The", in: quote), "capital only at the sentence's start")
     }
 }
+
+/// An analogy gives a pair "A : B" of its quote's words; every option is a pair "C : D".
+struct AnalogyItemTests {
+    static let quote = "The Nile is the longest river in Africa."
+
+    static func messages(_ prompt: String, options: [String], quote: String = AnalogyItemTests.quote, language: String = "en") -> [String] {
+        let item = ExamItem(
+            id: "v/a/medium-01", section: "v", category: "a", difficulty: .medium, difficultyLabel: "medium", prompt: prompt,
+            options: options.enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Compare the relations.") },
+            explanation: "Name the relation of the first pair, then find the pair with the same one.", seconds: 45,
+            sources: [SourceQuote(document: "a.md", quote: quote)], passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@3"))
+        return ExamRules.check(item, optionCount: options.count, language: language, format: .analogy).map(\.message)
+    }
+
+    @Test func aWellFormedAnalogyPasses() {
+        let options = ["Sahara : desert", "Africa : Nile", "mountain : Everest", "city : river"]
+        #expect(Self.messages("Nile : river", options: options).isEmpty)
+        #expect(Self.messages("Which pair has the same relation as Nile : river?", options: options).isEmpty)
+        #expect(Self.messages("النيل : نهر", options: ["الصحراء الكبرى : صحراء", "أفريقيا : النيل", "جبل : إيفرست", "مدينة : نهر"],
+            quote: "النيل أطول نهر في أفريقيا.", language: "ar").isEmpty, "the article is not part of the word")
+    }
+
+    @Test func aStemWithoutAPairOrOptionsThatAreNotPairsAreErrors() {
+        // What the local model wrote for التناظر اللفظي: a fact question with one-word options.
+        let messages = Self.messages(
+            "من الذي ينحدر التراث الفلكي للتونغان، مثل باقي التراثات النجمية للشعوب البولينيزية؟",
+            options: ["البحرية", "الشعوب الفلكية", "العالم العربي", "العالم الإنجليزي"],
+            quote: "ينحدر التراث الفلكي للتونغان، مثل باقي التراثات النجمية للشعوب البولينيزية، من التطبيق العملي للملاحة البحرية.", language: "ar")
+        #expect(messages.first?.hasPrefix("the stem has no pair of words written 'A : B'") == true)
+        #expect(messages.filter { $0.contains("is not a pair of words written 'C : D'") }.count == 4)
+        // A lead-in colon is not a pair; a time is not a pair.
+        #expect(ExamRules.analogyPair(in: "Choose the answer: which river is longest?") == nil)
+        #expect(ExamRules.analogyPair("10:30") == nil)
+        #expect(ExamRules.analogyPair(in: "as Nile:river?").map { [$0.0, $0.1] } == ["Nile", "river"])
+    }
+
+    @Test func thePairComesFromTheQuoteAndIsNotAnOption() {
+        let outside = Self.messages("Amazon : river", options: ["Sahara : desert", "Africa : Nile", "mountain : Everest", "city : river"])
+        #expect(outside == ["the stem's pair takes 'Amazon' from outside its source quote ('The Nile is the longest river in Africa.'): take both words of the pair from the quoted sentence"])
+        let own = Self.messages("Nile : river", options: ["Sahara : desert", "Nile : river", "mountain : Everest", "city : river"])
+        #expect(own.contains("option 2 ('Nile : river') is the stem's own pair; every option is another pair"))
+    }
+}
+
+/// A standard item's quote must be about its question: a quote sharing no word with the stem and
+/// its key (a document's header line) supports nothing.
+struct QuoteRelevanceTests {
+    @Test func aQuoteThatSharesNoWordWithTheQuestionIsAnError() {
+        func messages(prompt: String, key: String, quote: String, language: String) -> [String] {
+            let item = ExamItem(
+                id: "q/b/easy-01", section: "q", category: "b", difficulty: .easy, difficultyLabel: "easy", prompt: prompt,
+                options: [key, "1", "3", "5"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Work it out.") },
+                explanation: "Compute step by step and compare.", seconds: 60,
+                sources: [SourceQuote(document: "m.md", quote: quote)], passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@3"))
+            return ExamRules.check(item, optionCount: 4, language: language, format: .standard).map(\.message)
+        }
+        // The local model's basic-operations item quoted the exam paper's header.
+        let header = "ثانوية الدكتور أحمد عروة — السنة الدراسية: 2018-2017 — الشعبة: سنة ثالثة تسيير واقتصاد — المدة: ساعتان"
+        let flagged = messages(prompt: "هل يمكن تأكد من أن المتتالية $(U_n)$ متناقصة؟", key: "نعم", quote: header, language: "ar")
+        #expect(flagged.count == 1 && flagged[0].hasPrefix("the source quote ('ثانوية الدكتور"))
+        #expect(messages(prompt: "ما الحد الأول للمتتالية الهندسية؟", key: "2", quote: "متتالية هندسية أساسها 1/4 وحدها الأول 2", language: "ar").isEmpty)
+        #expect(messages(prompt: "How long is the river Nile, in km?", key: "6650", quote: "The Nile is 6,650 km long.", language: "en").isEmpty)
+    }
+}

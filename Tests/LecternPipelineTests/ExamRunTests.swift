@@ -89,7 +89,7 @@ struct ExamRunTests {
                 "exam-item/verbal/facts/easy-02",
                 question(
                     "What does a river build where it meets the sea?", "A delta", ["A glacier", "A spring", "A tributary"],
-                    quote: "it slows down and drops the sand and mud it carried")),
+                    quote: "Where the river meets the sea it slows down and drops the sand and mud it carried, building a delta")),
             // The same question again: valid alone, re-asked by the bank check.
             answer("exam-item/verbal/facts/medium-01", tributary),
             answer(

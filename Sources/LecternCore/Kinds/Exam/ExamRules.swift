@@ -85,6 +85,16 @@ public enum ExamRules {
                             + "ask about a common word of the sentence"))
             }
         }
+        if format == .analogy { issues += analogyIssues(prompt: prompt, options: options, quote: quote, labels: labels) }
+        if format == .standard, let quote = quote, !quote.trimmed.isEmpty {
+            let asked = Set(NearDuplicate.contentWords(prompt + " " + (options.first(where: \.correct)?.text ?? "")))
+            if !asked.isEmpty, NearDuplicate.contentWords(quote).allSatisfy({ !asked.contains($0) }) {
+                issues.append(
+                    .error(
+                        "the source quote ('\(quote.prefix(160))') shares no word with the question or its correct answer, so it cannot support them: "
+                            + "quote the sentence of the source text that the question is drawn from and that supports its answer"))
+            }
+        }
         if format == .wrongWord {
             let sentence = stemSentence(prompt)
             let names = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
@@ -98,6 +108,77 @@ public enum ExamRules {
             }
         }
         return issues
+    }
+
+    /// What an analogy item breaks: its stem must give a pair "A : B" whose words are its quote's,
+    /// every option must be a pair "C : D", and no option may be the stem's pair.
+    static func analogyIssues(prompt: String, options: [Choice], quote: String?, labels: [String]?) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let names = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
+        let stemPair = analogyPair(in: prompt)
+        if stemPair == nil {
+            issues.append(
+                .error("the stem has no pair of words written 'A : B': an analogy stem gives two words with a clear relation, separated by ' : '"))
+        }
+        for (index, option) in options.enumerated() where !option.text.trimmed.isEmpty {
+            guard let pair = analogyPair(option.text) else {
+                issues.append(.error("\(names[index]) ('\(option.text)') is not a pair of words written 'C : D'; every option of an analogy is such a pair"))
+                continue
+            }
+            if let stemPair, NearDuplicate.contentWords(pair.0) == NearDuplicate.contentWords(stemPair.0),
+                NearDuplicate.contentWords(pair.1) == NearDuplicate.contentWords(stemPair.1)
+            {
+                issues.append(.error("\(names[index]) ('\(option.text)') is the stem's own pair; every option is another pair"))
+            }
+        }
+        if let stemPair, let quote, !quote.trimmed.isEmpty {
+            let quoted = Set(NearDuplicate.contentWords(quote))
+            let missing = [stemPair.0, stemPair.1].filter { side in !NearDuplicate.contentWords(side).allSatisfy(quoted.contains) }
+            if !missing.isEmpty {
+                issues.append(
+                    .error(
+                        "the stem's pair takes \(missing.map { "'\($0)'" }.joined(separator: " and ")) from outside its source quote ('\(quote.prefix(160))'): "
+                            + "take both words of the pair from the quoted sentence"))
+            }
+        }
+        return issues
+    }
+
+    /// The pair of an analogy option, "C : D": one colon (or ratio sign ∶) with a word group of
+    /// one to four words on each side, not both numbers (a time, a ratio of numbers).
+    public static func analogyPair(_ text: String) -> (String, String)? {
+        let parts = text.trimmed.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "∶" })
+        guard parts.count == 2 else { return nil }
+        let sides = parts.map { String($0).trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(.punctuationCharacters)) }
+        guard sides.allSatisfy({ (side: String) in !side.isEmpty && side.split(separator: " ").count <= 4 && side.contains(where: \.isLetter) }) else {
+            return nil
+        }
+        return (sides[0], sides[1])
+    }
+
+    /// The pair "A : B" a stem gives: the words on either side of a colon spaced alike on both
+    /// sides ("Nile : river", "Nile:river"; not a lead-in "as follows: Nile"), up to four words
+    /// each, stopping at other punctuation and quotation marks.
+    public static func analogyPair(in stem: String) -> (String, String)? {
+        let stop: Set<Character> = ["?", "؟", ".", ",", "،", "\"", "“", "”", "«", "»", "(", ")", "!", ";", "؛", ":", "∶", "\n"]
+        let characters = Array(stem)
+        for (index, character) in characters.enumerated() where character == ":" || character == "∶" {
+            let spaceBefore = index > 0 && characters[index - 1] == " "
+            let spaceAfter = index + 1 < characters.count && characters[index + 1] == " "
+            guard spaceBefore == spaceAfter else { continue }
+            var start = index
+            while start > 0 && !stop.contains(characters[start - 1]) { start -= 1 }
+            var end = index + 1
+            while end < characters.count && !stop.contains(characters[end]) { end += 1 }
+            let left = String(characters[start..<index]).split(separator: " ").suffix(4).joined(separator: " ")
+            let right = String(characters[(index + 1)..<end]).split(separator: " ").prefix(4).joined(separator: " ")
+            guard left.contains(where: \.isLetter), right.contains(where: \.isLetter) else { continue }
+            // A lead-in may run into the left side ("as Nile : river"): take as many words there as
+            // the right side has.
+            let rightCount = right.split(separator: " ").count
+            return (left.split(separator: " ").suffix(rightCount).joined(separator: " "), right)
+        }
+        return nil
     }
 
     /// Recommended seconds for an item: the category's time, less for easy items and more for

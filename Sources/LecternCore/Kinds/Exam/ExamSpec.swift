@@ -116,11 +116,14 @@ public struct ExamCategory: Codable, Sendable, Hashable {
         /// Vocabulary in context: a standard item asking what a word of its source quote, named in
         /// quotation marks in the stem, means there; the options are meanings, not the word.
         case vocabulary
+        /// Verbal analogy: the stem gives a pair of words of its source quote written "A : B";
+        /// every option is a pair "C : D", and the key has the same relation.
+        case analogy
 
         /// What the spec reader's hint lists.
         public static let described =
             "'standard', 'fact' (a stated fact), 'vocabulary' (a word in context), 'completion' (sentence completion), "
-            + "'wrong-word' (contextual error) or 'reading' (reading comprehension)"
+            + "'wrong-word' (contextual error), 'analogy' (a verbal analogy 'A : B') or 'reading' (reading comprehension)"
     }
 
     /// Slug, e.g. `analogies`.

@@ -55,6 +55,10 @@ public struct ExamItemStage: Sendable {
         var wrongWordStem: String
         var changedWord: String
         var otherWords: [String]
+        /// An analogy drawn from `sentence`: the stem's pair, the key and the wrong pairs.
+        var pair: String
+        var keyPair: String
+        var wrongPairs: [String]
         /// "a", "b" and "c" (English) or "a" and "b" and "c".
         var commaList: Bool
 
@@ -67,11 +71,12 @@ public struct ExamItemStage: Sendable {
         static let english = RuleExample(
             sentence: "The Nile is the longest river in Africa.", blanked: "The Nile is the longest ____ in Africa.", key: "river",
             distractors: ["mountain", "desert", "city"], wrongWordStem: "Which word is wrong in this sentence: The Nile is the shortest river in Africa.",
-            changedWord: "shortest", otherWords: ["Nile", "river", "Africa"], commaList: true)
+            changedWord: "shortest", otherWords: ["Nile", "river", "Africa"], pair: "Nile : river", keyPair: "Sahara : desert",
+            wrongPairs: ["Africa : Nile", "mountain : Everest", "city : river"], commaList: true)
         static let arabic = RuleExample(
             sentence: "النيل أطول نهر في أفريقيا.", blanked: "النيل أطول ____ في أفريقيا.", key: "نهر", distractors: ["جبل", "صحراء", "مدينة"],
             wrongWordStem: "ما الكلمة الخطأ في الجملة: النيل أقصر نهر في أفريقيا.", changedWord: "أقصر", otherWords: ["النيل", "نهر", "أفريقيا"],
-            commaList: false)
+            pair: "النيل : نهر", keyPair: "الصحراء الكبرى : صحراء", wrongPairs: ["أفريقيا : النيل", "جبل : إيفرست", "مدينة : نهر"], commaList: false)
     }
 
     static func formatRule(_ format: ExamCategory.Format, language: String) -> String {
@@ -94,6 +99,11 @@ public struct ExamItemStage: Sendable {
                 + "is a short meaning of the word (not the word itself); each wrong answer is a meaning it does not have in this sentence. "
                 + "\"source_quote\" is this sentence, copied from the source text. The prompt has this shape: In the sentence \"<the sentence>\", "
                 + "what does '<one word of it>' mean?"
+        case .analogy:
+            "\nTake two words of this sentence that have a clear relation and write them in \"prompt\" as the pair \"A : B\"; copy this sentence "
+                + "into \"source_quote\". Every answer is another pair \"C : D\" written the same way; the correct answer has the same relation as "
+                + "A to B, in the same order, and each wrong answer a different or reversed relation. For example, from the sentence \"\(example.sentence)\" "
+                + "the prompt is \"\(example.pair)\", the correct answer \"\(example.keyPair)\", and wrong answers such as " + example.list(example.wrongPairs) + "."
         case .standard, .reading: ""
         }
     }
@@ -206,7 +216,7 @@ extension ExamJobContext {
             switch category.format {
             case .completion: work.completionProblems(item, labels: built.labels, document: document, focus: focus)
             case .wrongWord: work.wrongWordProblems(item, document: document, focus: focus)
-            case .standard, .fact, .vocabulary, .reading: nil
+            case .standard, .fact, .vocabulary, .analogy, .reading: nil
             }
         if let grounded = key?.grounded { item.sources = [SourceQuote(document: document, quote: grounded)] }
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
