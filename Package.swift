@@ -31,11 +31,13 @@ let package = Package(
         .target(name: "LecternRandom"),
 
         // Spec model, presets, content model, validators. Reads LecternLLM's credential policy so
-        // that `validate` refuses what a provider would refuse.
+        // that `validate` refuses what a provider would refuse, and TeXMath's command names so that
+        // text checks know which TeX this project renders.
         .target(
             name: "LecternCore",
             dependencies: [
                 "LecternLLM",
+                "TeXMath",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -75,7 +77,7 @@ let package = Package(
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),
         .executableTarget(name: "lectern-bench-orchestration", dependencies: ["LecternMockLLM"], path: "benchmarks/Orchestration"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2", "LecternRandom"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore"]),
