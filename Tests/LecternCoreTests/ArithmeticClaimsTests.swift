@@ -231,6 +231,9 @@ struct ArithmeticClaimsTests {
         #expect(Self.read("$1000! = 1$, $9^{9^{9}} = 1$, $\\binom{1000000}{500000} = 1$, $(10^{5000})^{2} = 1$").isEmpty)
         #expect(Self.flagged("$\\frac{52!}{5!\\,47!} = 2598960$").isEmpty)
         #expect(Self.read(String(repeating: "9", count: 5000) + " + 1 = 2").isEmpty)
+        // A long sum is read (it is a flat list, not a deep tree); deep brackets are declined.
+        #expect(Self.flagged(Array(repeating: "1", count: 150).joined(separator: " + ") + " = 3").count == 1)
+        #expect(Self.read(String(repeating: "(", count: 40) + "1" + String(repeating: ")", count: 40) + " + 1 = 3").isEmpty)
     }
 
     @Test func malformedTeXNeitherCrashesNorInvents() {

@@ -3,13 +3,21 @@ import Foundation
 // Reading arithmetic out of model text, step two: the expression tree of one side, and its exact
 // value with the uncertainty that rounded decimals leave in it.
 
-/// One side of a claim, read.
+/// One side of a claim, read. Sums and products are flat lists, so that a long sum does not
+/// make a deep tree (evaluation recurses only as deep as the brackets nest).
 indirect enum ArithmeticNode: Hashable, Sendable {
     enum Operation: Hashable, Sendable { case add, subtract, multiply, divide }
 
+    /// One operation of a chain and its right operand.
+    struct Step: Hashable, Sendable {
+        var operation: Operation
+        var operand: ArithmeticNode
+    }
+
     case number(NumberLiteral)
     case negate(ArithmeticNode)
-    case binary(Operation, ArithmeticNode, ArithmeticNode)
+    /// `first`, then each step from left to right: 1 + 2 − 3, or 2 × 3 ÷ 4.
+    case chain(ArithmeticNode, [Step])
     case power(ArithmeticNode, ArithmeticNode)
     case factorial(ArithmeticNode)
     case percent(ArithmeticNode)
@@ -36,13 +44,18 @@ indirect enum ArithmeticNode: Hashable, Sendable {
         }
     }
 
+    /// The quotient of two parts: `\frac{a}{b}`, a/b.
+    static func quotient(_ top: ArithmeticNode, _ bottom: ArithmeticNode) -> ArithmeticNode {
+        .chain(top, [Step(operation: .divide, operand: bottom)])
+    }
+
     /// Whether a division appears anywhere in it.
     var divides: Bool {
         switch self {
         case .number: false
-        case .binary(.divide, _, _): true
+        case .chain(let first, let steps): first.divides || steps.contains { $0.operation == .divide || $0.operand.divides }
         case .negate(let inner), .factorial(let inner), .percent(let inner): inner.divides
-        case .binary(_, let a, let b), .power(let a, let b), .binomial(let a, let b): a.divides || b.divides
+        case .power(let a, let b), .binomial(let a, let b): a.divides || b.divides
         case .root(let a, let degree): a.divides || degree.divides
         }
     }
@@ -52,8 +65,9 @@ indirect enum ArithmeticNode: Hashable, Sendable {
         switch self {
         case .number: false
         case .percent: true
+        case .chain(let first, let steps): first.containsPercentage || steps.contains { $0.operand.containsPercentage }
         case .negate(let inner), .factorial(let inner): inner.containsPercentage
-        case .binary(_, let a, let b), .power(let a, let b), .binomial(let a, let b): a.containsPercentage || b.containsPercentage
+        case .power(let a, let b), .binomial(let a, let b): a.containsPercentage || b.containsPercentage
         case .root(let a, let degree): a.containsPercentage || degree.containsPercentage
         }
     }
@@ -63,7 +77,9 @@ indirect enum ArithmeticNode: Hashable, Sendable {
         switch self {
         case .percent: true
         case .negate(let inner): inner.isPurePercentage
-        case .binary(.add, let a, let b), .binary(.subtract, let a, let b): a.isPurePercentage && b.isPurePercentage
+        case .chain(let first, let steps):
+            first.isPurePercentage
+                && steps.allSatisfy { ($0.operation == .add || $0.operation == .subtract) && $0.operand.isPurePercentage }
         default: false
         }
     }
@@ -88,7 +104,7 @@ struct ArithmeticParser {
     private let prose: Bool
     private var nesting = 0
     private var end = FactorEnd.number
-    private static let maxNesting = 60
+    private static let maxNesting = 32
     private static let maxTokens = 400
 
     static func parse(_ tokens: ArraySlice<Token>, prose: Bool) -> ArithmeticNode? {
@@ -114,23 +130,23 @@ struct ArithmeticParser {
     private mutating func expression() -> ArithmeticNode? {
         nesting += 1
         defer { nesting -= 1 }
-        guard nesting <= Self.maxNesting, var result = term() else { return nil }
-        var terms = 1
-        var percentages = result.isPercentage ? 1 : 0
+        guard nesting <= Self.maxNesting, let first = term() else { return nil }
+        var steps: [ArithmeticNode.Step] = []
+        var percentages = first.isPercentage ? 1 : 0
         while let kind = next, kind == .plus || kind == .minus {
             index += 1
             guard let right = term() else { return nil }
-            terms += 1
             if right.isPercentage { percentages += 1 }
-            result = .binary(kind == .plus ? .add : .subtract, result, right)
+            steps.append(.init(operation: kind == .plus ? .add : .subtract, operand: right))
         }
         // "100 + 10%" means 110 to most writers and 100.1 to arithmetic: not read.
-        if percentages > 0 && percentages < terms { return nil }
-        return result
+        if percentages > 0 && percentages < steps.count + 1 { return nil }
+        return steps.isEmpty ? first : .chain(first, steps)
     }
 
     private mutating func term() -> ArithmeticNode? {
-        guard var result = unary() else { return nil }
+        guard let first = unary() else { return nil }
+        var steps: [ArithmeticNode.Step] = []
         var divided = false
         while let kind = next {
             if kind == .times || kind == .divide {
@@ -140,16 +156,16 @@ struct ArithmeticParser {
                 if kind == .divide && divided { return nil }
                 guard let right = unary() else { return nil }
                 if kind == .divide { divided = true }
-                result = .binary(kind == .times ? .multiply : .divide, result, right)
+                steps.append(.init(operation: kind == .times ? .multiply : .divide, operand: right))
                 continue
             }
             guard startsJuxtaposedFactor() else { break }
             // 1/2(3) is read both ways by people: not read.
             if divided { return nil }
             guard let right = unary() else { return nil }
-            result = .binary(.multiply, result, right)
+            steps.append(.init(operation: .multiply, operand: right))
         }
-        return result
+        return steps.isEmpty ? first : .chain(first, steps)
     }
 
     private func startsJuxtaposedFactor() -> Bool {
@@ -232,7 +248,7 @@ struct ArithmeticParser {
             index += 1
             guard let top = argument(), let bottom = argument() else { return nil }
             end = .command
-            return kind == .fraction ? .binary(.divide, top, bottom) : .binomial(top, bottom)
+            return kind == .fraction ? .quotient(top, bottom) : .binomial(top, bottom)
         case .texRoot:
             index += 1
             var degree = ArithmeticNode.number(Self.literal(2))
@@ -390,9 +406,15 @@ extension ArithmeticNode {
             guard let inner = inner.estimate(rounding: rounding), let value = inner.value.over(hundred), let error = inner.error.over(hundred)
             else { return nil }
             return Estimate(value: value, error: error)
-        case .binary(let operation, let left, let right):
-            guard let a = left.estimate(rounding: rounding), let b = right.estimate(rounding: rounding) else { return nil }
-            return Self.combine(operation, a, b)
+        case .chain(let first, let steps):
+            guard var result = first.estimate(rounding: rounding) else { return nil }
+            for step in steps {
+                guard let operand = step.operand.estimate(rounding: rounding), let next = Self.combine(step.operation, result, operand) else {
+                    return nil
+                }
+                result = next
+            }
+            return result
         case .power(let base, let exponent):
             guard let base = base.estimate(rounding: rounding), let exponent = exponent.estimate(rounding: rounding) else { return nil }
             return Self.power(base, exponent)
