@@ -150,7 +150,9 @@ struct ArithmeticClaimsTests {
         ("$\\frac{35}{12} \\approx 2.92$", true), ("1/3 × 100% = 33.3%", true), ("1/3 × 100% = 33.5%", false), ("0.0625 × 100% = 6%", true),
         ("10 / 3 = 3.3333333333333335", true), ("0.1 + 0.2 = 0.30000000000000004", true),
         ("$\\frac{1}{6} \\approx 0.167$ so $0.167 \\times 6 = 1$", true), ("$4 \\times 0.1353 = 0.5413$", true),
-        ("2 × 1234 ≈ 2500", true), ("100 / 6 = 16", true), ("3/4 = 1", false), ("(180 − 175)/8 = 1", false),
+        ("2 × 1234 ≈ 2500", true), ("$2^{10} \\approx 10^3$", true), ("$2^{10} = 10^3$", false),
+        ("$6.02 \\times 10^{23} = 602000000000000000000000$", true), ("$6.02 \\times 10^{23} = 603000000000000000000000$", false),
+        ("100 / 6 = 16", true), ("3/4 = 1", false), ("(180 − 175)/8 = 1", false),
     ])
     func roundingIsAllowedBothWaysAndNoFurther(_ text: String, _ holds: Bool) {
         let claims = ArithmeticClaims.claims(in: text)

@@ -737,12 +737,14 @@ struct ClaimReader {
         return links
     }
 
-    /// The side's value with its uncertainty. A side written as a plain number is stated to its
-    /// last place (half a unit; with `≈`, ±1.5 units, and an integer ending in zeros may be
-    /// rounded to them); a computed side carries the rounding of the decimals it was computed from.
+    /// The side's value with its uncertainty. A side written as a plain number (or a percentage,
+    /// or in scientific notation) is stated to its last place: half a unit; with `≈`, ±1.5 units,
+    /// and a whole number ending in zeros may be rounded to them (so 1024 ≈ 10^3 holds). A
+    /// computed side carries the rounding of the decimals it was computed from.
     static func bound(_ node: ArithmeticNode, approximate: Bool) -> Estimate? {
         guard var estimate = node.estimate(rounding: true) else { return nil }
-        guard let (literal, percent) = node.statedNumber else { return estimate }
+        guard let stated = node.statedNumber else { return estimate }
+        let literal = stated.literal
         var unit = ArithmeticNode.roundingError(literal)
         if approximate {
             if literal.hasPoint {
@@ -760,9 +762,8 @@ struct ClaimReader {
             }
         }
         // A whole percentage is a rounded figure by custom: 6.25% is given as 6%.
-        if percent && !literal.hasPoint && !approximate { unit = ExactRational(1, 2) ?? unit }
-        if percent { unit = unit.divided(by: ExactRational(100)) ?? unit }
-        estimate.error = .exact(unit)
+        if stated.isPercentage && !literal.hasPoint && !approximate { unit = ExactRational(1, 2) ?? unit }
+        estimate.error = .exact(unit.multiplied(by: stated.scale) ?? unit)
         return estimate
     }
 
@@ -770,7 +771,7 @@ struct ClaimReader {
     /// comic books", "17 / 3 = 6 trips". Counting rounds either way; this is not read as an error.
     static func countsWhole(_ left: ArithmeticNode, _ leftValue: ExactValue, _ right: ArithmeticNode, _ rightValue: ExactValue) -> Bool {
         func check(_ stated: ArithmeticNode, _ statedValue: ExactValue, _ computed: ExactValue) -> Bool {
-            guard let (literal, percent) = stated.statedNumber, !literal.hasPoint, !percent, let whole = statedValue.rational,
+            guard let number = stated.statedNumber, !number.literal.hasPoint, number.scale == .one, let whole = statedValue.rational,
                 let exact = computed.rational, !exact.isInteger, ExactRational(2) < exact.magnitude,
                 let below = exact.subtracting(.one), let above = exact.adding(.one)
             else { return false }

@@ -24,15 +24,47 @@ indirect enum ArithmeticNode: Hashable, Sendable {
     case root(ArithmeticNode, degree: ArithmeticNode)
     case binomial(ArithmeticNode, ArithmeticNode)
 
-    /// A number as written, perhaps signed or a percentage: what a claim states rather than
-    /// computes. Its scale is 1/100 for a percentage.
-    var statedNumber: (literal: NumberLiteral, percent: Bool)? {
+    /// A number as written rather than computed: perhaps signed, a percentage, or in scientific
+    /// notation (2.5 × 10^8, 10^3). Its last written digit counts in units of `scale`.
+    struct StatedNumber {
+        var literal: NumberLiteral
+        var scale: ExactRational
+        var isPercentage: Bool
+    }
+
+    var statedNumber: StatedNumber? {
         switch self {
-        case .number(let literal): return (literal, false)
-        case .negate(let inner): return inner.statedNumber
-        case .percent(.number(let literal)): return (literal, true)
+        case .number(let literal):
+            return StatedNumber(literal: literal, scale: .one, isPercentage: false)
+        case .negate(let inner):
+            return inner.statedNumber
+        case .percent(.number(let literal)):
+            return StatedNumber(literal: literal, scale: ExactRational(1, 100) ?? .one, isPercentage: true)
+        case .power(.number(let base), let exponent):
+            guard let scale = Self.powerOfTen(base, exponent) else { return nil }
+            let one = NumberLiteral(value: .one, decimals: 0, hasPoint: false, significantDigits: 1, plainDigits: "1")
+            return StatedNumber(literal: one, scale: scale, isPercentage: false)
+        case .chain(.number(let mantissa), let steps):
+            guard steps.count == 1, steps[0].operation == .multiply, case .power(.number(let base), let exponent) = steps[0].operand,
+                let scale = Self.powerOfTen(base, exponent)
+            else { return nil }
+            return StatedNumber(literal: mantissa, scale: scale, isPercentage: false)
+        default:
+            return nil
+        }
+    }
+
+    /// 10 to a whole power written as a number (10^3, 10^{-3}, 10⁸).
+    private static func powerOfTen(_ base: NumberLiteral, _ exponent: ArithmeticNode) -> ExactRational? {
+        guard !base.hasPoint, base.value == ExactRational(10) else { return nil }
+        let power: ExactRational
+        switch exponent {
+        case .number(let literal): power = literal.value
+        case .negate(.number(let literal)): power = literal.value.negated
         default: return nil
         }
+        guard let n = power.intValue, n.magnitude <= 1000 else { return nil }
+        return ExactRational(10).power(n)
     }
 
     /// A bare number (signed or not): "5 = 5" is no claim. A percentage is a conversion, and is one.
