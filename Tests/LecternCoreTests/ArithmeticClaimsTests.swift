@@ -199,7 +199,7 @@ struct ArithmeticClaimsTests {
         "The war lasted 1939-1945 = 6 years.", "The score was 3-2 = a narrow win.", "The ratio 3:2 = 1.5 is a ratio.",
         "Version 1.2.3 = the latest.", "Meet at 10:30 = half past ten.", "Pages 10-20 = 11 pages.", "On 12/25/2020 = Christmas.",
         "Years 2017–2018 = 1 season.", "The 2,5 = 3 decimal comma.", "| 1 | 2 |\n|---|---|\n| 3 | 4 |",
-        "Call 555-1234 = the office.", "Python's 7 % 3 = 1 and 7 // 2 = 3 and 2 ** 3 = 8 and 5 ^ 3 = 6.",
+        "Call 555-1234 = the office.", "Python's 7 % 3 = 1 and 7 // 2 = 3 and 2 ** 3 = 8 and 5 ^ 3 = 6 and 5 << 1 + 1 = 20.",
         "It costs $5 + $3 = $8.", "half of 10 + 4 = 9", "twice 3 + 1 = 7", "5 + 3 = 2 million", "Week 1 + Week 2 = 35",
         "A common mistake is to write 1/2 + 1/3 = 2/5.", "In binary, 1 + 1 = 10.", "So 4 × 5 = 20!", "The 90° + 45° = 135° turn.",
         "it is 5 1/2 = 5.5", "25 / 1/3 = 75", "inom{10}{5} \times (0.5)^5 \times (0.5)^5 = 210 \times (0.5)^{10}",

@@ -510,6 +510,12 @@ struct ArithmeticLexer {
                 return
             }
         }
+        if current == c {
+            // Python's shifts (5 << 1) and Markdown's << >> are no relations.
+            while current == c { position += 1 }
+            emit(.opaque, from: start)
+            return
+        }
         if current == "=" {
             position += 1
         } else if c == "<" && (current == "-" || current == "\u{2212}") {
