@@ -197,25 +197,32 @@ struct ExamRunTests {
         } throws: { error in "\(error)".contains("nowhere.md") }
     }
 
+    /// A spec of one item of one category over the rivers corpus, with a one-item form.
+    static func oneItemSpec(id: String, section: String, category: String, format: String, difficulty: String, instructions: String) -> String {
+        """
+        kind: exam
+        id: \(id)
+        description: A short exam on rivers.
+        corpus: [exam-corpus/rivers.md]
+        blueprint:
+          - section: \(section)
+            categories:
+              - category: \(category)
+                format: \(format)
+                instructions: \(instructions)
+                \(difficulty): 1
+        forms:
+          - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: \(section), count: 1 }] }
+        model: { provider: scripted, script: unused.json }
+        """
+    }
+
     /// A sentence-completion item is held to the source: its stem needs one blank, and the stem
     /// filled with the key must give the source's words (and filled with a wrong option must not).
     @Test func sentenceCompletionKeysAreCheckedAgainstTheSource() async throws {
-        let yaml = """
-            kind: exam
-            id: rivers-completion
-            description: A short exam on rivers.
-            corpus: [exam-corpus/rivers.md]
-            blueprint:
-              - section: verbal
-                categories:
-                  - category: completion
-                    format: completion
-                    instructions: A sentence of the text with one word blanked.
-                    easy: 1
-            forms:
-              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
-            model: { provider: scripted, script: unused.json }
-            """
+        let yaml = Self.oneItemSpec(
+            id: "rivers-completion", section: "verbal", category: "completion", format: "completion", difficulty: "easy",
+            instructions: "A sentence of the text with one word blanked.")
         let quote = "A river begins at its source, often a spring or a melting glacier high in the hills."
         let id = "exam-item/verbal/completion/easy-01"
         let answers: [JSONValue] = [
@@ -253,22 +260,9 @@ struct ExamRunTests {
     /// A wrong-word (contextual-error) item: its options are words of its sentence, and the
     /// sentence is the source's with exactly the key word changed.
     @Test func wrongWordKeysAreCheckedAgainstTheSource() async throws {
-        let yaml = """
-            kind: exam
-            id: rivers-wrong-word
-            description: A short exam on rivers.
-            corpus: [exam-corpus/rivers.md]
-            blueprint:
-              - section: verbal
-                categories:
-                  - category: contextual-error
-                    format: wrong-word
-                    instructions: A sentence of the text with one word changed; which word is wrong?
-                    medium: 1
-            forms:
-              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: verbal, count: 1 }] }
-            model: { provider: scripted, script: unused.json }
-            """
+        let yaml = Self.oneItemSpec(
+            id: "rivers-wrong-word", section: "verbal", category: "contextual-error", format: "wrong-word", difficulty: "medium",
+            instructions: "A sentence of the text with one word changed; which word is wrong?")
         let quote = "Near the source the water moves fast and cuts deep, narrow valleys."
         let id = "exam-item/verbal/contextual-error/medium-01"
         let answers: [JSONValue] = [
@@ -315,22 +309,9 @@ struct ExamRunTests {
     /// A fact item is shown without its source: a stem that speaks of "the text" is re-asked, and so
     /// is one whose wrong option the text states word for word (it would be true too).
     @Test func factItemsStandOnTheirOwnAndHaveOneTrueOption() async throws {
-        let yaml = """
-            kind: exam
-            id: rivers-facts
-            description: A short exam on rivers.
-            corpus: [exam-corpus/rivers.md]
-            blueprint:
-              - section: facts
-                categories:
-                  - category: stated-facts
-                    format: fact
-                    instructions: A fact stated in the text.
-                    easy: 1
-            forms:
-              - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: facts, count: 1 }] }
-            model: { provider: scripted, script: unused.json }
-            """
+        let yaml = Self.oneItemSpec(
+            id: "rivers-facts", section: "facts", category: "stated-facts", format: "fact", difficulty: "easy",
+            instructions: "A fact stated in the text.")
         let quote = "each stream that joins a larger river is called a tributary"
         let id = "exam-item/facts/stated-facts/easy-01"
         let answers: [JSONValue] = [
