@@ -160,9 +160,10 @@ public struct ExamWork: Sendable {
     /// (`ExamRules.check` says so).
     /// The span found is `focus` when that sentence holds the words either side of the key.
     public func wrongWordProblems(_ item: ExamItem, document: String, focus: String? = nil) -> KeyCheck {
-        KeyCheck(issues: wrongWordIssues(item, document: document), grounded: nil)
+        let context = Self.wrongWordContext(item)
+        return KeyCheck(issues: wrongWordIssues(item, context: context, document: document), grounded: nil)
             .grounding(focus) { focus in
-                guard let (left, right) = Self.wrongWordContext(item) else { return false }
+                guard let (left, right) = context else { return false }
                 return (left.isEmpty || GroundingText.contains(left, in: focus)) && (right.isEmpty || GroundingText.contains(right, in: focus))
             }
     }
@@ -178,8 +179,8 @@ public struct ExamWork: Sendable {
         return (words[..<at].joined(separator: " "), words[(at + keyWords.count)...].joined(separator: " "))
     }
 
-    func wrongWordIssues(_ item: ExamItem, document: String) -> [ValidationIssue] {
-        guard let key = item.options.first(where: \.correct), let (left, right) = Self.wrongWordContext(item) else { return [] }
+    func wrongWordIssues(_ item: ExamItem, context: (left: String, right: String)?, document: String) -> [ValidationIssue] {
+        guard let key = item.options.first(where: \.correct), let (left, right) = context else { return [] }
         guard (left + " " + right).split(separator: " ").count >= 3 else {
             return [.error("the stem's sentence is too short to place in the source text; use a whole sentence of the source text with one word changed")]
         }
