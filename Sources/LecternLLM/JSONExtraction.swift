@@ -5,11 +5,15 @@ import Foundation
 public enum JSONExtraction {
     /// The first complete JSON object or array in `text`.
     ///
-    /// Code-fenced blocks (```` ```json … ``` ```` or plain ```` ``` ````) are tried first, in
-    /// order; then the text itself, scanning from each `{` or `[` for its balanced end (strings
-    /// and escapes respected) and keeping the first candidate that parses. Returns `nil` when
-    /// there is none.
+    /// A text that is one JSON object or array as a whole is that value: its strings may hold
+    /// code fences of their own (a question quoting a ```` ```python ```` block), which must not
+    /// be taken for a wrapper. Otherwise code-fenced blocks (```` ```json … ``` ```` or plain
+    /// ```` ``` ````) are tried first, in order; then the text itself, scanning from each `{` or
+    /// `[` for its balanced end (strings and escapes respected) and keeping the first candidate
+    /// that parses. Returns `nil` when there is none.
     public static func firstJSONValue(in text: String) -> JSONValue? {
+        let whole = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if whole.hasPrefix("{") || whole.hasPrefix("["), let value = parse(whole) { return value }
         for block in fencedBlocks(in: text) {
             if let value = firstBalancedValue(in: block) { return value }
         }
@@ -41,14 +45,54 @@ public enum JSONExtraction {
         while start < bytes.count {
             guard let open = bytes[start...].firstIndex(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") })
             else { return nil }
-            if let end = balancedEnd(bytes, from: open),
-                let value = try? JSONValue.parse(String(decoding: bytes[open...end], as: UTF8.self))
-            {
+            if let end = balancedEnd(bytes, from: open), let value = parse(String(decoding: bytes[open...end], as: UTF8.self)) {
                 return value
             }
             start = open + 1
         }
         return nil
+    }
+
+    /// `text` parsed as JSON; failing that, with the control characters written raw inside its
+    /// strings escaped (a line break typed into a string is invalid JSON, and small models type
+    /// them: it can only mean a line break, so reading it as one changes nothing else).
+    static func parse(_ text: String) -> JSONValue? {
+        if let value = try? JSONValue.parse(text) { return value }
+        guard let escaped = escapingRawControlCharacters(text) else { return nil }
+        return try? JSONValue.parse(escaped)
+    }
+
+    /// `text` with every control character inside a string literal written as its escape;
+    /// nil when there is none.
+    static func escapingRawControlCharacters(_ text: String) -> String? {
+        var out: [UInt8] = []
+        var changed = false
+        var inString = false
+        var escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                } else if byte < 0x20 {
+                    changed = true
+                    switch byte {
+                    case 0x0A: out += Array("\\n".utf8)
+                    case 0x0D: out += Array("\\r".utf8)
+                    case 0x09: out += Array("\\t".utf8)
+                    default: out += Array(String(format: "\\u%04x", byte).utf8)
+                    }
+                    continue
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            }
+            out.append(byte)
+        }
+        return changed ? String(decoding: out, as: UTF8.self) : nil
     }
 
     /// The index of the bracket closing the one at `open`, or nil when it never closes.

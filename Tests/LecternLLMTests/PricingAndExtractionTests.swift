@@ -99,6 +99,29 @@ struct JSONExtractionTests {
         #expect(data.canonicalText == #"{"properties":{"a":2,"b":1},"required":["b"]}"#)
     }
 
+    @Test("an answer that is JSON as a whole is read whole, even when its strings quote code fences")
+    func wholeAnswerWithFencesInside() throws {
+        // What the local model wrote for an engagement question: its prompt opens a code fence
+        // that a later string closes. Taken for a fenced wrapper, the text between held
+        // `{"text": "is_broken", …}`, which was read as the answer ("missing 'topic_id'").
+        let answer = #"{"topic_id": "s02-t01", "prompt": "Which name is used here?\n```python\n# a variable called ", "correct_answer": {"text": "is_broken", "feedback": "Right."}, "explanation": "See the ``` block above."}"#
+        let value = try #require(JSONExtraction.firstJSONValue(in: answer))
+        #expect(value["topic_id"] == "s02-t01")
+        // Prose around a fenced answer is still read as before.
+        #expect(JSONExtraction.firstJSONValue(in: "Here you go:\n```json\n{\"a\": 1}\n```\nDone.") == ["a": 1])
+    }
+
+    @Test("a line break typed raw into a string is read as one")
+    func rawControlCharactersInStrings() throws {
+        // The local model's bonus question: valid JSON but for the line breaks inside "prompt".
+        let answer = "{\"topic_id\": \"s02-t01\", \"prompt\": \"If it's not broken, you play with it.\n\nIn programming,\twe do the same.\"}"
+        let value = try #require(JSONExtraction.firstJSONValue(in: answer))
+        #expect(value["prompt"] == "If it's not broken, you play with it.\n\nIn programming,\twe do the same.")
+        // Outside strings nothing changes; escaped quotes and backslashes keep their meaning.
+        #expect(JSONExtraction.escapingRawControlCharacters("{\n\"a\": \"x\\\"\ny\"\n}") == "{\n\"a\": \"x\\\"\\ny\"\n}")
+        #expect(JSONExtraction.escapingRawControlCharacters("{\"a\": 1}") == nil)
+    }
+
     @Test("returns nil when there is no JSON")
     func none() {
         #expect(JSONExtraction.firstJSONValue(in: "no json here") == nil)
