@@ -67,53 +67,57 @@ public enum JSONExtraction {
     static func escapingRawControlCharacters(_ text: String) -> String? {
         var out: [UInt8] = []
         var changed = false
-        var inString = false
-        var escaped = false
+        var scanner = StringScanner()
         for byte in text.utf8 {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                } else if byte < 0x20 {
-                    changed = true
-                    switch byte {
-                    case 0x0A: out += Array("\\n".utf8)
-                    case 0x0D: out += Array("\\r".utf8)
-                    case 0x09: out += Array("\\t".utf8)
-                    default: out += Array(String(format: "\\u%04x", byte).utf8)
-                    }
-                    continue
+            if scanner.isContent(byte) && byte < 0x20 {
+                changed = true
+                switch byte {
+                case 0x0A: out += Array("\\n".utf8)
+                case 0x0D: out += Array("\\r".utf8)
+                case 0x09: out += Array("\\t".utf8)
+                default: out += Array(String(format: "\\u%04x", byte).utf8)
                 }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
+            } else {
+                out.append(byte)
             }
-            out.append(byte)
         }
         return changed ? String(decoding: out, as: UTF8.self) : nil
+    }
+
+    /// Where a byte-by-byte scan of JSON text stands with respect to string literals.
+    struct StringScanner {
+        private(set) var inString = false
+        private var escaped = false
+
+        /// Moves past `byte`: true when it is part of a string's content (its quotes are not).
+        mutating func isContent(_ byte: UInt8) -> Bool {
+            guard inString else {
+                if byte == UInt8(ascii: "\"") { inString = true }
+                return false
+            }
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+                return false
+            }
+            return true
+        }
     }
 
     /// The index of the bracket closing the one at `open`, or nil when it never closes.
     private static func balancedEnd(_ bytes: [UInt8], from open: Int) -> Int? {
         var depth = 0
-        var inString = false
-        var escaped = false
+        var scanner = StringScanner()
         var index = open
         while index < bytes.count {
             let byte = bytes[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-            } else {
+            let inside = scanner.isContent(byte) || scanner.inString
+            // Structure only outside strings; a quote opens or closes one.
+            if !inside && byte != UInt8(ascii: "\"") {
                 switch byte {
-                case UInt8(ascii: "\""): inString = true
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
                     depth -= 1
