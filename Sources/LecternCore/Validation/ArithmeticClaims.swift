@@ -74,6 +74,11 @@ public enum ArithmeticClaims {
     /// it is not wholly arithmetic (a variable, a word, a relation) or not computable (division
     /// by zero, a factorial of a fraction, a number past about 1,200 digits).
     public static func evaluate(_ expression: String) -> ExactValue? {
+        parse(expression)?.estimate(rounding: false)?.value
+    }
+
+    /// One expression read whole (math delimiters around it allowed), or nil.
+    static func parse(_ expression: String) -> ArithmeticNode? {
         var body = expression.trimmingCharacters(in: .whitespacesAndNewlines)
         var delimited = false
         for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")]
@@ -97,8 +102,7 @@ public enum ArithmeticClaims {
                 }
                 return token
             }
-        guard let node = ArithmeticParser.parse(adjusted[...], prose: !tex) else { return nil }
-        return node.estimate(rounding: false)?.value
+        return ArithmeticParser.parse(adjusted[...], prose: !tex)
     }
 }
 
@@ -672,14 +676,15 @@ struct ClaimReader {
 
     private static func endsOperand(_ kind: TokenKind) -> Bool {
         switch kind {
-        case .number, .close, .factorial, .percent, .superscript, .opaque: true
+        case .number, .close, .factorial, .percent, .superscript, .opaque, .pi: true
         default: false
         }
     }
 
     private static func startsOperand(_ kind: TokenKind) -> Bool {
         switch kind {
-        case .number, .open, .fraction, .binomial, .texRoot, .radical, .binomialFunction, .rootFunction, .opaque: true
+        case .number, .open, .fraction, .binomial, .texRoot, .radical, .binomialFunction, .rootFunction, .cubeRootFunction, .nthRootFunction, .opaque, .pi:
+            true
         default: false
         }
     }

@@ -23,6 +23,8 @@ indirect enum ArithmeticNode: Hashable, Sendable {
     case percent(ArithmeticNode)
     case root(ArithmeticNode, degree: ArithmeticNode)
     case binomial(ArithmeticNode, ArithmeticNode)
+    /// π, read only outside prose (see `TokenKind.pi`).
+    case pi
 
     /// A number as written rather than computed: perhaps signed, a percentage, or in scientific
     /// notation (2.5 × 10^8, 10^3). Its last written digit counts in units of `scale`.
@@ -84,7 +86,7 @@ indirect enum ArithmeticNode: Hashable, Sendable {
     /// Whether a division appears anywhere in it.
     var divides: Bool {
         switch self {
-        case .number: false
+        case .number, .pi: false
         case .chain(let first, let steps): first.divides || steps.contains { $0.operation == .divide || $0.operand.divides }
         case .negate(let inner), .factorial(let inner), .percent(let inner): inner.divides
         case .power(let a, let b), .binomial(let a, let b): a.divides || b.divides
@@ -95,7 +97,7 @@ indirect enum ArithmeticNode: Hashable, Sendable {
     /// Whether a percentage appears anywhere in it.
     var containsPercentage: Bool {
         switch self {
-        case .number: false
+        case .number, .pi: false
         case .percent: true
         case .chain(let first, let steps): first.containsPercentage || steps.contains { $0.operand.containsPercentage }
         case .negate(let inner), .factorial(let inner): inner.containsPercentage
@@ -205,7 +207,8 @@ struct ArithmeticParser {
         let token = tokens[index]
         if prose && token.spaced { return false }
         switch token.kind {
-        case .open(.round), .open(.square), .texRoot, .radical, .binomial, .binomialFunction, .rootFunction:
+        case .open(.round), .open(.square), .texRoot, .radical, .binomial, .binomialFunction, .rootFunction, .cubeRootFunction,
+            .nthRootFunction, .pi:
             return end != .percent
         case .fraction:
             return end != .number && end != .percent
@@ -316,6 +319,21 @@ struct ArithmeticParser {
             guard expect(.open(.round)), let radicand = expression(), expect(.close(.round)) else { return nil }
             end = .group
             return .root(radicand, degree: .number(Self.literal(2)))
+        case .cubeRootFunction:
+            index += 1
+            guard expect(.open(.round)), let radicand = expression(), expect(.close(.round)) else { return nil }
+            end = .group
+            return .root(radicand, degree: .number(Self.literal(3)))
+        case .nthRootFunction:
+            index += 1
+            guard expect(.open(.round)), let radicand = expression(), expect(.comma), let degree = expression(), expect(.close(.round))
+            else { return nil }
+            end = .group
+            return .root(radicand, degree: degree)
+        case .pi:
+            index += 1
+            end = .command
+            return .pi
         default:
             return nil
         }
@@ -430,6 +448,8 @@ extension ArithmeticNode {
         switch self {
         case .number(let literal):
             return Estimate(value: .exact(literal.value), error: .exact(rounding ? Self.inputError(literal) : .zero))
+        case .pi:
+            return nil  // π is exact only in `AlgebraicValue`
         case .negate(let inner):
             guard let inner = inner.estimate(rounding: rounding), let negated = ExactValue.exact(.zero).minus(inner.value) else { return nil }
             return Estimate(value: negated, error: inner.error)

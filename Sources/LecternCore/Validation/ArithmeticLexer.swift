@@ -39,6 +39,11 @@ enum TokenKind: Hashable, Sendable {
     case radical(Int)
     /// `C(` (n, k) and `sqrt(` (x) written as functions.
     case binomialFunction, rootFunction
+    /// `cbrt(` (x) and `root(` (x, n), read outside prose only (the solution syntax).
+    case cubeRootFunction, nthRootFunction
+    /// π: `π` and `\pi`, and `pi` outside prose. Read outside prose only: in running text a
+    /// claim with π is left alone (3.14 and 22/7 stand for it there).
+    case pi
     /// `choose` in "(20 choose 10)" and `\choose`.
     case choose
     /// Something that is not arithmetic: a variable, an unknown command, a symbol.
@@ -336,7 +341,12 @@ struct ArithmeticLexer {
             return
         }
         guard prose else {
-            emit(.opaque, from: start)
+            switch word.lowercased() {
+            case "π", "pi": emit(.pi, from: start)
+            case "cbrt" where current == "(": emit(.cubeRootFunction, from: start)
+            case "root" where current == "(": emit(.nthRootFunction, from: start)
+            default: emit(.opaque, from: start)
+            }
             return
         }
         // A single letter is a variable; a word glued to a number or a bracket (5th, 3x, Var(X))
@@ -745,6 +755,7 @@ struct ArithmeticLexer {
         case "binom", "dbinom", "tbinom": emit(.binomial, from: start)
         case "choose": emit(.choose, from: start)
         case "sqrt": emit(.texRoot, from: start)
+        case "pi": emit(prose ? .opaque : .pi, from: start)
         case "cdot", "times", "ast", "centerdot": emit(.times, from: start)
         case "div": emit(.divide, from: start)
         case "lbrace": emit(.open(.curly), from: start)

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import LecternCore
+
+/// The exact evaluator behind computed answer keys: equivalent forms of roots, powers and π are
+/// recognised as one number, and the key check finds wrong keys, second correct options and
+/// repeated distractors.
+struct QuantitativeKeyTests {
+    static func value(_ text: String) throws -> AlgebraicValue { try QuantitativeExpression.evaluate(text) }
+
+    @Test(arguments: [
+        ("sqrt(12)", "2√3"),
+        ("2^-2", "1/4"),
+        ("(sqrt(2))^2", "2"),
+        ("(180 - 175)/8", "5/8"),
+        ("\\frac{1}{\\sqrt{3} - 1}", "1/2 + √3/2"),
+        ("pi * 3^2", "9π"),
+        ("2 * pi * 5 / (4 * pi)", "5/2"),
+        ("cbrt(16)", "2∛2"),
+        ("root(32, 5)", "2"),
+        ("8^(2/3)", "4"),
+        ("27^(-1/3)", "1/3"),
+        ("sqrt(8) * sqrt(2)", "4"),
+        ("sqrt(2) + sqrt(8)", "3√2"),
+        ("(1 + sqrt(2))^2", "3 + 2√2"),
+        ("√(1/2)", "√2/2"),
+        ("cbrt(-27)", "−3"),
+        ("sqrt(6) / sqrt(3)", "√2"),
+        ("1 / (sqrt(2) + sqrt(3))", "−√2 + √3"),
+        ("sqrt(pi^2)", "π"),
+        ("sqrt(2) * cbrt(2)", "32^(1/6)"),
+        ("25%", "1/4"),
+        ("٣٫٥ × ٢", "7"),
+        ("\\sqrt[3]{54}", "3∛2"),
+        ("2^{10}", "1024"),
+    ])
+    func evaluatesExactly(_ expression: String, _ expected: String) throws {
+        #expect(try Self.value(expression).description == expected)
+    }
+
+    @Test func equivalentFormsAreOneNumber() throws {
+        #expect(try Self.value("sqrt(12)") == Self.value("2*sqrt(3)"))
+        #expect(try Self.value("\\(2\\sqrt{3}\\)") == Self.value("√12"))
+        #expect(try Self.value("2^(-2)") == Self.value("0.25"))
+        #expect(try Self.value("(√2)²") == Self.value("2"))
+        #expect(try Self.value("1/(√3 - 1)") == Self.value("(√3 + 1)/2"))
+        #expect(try Self.value("4^(1/2)") == Self.value("2"))
+        #expect(try Self.value("sqrt(2)") != Self.value("1.414"))
+        #expect(try Self.value("pi") != Self.value("3.14"))
+        #expect(try Self.value("pi") != Self.value("22/7"))
+        #expect(try Self.value("sqrt(3)") != Self.value("cbrt(3)"))
+    }
+
+    @Test(arguments: [
+        ("1/0", AlgebraicError.divisionByZero),
+        ("sqrt(-4)", AlgebraicError.notReal),
+        ("sqrt(2 + sqrt(3))", AlgebraicError.unsupported("a root of a sum of unlike terms")),
+        ("sqrt(pi)", AlgebraicError.unsupported("a root of π")),
+        ("x + 1", AlgebraicError.unreadable),
+        ("2^(sqrt(2))", AlgebraicError.unsupported("an exponent that is not a rational number")),
+        ("0^0", AlgebraicError.unsupported("0 to the power 0")),
+        ("1 / (sqrt(2) - sqrt(2))", AlgebraicError.divisionByZero),
+        ("1 / (1 + pi)", AlgebraicError.unsupported("division by a sum in which π appears in some terms only")),
+        ("2^100000", AlgebraicError.tooLarge),
+    ])
+    func refusesWhatItCannotEvaluate(_ expression: String, _ error: AlgebraicError) {
+        #expect(throws: error) { try Self.value(expression) }
+    }
+
+    @Test(arguments: [
+        ("12 cm", "12"), ("٣٫٥ سم", "٣٫٥"), ("30°", "30"), ("25%", "25"), ("$2\\sqrt{3}$", "2\\sqrt{3}"),
+        ("x = 5", "5"), ("9π cm²", "9π"), ("9π", "9π"), ("48 m^2", "48"), ("\\(4\\,\\text{cm}\\)", "4\\,"),
+        ("س = ٤", "٤"), ("1/4", "1/4"), ("12 square units", "12"),
+    ])
+    func optionsLoseTheirUnit(_ option: String, _ expected: String) {
+        #expect(QuantitativeExpression.strippingUnit(option) == expected)
+    }
+
+    @Test func optionValuesReadBothDigitSystems() throws {
+        #expect(try QuantitativeExpression.optionValue("٢√٣") == Self.value("sqrt(12)"))
+        #expect(try QuantitativeExpression.optionValue("١٢ سم") == AlgebraicValue(12))
+        #expect(try QuantitativeExpression.optionValue("٠٫٦٢٥") == Self.value("5/8"))
+        #expect(try QuantitativeExpression.optionValue("\\(\\frac{5}{8}\\)") == Self.value("0.625"))
+    }
+
+    // MARK: The key check
+
+    @Test func aCorrectItemHasNoProblems() {
+        #expect(QuantitativeKeyCheck.problems(solution: "(180 - 175) / 8", options: ["0.625", "0.5", "5", "1.25"], key: 0).isEmpty)
+        #expect(QuantitativeKeyCheck.problems(solution: "sqrt(12)", options: ["\\(3\\sqrt{2}\\)", "\\(2\\sqrt{3}\\)", "6", "4"], key: 1).isEmpty)
+    }
+
+    @Test func aWrongKeyNamesTheOptionThatIsRight() throws {
+        let problems = QuantitativeKeyCheck.problems(solution: "2^-2", options: ["4", "1/4", "-4", "1/2"], key: 0)
+        #expect(problems.count == 1)
+        let message = try #require(problems.first)
+        #expect(message.contains("the answer key is wrong"))
+        #expect(message.contains("option B"))
+        #expect(message.contains("1/4"))
+    }
+
+    @Test func noOptionEqualToTheSolutionIsRefused() throws {
+        let problems = QuantitativeKeyCheck.problems(solution: "7 * 8", options: ["54", "58", "64", "48"], key: 0)
+        #expect(problems.count == 1)
+        #expect(try #require(problems.first).contains("no option equals the solution: 7 * 8 = 56"))
+    }
+
+    @Test func anOptionEquivalentToTheKeyIsASecondCorrectAnswer() throws {
+        let problems = QuantitativeKeyCheck.problems(solution: "sqrt(12)", options: ["2√3", "√12", "3√2", "6"], key: 0)
+        #expect(problems.count == 1)
+        #expect(try #require(problems.first).contains("option B ('√12') also equals 2√3"))
+    }
+
+    @Test func theSameDistractorTwiceIsRefused() throws {
+        let problems = QuantitativeKeyCheck.problems(solution: "3^2", options: ["9", "0.5", "1/2", "6"], key: 0)
+        #expect(problems.count == 1)
+        #expect(try #require(problems.first).contains("options B ('0.5') and C ('1/2') have the same value 1/2"))
+    }
+
+    @Test func unreadableSolutionsAndOptionsAreRefusedWithTheSyntax() throws {
+        let solution = QuantitativeKeyCheck.problems(solution: "the area is 12", options: ["12", "13", "14", "15"], key: 0)
+        #expect(try #require(solution.first).contains("sqrt(x), cbrt(x), root(x, n), pi"))
+        let option = QuantitativeKeyCheck.problems(solution: "12", options: ["12", "thirteen", "14", "15"], key: 0)
+        #expect(try #require(option.first).contains("option B ('thirteen')"))
+    }
+}
