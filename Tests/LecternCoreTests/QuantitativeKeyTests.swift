@@ -115,7 +115,7 @@ struct QuantitativeKeyTests {
     @Test func theSameDistractorTwiceIsRefused() throws {
         let problems = QuantitativeKeyCheck.problems(solution: "3^2", options: ["9", "0.5", "1/2", "6"], key: 0)
         #expect(problems.count == 1)
-        #expect(try #require(problems.first).contains("options B ('0.5') and C ('1/2') have the same value 1/2"))
+        #expect(try #require(problems.first).contains("option B ('0.5') and option C ('1/2') have the same value 1/2"))
     }
 
     @Test func unreadableSolutionsAndOptionsAreRefusedWithTheSyntax() throws {

@@ -120,8 +120,11 @@ public enum QuantitativeKeyCheck {
     /// evaluated, an option that cannot be read, a key that is not the solution's value, a second
     /// option equal to it, two options with one value. Messages name the options by letter and
     /// give the exact values, so that a repair prompt can say what to fix.
-    public static func problems(solution: String, options: [String], key: Int) -> [String] {
-        let letters = options.indices.map { String(UnicodeScalar(UInt8(65 + min($0, 25)))) }
+    /// `names`: how the messages call each option (the answer's field names, so that the model
+    /// knows which of its answers is meant); "option A", "option B" … by default.
+    public static func problems(solution: String, options: [String], key: Int, names: [String]? = nil) -> [String] {
+        let letters = names.flatMap { $0.count == options.count ? $0 : nil }
+            ?? options.indices.map { "option " + String(UnicodeScalar(UInt8(65 + min($0, 25)))) }
         let value: AlgebraicValue
         do {
             value = try QuantitativeExpression.evaluate(solution)
@@ -141,7 +144,7 @@ public enum QuantitativeKeyCheck {
             } catch {
                 values.append(nil)
                 problems.append(
-                    "option \(letters[index]) ('\(option)') is not a number or exact expression: write every option of a "
+                    "\(letters[index]) ('\(option)') is not a number or exact expression: write every option of a "
                         + "quantitative item as a number or expression (2√3, 3/4, 12 cm), not words")
             }
         }
@@ -151,12 +154,12 @@ public enum QuantitativeKeyCheck {
             let keyed = values[key].map { "\($0)" } ?? "?"
             if let other = equal.first {
                 problems.append(
-                    "the answer key is wrong: the solution \(solution) equals \(value), which is option \(letters[other]) "
-                        + "('\(options[other])'), not the keyed option \(letters[key]) (\(keyed)); key the option that equals the solution, "
+                    "the answer key is wrong: the solution \(solution) equals \(value), which is \(letters[other]) "
+                        + "('\(options[other])'), not the keyed \(letters[key]) (\(keyed)); key the option that equals the solution, "
                         + "or correct the solution")
             } else {
                 problems.append(
-                    "no option equals the solution: \(solution) = \(value), but the keyed option \(letters[key]) is \(keyed); "
+                    "no option equals the solution: \(solution) = \(value), but the keyed \(letters[key]) is \(keyed); "
                         + "make the correct option equal the solution's value")
             }
         }
@@ -164,7 +167,7 @@ public enum QuantitativeKeyCheck {
         if values.indices.contains(key), values[key] == value, !others.isEmpty {
             let names = others.map { "\(letters[$0]) ('\(options[$0])')" }.joined(separator: " and ")
             problems.append(
-                "option \(names) also equals \(value), like the keyed option \(letters[key]) ('\(options[key])'): an option "
+                "\(names) also equals \(value), like the keyed \(letters[key]) ('\(options[key])'): an option "
                     + "equivalent to the key is a second correct answer; change it to a different value")
         }
         // Two wrong options with one value: the same distractor twice.
@@ -173,7 +176,7 @@ public enum QuantitativeKeyCheck {
             guard let candidate, candidate != value else { continue }
             if let first = seen[candidate] {
                 problems.append(
-                    "options \(letters[first]) ('\(options[first])') and \(letters[index]) ('\(options[index])') have the same value "
+                    "\(letters[first]) ('\(options[first])') and \(letters[index]) ('\(options[index])') have the same value "
                         + "\(candidate): each option must be a different number")
             } else {
                 seen[candidate] = index

@@ -88,20 +88,58 @@ public struct ExamItem: Codable, Sendable, Hashable {
     public var sources: [SourceQuote]
     /// The passage id, for reading comprehension.
     public var passage: String?
+    /// A quantitative item's solution, from which its key was computed.
+    public var solution: ItemSolution?
+    /// A geometry item's figure.
+    public var figure: ItemFigure?
     public var generation: GenerationInfo
 
     public init(
         id: String, section: String, category: String, difficulty: Difficulty, difficultyLabel: String, prompt: String, promptXHTML: String? = nil,
-        options: [Choice], explanation: String, seconds: Int, sources: [SourceQuote], passage: String?, generation: GenerationInfo
+        options: [Choice], explanation: String, seconds: Int, sources: [SourceQuote], passage: String?, solution: ItemSolution? = nil,
+        figure: ItemFigure? = nil, generation: GenerationInfo
     ) {
         self.id = id; self.section = section; self.category = category; self.difficulty = difficulty
         self.difficultyLabel = difficultyLabel; self.prompt = prompt; self.promptXHTML = promptXHTML; self.options = options
-        self.explanation = explanation; self.seconds = seconds; self.sources = sources; self.passage = passage; self.generation = generation
+        self.explanation = explanation; self.seconds = seconds; self.sources = sources; self.passage = passage
+        self.solution = solution; self.figure = figure; self.generation = generation
     }
 
     enum CodingKeys: String, CodingKey {
         case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, promptXHTML = "prompt_xhtml", options,
-            explanation, seconds, sources, passage, generation
+            explanation, seconds, sources, passage, solution, figure, generation
+    }
+}
+
+/// How a quantitative item's key was computed: the model's expression and its exact value.
+public struct ItemSolution: Codable, Sendable, Hashable {
+    /// In the solution syntax (docs/spec.md): `(180 - 175) / 8`, `2 * sqrt(3)`, `pi * 3^2`.
+    public var expression: String
+    /// The exact value Lectern computed, as a reader writes it: `5/8`, `2√3`, `9π`.
+    public var value: String
+
+    public init(expression: String, value: String) {
+        self.expression = expression; self.value = value
+    }
+}
+
+/// A geometry item's figure: the SVG Lectern drew (`figures/<item>.svg` in the bundle), its alt
+/// text (Tafawoq FR-032), and the figure data it was drawn from.
+public struct ItemFigure: Codable, Sendable, Hashable {
+    /// Bundle-relative path of the SVG.
+    public var path: String
+    /// A description from which the question can be answered without seeing the figure; it names
+    /// every label drawn.
+    public var alt: String
+    public var geometry: GeometryFigure
+
+    public init(path: String, alt: String, geometry: GeometryFigure) {
+        self.path = path; self.alt = alt; self.geometry = geometry
+    }
+
+    /// `figures/<item id with / as ->.svg`.
+    public static func path(forItem id: String) -> String {
+        "figures/" + id.replacingOccurrences(of: "/", with: "-") + ".svg"
     }
 }
 

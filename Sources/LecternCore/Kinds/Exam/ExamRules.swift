@@ -17,7 +17,8 @@ public enum ExamRules {
         issues += QuestionRules.checkMultipleChoice(
             prompt: item.prompt, options: item.options, labels: labels, optionCount: optionCount, language: language)
         let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
-        for i in item.options.indices {
+        // Numbers are compared by value (`computedKeyIssues`), not by their words: 3√2 is not 2√3.
+        for i in item.options.indices where !format.computesKey {
             for j in item.options.indices where j > i {
                 let (a, b) = (item.options[i].text, item.options[j].text)
                 if TextKey.normalize(a, language: language) != TextKey.normalize(b, language: language), NearDuplicate.restate(a, b) {
@@ -25,8 +26,35 @@ public enum ExamRules {
                 }
             }
         }
-        if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
+        if format.computesKey {
+            issues += computedKeyIssues(item, format: format, names: labels)
+        } else if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
+        }
+        return issues
+    }
+
+    /// A quantitative or geometry item's key against its solution, and a geometry item's figure
+    /// against itself, its stem and its alt text.
+    static func computedKeyIssues(_ item: ExamItem, format: ExamCategory.Format, names: [String]?) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        if let solution = item.solution, !solution.expression.trimmed.isEmpty {
+            let key = item.options.firstIndex(where: \.correct) ?? -1
+            issues += QuantitativeKeyCheck.problems(solution: solution.expression, options: item.options.map(\.text), key: key, names: names).map {
+                .error($0)
+            }
+        } else {
+            issues.append(
+                .error(
+                    "'solution' is empty: give the expression that computes the answer, e.g. (180 - 175) / 8 or 2 * sqrt(3); "
+                        + "the correct option must equal its value"))
+        }
+        if format == .geometry {
+            if let figure = item.figure {
+                issues += figure.geometry.problems(stem: item.prompt, alt: figure.alt).map { .error("figure: " + $0) }
+            } else {
+                issues.append(.error("'figure' is missing: a geometry item describes its figure (points, segments, marks, given lengths) and its alt text"))
+            }
         }
         return issues
     }

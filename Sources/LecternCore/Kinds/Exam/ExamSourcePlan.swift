@@ -46,7 +46,7 @@ public struct ExamSourcePlan: Sendable, Hashable {
         var planner = Planner(corpus: corpus)
         for (section, category) in spec.cells where category.counts.total > 0 {
             switch category.format {
-            case .standard, .fact, .vocabulary, .completion, .wrongWord, .analogy: planner.planStandard(section: section.id, category: category)
+            case .standard, .fact, .vocabulary, .completion, .wrongWord, .analogy, .quantitative, .geometry: planner.planStandard(section: section.id, category: category)
             case .reading: planner.planReading(section: section.id, category: category)
             }
         }

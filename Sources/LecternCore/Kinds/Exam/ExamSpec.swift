@@ -119,11 +119,23 @@ public struct ExamCategory: Codable, Sendable, Hashable {
         /// Verbal analogy: the stem gives a pair of words of its source quote written "A : B";
         /// every option is a pair "C : D", and the key has the same relation.
         case analogy
+        /// A computed-key problem: with each item the model writes its solution as an expression
+        /// (docs/spec.md, "Quantitative items"); Lectern evaluates it exactly, and the key must be
+        /// the one option equal to it.
+        case quantitative
+        /// A quantitative item with a figure: the model describes the figure as data (points,
+        /// segments, circles, marks, given lengths and angles) with alt text; Lectern checks it
+        /// against itself and draws the SVG.
+        case geometry
+
+        /// Whether its key is computed from a solution expression.
+        public var computesKey: Bool { self == .quantitative || self == .geometry }
 
         /// What the spec reader's hint lists.
         public static let described =
             "'standard', 'fact' (a stated fact), 'vocabulary' (a word in context), 'completion' (sentence completion), "
-            + "'wrong-word' (contextual error), 'analogy' (a verbal analogy 'A : B') or 'reading' (reading comprehension)"
+            + "'wrong-word' (contextual error), 'analogy' (a verbal analogy 'A : B'), 'reading' (reading comprehension), "
+            + "'quantitative' (a computed key) or 'geometry' (a computed key and a figure)"
     }
 
     /// Slug, e.g. `analogies`.

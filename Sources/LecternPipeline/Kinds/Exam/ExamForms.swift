@@ -100,6 +100,19 @@ public enum ExamDocuments {
         "# \(passageTitle(set, language: language))\n\n\(set.passage.text.trimmed)\n"
     }
 
+    /// Alt text inside `![…]`: brackets and backslashes escaped, on one line.
+    static func markdownText(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "[", "]", "\\", "*", "_", "`": out += "\\" + String(c)
+            case "\n", "\r": out += " "
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
     /// The form as a candidate reads it, each question numbered with its section and difficulty
     /// (Tafawoq FR-030: "السؤال 12 - اللفظي"), and the answer key at the end.
     public static func formMarkdown(_ form: ExamForm, bank: [ExamItem], passages: [Passage], exam: ExamSpec, language: String) -> String {
@@ -120,6 +133,10 @@ public enum ExamDocuments {
                     out += "\n*\(l.readPassage):*\n\n" + text.trimmed.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n") + "\n"
                 }
                 out += "\n### \(l.question) \(number) - \(section.title) · \(item.difficultyLabel)\n\n\(item.prompt)\n\n"
+                if let figure = item.figure {
+                    // Forms live in forms/, figures in figures/.
+                    out += "![\(markdownText(figure.alt))](../\(figure.path))\n\n"
+                }
                 for (index, option) in item.options.enumerated() {
                     let letter = index < l.letters.count ? l.letters[index] : "\(index + 1)"
                     out += "\(letter). \(option.text)  \n"

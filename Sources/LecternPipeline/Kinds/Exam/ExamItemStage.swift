@@ -1,6 +1,7 @@
 import Foundation
 import LecternCore
 import LecternLLM
+import LecternRender
 
 /// The exam's model calls: one item of a standard category grounded in a chunk of the corpus,
 /// or a reading-comprehension set of 2–5 items on one passage. Each item is checked on its own
@@ -21,6 +22,62 @@ public struct ExamItemStage: Sendable {
 
     struct SetAnswer: Decodable {
         var questions: [Answer]
+    }
+
+    /// A quantitative or geometry item as the model writes it: the solution in place of a source
+    /// quote, and for geometry the figure.
+    struct ComputedAnswer: Decodable {
+        var prompt: String
+        var correct_answer: MultipleChoice.AnswerText
+        var wrong_answers: [MultipleChoice.AnswerText]
+        var explanation: String
+        var solution: String
+        var figure: FigureAnswer?
+    }
+
+    /// The figure object: `GeometryFigure`'s fields and its alt text.
+    struct FigureAnswer: Decodable {
+        var alt: String
+        var geometry: GeometryFigure
+
+        enum CodingKeys: String, CodingKey { case alt }
+
+        init(from decoder: any Decoder) throws {
+            alt = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .alt)
+            geometry = try GeometryFigure(from: decoder)
+        }
+    }
+
+    static let figureSchema: JSONValue = {
+        let number: JSONValue = ["type": "number"]
+        let label = SchemaParts.string
+        let labels = SchemaParts.array(label)
+        return SchemaParts.object(
+            [
+                "points": SchemaParts.array(SchemaParts.object(["label": label, "x": number, "y": number], required: ["label", "x", "y"]), min: 2, max: 26),
+                "segments": SchemaParts.array(SchemaParts.array(label, min: 2, max: 2)),
+                "polygons": SchemaParts.array(labels),
+                "right_angles": SchemaParts.array(SchemaParts.array(label, min: 3, max: 3)),
+                "lengths": SchemaParts.array(
+                    SchemaParts.object(["from": label, "to": label, "value": number, "label": label], required: ["from", "to", "value", "label"])),
+                "angles": SchemaParts.array(
+                    SchemaParts.object(["vertex": label, "from": label, "to": label, "degrees": number, "label": label], required: ["vertex", "from", "to"])),
+                "circles": SchemaParts.array(SchemaParts.object(["center": label, "radius": number, "label": label], required: ["center", "radius"])),
+                "arcs": SchemaParts.array(SchemaParts.object(["center": label, "from": label, "to": label], required: ["center", "from", "to"])),
+                "not_to_scale": ["type": "boolean"],
+                "alt": SchemaParts.string,
+            ],
+            required: ["points", "alt"])
+    }()
+
+    static func computedSchema(optionCount: Int, figure: Bool) -> ResponseSchema {
+        var properties: [String: JSONValue] = ["prompt": SchemaParts.string, "explanation": SchemaParts.string, "solution": SchemaParts.string]
+        if figure { properties["figure"] = figureSchema }
+        return ResponseSchema(
+            name: figure ? "geometry_item" : "quantitative_item",
+            schema: SchemaParts.object(
+                properties.merging(MultipleChoice.properties(optionCount: optionCount)) { a, _ in a },
+                required: ["prompt"] + MultipleChoice.required + ["explanation", "solution"] + (figure ? ["figure"] : [])))
     }
 
     let context: ExamJobContext
@@ -104,8 +161,21 @@ public struct ExamItemStage: Sendable {
                 + "into \"source_quote\". Every answer is another pair \"C : D\" written the same way; the correct answer has the same relation as "
                 + "A to B, in the same order, and each wrong answer a different or reversed relation. For example, from the sentence \"\(example.sentence)\" "
                 + "the prompt is \"\(example.pair)\", the correct answer \"\(example.keyPair)\", and wrong answers such as " + example.list(example.wrongPairs) + "."
-        case .standard, .reading: ""
+        case .standard, .reading, .quantitative, .geometry: ""
         }
+    }
+
+    /// What the quantitative prompt says about the figure of a geometry item.
+    static func figureRule(_ format: ExamCategory.Format, language: String) -> String {
+        guard format == .geometry else { return "" }
+        let labels = language == "ar" ? ("أ", "ب", "ج", "٤ سم", "٣ سم") : ("A", "B", "C", "4 cm", "3 cm")
+        return "\"figure\" describes the figure the question shows, as data, and Lectern draws it. \"points\": each point's label and its x, y "
+            + "coordinates, drawn to scale (a right triangle with legs 4 and 3: \(labels.0) (0, 0), \(labels.1) (4, 0), \(labels.2) (4, 3)). "
+            + "\"segments\" and \"polygons\" name points by label; \"right_angles\": [\"\(labels.0)\", \"\(labels.1)\", \"\(labels.2)\"] marks a right angle at \(labels.1); "
+            + "\"lengths\": the lengths the question gives, as {\"from\": \"\(labels.0)\", \"to\": \"\(labels.1)\", \"value\": 4, \"label\": \"\(labels.3)\"}; "
+            + "\"angles\": {\"vertex\", \"from\", \"to\", \"degrees\"}; \"circles\": {\"center\", \"radius\"}. Every given length and angle must agree "
+            + "with the coordinates. The stem names only points the figure has, and does not give away the answer. \"alt\" describes the figure in "
+            + "words, so that a candidate who cannot see it can still answer: it names every point label and every length label (\"\(labels.3)\", \"\(labels.4)\")."
     }
 
     /// What the prompt says about stems already in the bank.
@@ -127,6 +197,7 @@ public struct ExamItemStage: Sendable {
     /// One item of a standard category. `avoid`: stems it must not repeat; `retry`: the re-ask
     /// after the bank check found it repeating an earlier item.
     public func item(_ planned: ExamWork.Question, avoid: [String] = [], retry: Bool = false) throws -> ModelCall<ExamItem> {
+        if planned.category.format.computesKey { return try computedItem(planned, avoid: avoid, retry: retry) }
         var v = variables(section: planned.section, category: planned.category)
         v["difficulty"] = planned.difficulty.rawValue
         v["source"] = planned.source
@@ -147,6 +218,33 @@ public struct ExamItemStage: Sendable {
                     let (item, issues) = context.build(
                         answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
                         document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus, source: planned.source)
+                    return .judged(item, by: issues)
+                }
+            })
+    }
+
+    /// One quantitative or geometry item: its key is computed from the solution it gives.
+    func computedItem(_ planned: ExamWork.Question, avoid: [String], retry: Bool) throws -> ModelCall<ExamItem> {
+        let format = planned.category.format
+        var v = variables(section: planned.section, category: planned.category)
+        v["difficulty"] = planned.difficulty.rawValue
+        v["source"] = planned.source
+        v["avoid"] = Self.avoidText(avoid)
+        v["figure_rule"] = Self.figureRule(format, language: context.spec.language)
+        let schema = Self.computedSchema(optionCount: context.exam.optionCount, figure: format == .geometry)
+        v["schema"] = AnswerParsing.schemaText(schema)
+        let template = try PromptLibrary.template("exam/quantitative-item")
+        let context = self.context
+        return ModelCall(
+            itemID: (retry ? ExamItems.retry(ExamItems.item(planned.id)) : ExamItems.item(planned.id)).rawValue,
+            stage: retry ? ExamJob.retryName : Self.name, template: template, variables: v, schema: schema,
+            check: { text in
+                switch AnswerParsing.decode(ComputedAnswer.self, from: text) {
+                case .failure(let errors): return .invalid(errors)
+                case .success(let answer):
+                    let (item, issues) = context.buildComputed(
+                        answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
+                        template: template, avoid: avoid)
                     return .judged(item, by: issues)
                 }
             })
@@ -216,7 +314,7 @@ extension ExamJobContext {
             switch category.format {
             case .completion: work.completionProblems(item, labels: built.labels, document: document, focus: focus)
             case .wrongWord: work.wrongWordProblems(item, document: document, focus: focus)
-            case .standard, .fact, .vocabulary, .analogy, .reading: nil
+            case .standard, .fact, .vocabulary, .analogy, .reading, .quantitative, .geometry: nil
             }
         if let grounded = key?.grounded { item.sources = [SourceQuote(document: document, quote: grounded)] }
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
@@ -225,6 +323,37 @@ extension ExamJobContext {
         }
         issues += key?.issues ?? []
         issues += standardItemProblems(item, format: category.format, source: source, labels: built.labels)
+        if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
+            issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
+        }
+        return (item, issues)
+    }
+
+    /// A quantitative or geometry item from the model's answer, and what is wrong with it: its
+    /// key against the value of its solution, its figure against itself, and the SVG drawn from
+    /// the figure against the allowlist.
+    func buildComputed(
+        _ answer: ExamItemStage.ComputedAnswer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty,
+        template: PromptTemplate, avoid: [String]
+    ) -> (ExamItem, [ValidationIssue]) {
+        let prompt = answer.prompt.trimmed
+        let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
+        let expression = answer.solution.trimmed
+        let value = (try? QuantitativeExpression.evaluate(expression)).map(\.description) ?? ""
+        var item = ExamItem(
+            id: id, section: section.id, category: category.id, difficulty: difficulty, difficultyLabel: difficulty.label(language: spec.language),
+            prompt: prompt, options: built.options, explanation: answer.explanation.trimmed,
+            seconds: ExamRules.seconds(category: category.seconds, difficulty: difficulty), sources: [], passage: nil,
+            solution: ItemSolution(expression: expression, value: value),
+            figure: answer.figure.map { ItemFigure(path: ItemFigure.path(forItem: id), alt: $0.alt.trimmed, geometry: $0.geometry) },
+            generation: GenerationInfo(attempts: 1, model: spec.model.name, prompt: template.identifier))
+        if category.format != .geometry { item.figure = nil }
+        var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
+        if let figure = item.figure, !issues.contains(where: { $0.message.hasPrefix("figure: ") }) {
+            let svg = GeometryFigureDrawing.svg(figure.geometry, alt: figure.alt, language: spec.language)
+            issues += SVGSafety.problems(in: svg).map { .error("figure: the drawing is not safe to ship: " + $0) }
+        }
+        issues += standardItemProblems(item, format: category.format, source: nil, labels: built.labels)
         if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }

@@ -218,6 +218,10 @@ public struct ExamJob: GenerationJob {
             if let renderer { copy.promptXHTML = try? renderer.renderFragment(item.prompt, language: job.spec.language) }
             return copy
         }
+        for item in items {
+            guard let figure = item.figure else { continue }
+            files[figure.path] = Data(GeometryFigureDrawing.svg(figure.geometry, alt: figure.alt, language: job.spec.language).utf8)
+        }
         DocumentRendering.addStylesheet(to: &files, renderer: renderer)
         let title = job.exam.title ?? ExamSpecReader.title(fromSlug: job.spec.id)
         let exam = ExamBank(

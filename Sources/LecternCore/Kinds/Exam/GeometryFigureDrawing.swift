@@ -1,0 +1,245 @@
+import Foundation
+
+/// Draws a checked `GeometryFigure` as SVG. The output is deterministic (same figure, same bytes),
+/// has a viewBox so it scales to any size and density, uses strokes thick enough to read at a
+/// phone's width, places point labels away from the lines that meet at the point and length
+/// labels outside the shape, and marks text in Arabic (or any right-to-left script) as such.
+/// Only allowlisted SVG is written: no script, no foreignObject, no event attributes, no external
+/// references (`SVGSafety` in LecternRender checks it again before a bundle is written).
+public enum GeometryFigureDrawing {
+    /// The larger side of the drawing, in viewBox units, before margins.
+    static let drawingSize = 320.0
+    static let margin = 44.0
+    static let strokeWidth = 2.5
+    static let fontSize = 17.0
+
+    public static func svg(_ figure: GeometryFigure, alt: String, language: String) -> String {
+        var canvas = Canvas(figure: figure)
+        let rtl = LanguageDirection.isRightToLeft(language)
+        var out = ""
+        let (width, height) = (canvas.width, canvas.height)
+        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\""
+        out += " role=\"img\" aria-label=\"\(escape(alt))\" xml:lang=\"\(escape(language))\"\(rtl ? " direction=\"rtl\"" : "")>\n"
+        out += "<title>\(escape(alt))</title>\n"
+        // Shapes.
+        out += "<g fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"\(f(strokeWidth))\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+        for polygon in figure.polygons {
+            let points = polygon.compactMap { canvas.position($0) }.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
+            out += "<polygon points=\"\(points)\" fill=\"#eef3fb\"/>\n"
+        }
+        for circle in figure.circles {
+            guard let c = canvas.position(circle.center) else { continue }
+            out += "<circle cx=\"\(f(c.x))\" cy=\"\(f(c.y))\" r=\"\(f(circle.radius * canvas.scale))\"/>\n"
+        }
+        for arc in figure.arcs {
+            guard let c = canvas.position(arc.center), let a = canvas.position(arc.from), let b = canvas.position(arc.to) else { continue }
+            let radius = hypot(a.x - c.x, a.y - c.y)
+            // Counter-clockwise in the figure's coordinates is clockwise on screen, whose y runs down.
+            let start = atan2(-(a.y - c.y), a.x - c.x)
+            var sweep = atan2(-(b.y - c.y), b.x - c.x) - start
+            while sweep <= 0 { sweep += 2 * .pi }
+            out += "<path d=\"M \(f(a.x)) \(f(a.y)) A \(f(radius)) \(f(radius)) 0 \(sweep > .pi ? 1 : 0) 0 \(f(b.x)) \(f(b.y))\"/>\n"
+        }
+        for segment in figure.segments where segment.count == 2 {
+            guard let a = canvas.position(segment[0]), let b = canvas.position(segment[1]) else { continue }
+            out += "<line x1=\"\(f(a.x))\" y1=\"\(f(a.y))\" x2=\"\(f(b.x))\" y2=\"\(f(b.y))\"/>\n"
+        }
+        out += "</g>\n"
+        // Angle marks.
+        out += "<g fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"1.6\">\n"
+        var angleLabels = [(Vector, String)]()
+        for right in figure.rightAngles where right.count == 3 {
+            guard let a = canvas.position(right[0]), let v = canvas.position(right[1]), let c = canvas.position(right[2]) else { continue }
+            let (u, w) = ((a - v).unit * 13, (c - v).unit * 13)
+            let (p, q, r) = (v + u, v + u + w, v + w)
+            out += "<path d=\"M \(f(p.x)) \(f(p.y)) L \(f(q.x)) \(f(q.y)) L \(f(r.x)) \(f(r.y))\"/>\n"
+        }
+        for angle in figure.angles {
+            guard let a = canvas.position(angle.from), let v = canvas.position(angle.vertex), let c = canvas.position(angle.to) else { continue }
+            let (u, w) = ((a - v).unit, (c - v).unit)
+            let radius = 24.0
+            let (p, q) = (v + u * radius, v + w * radius)
+            // The smaller angle: sweep on the side where the cross product says.
+            let cross = u.x * w.y - u.y * w.x
+            out += "<path d=\"M \(f(p.x)) \(f(p.y)) A \(f(radius)) \(f(radius)) 0 0 \(cross > 0 ? 1 : 0) \(f(q.x)) \(f(q.y))\"/>\n"
+            if let text = angle.label ?? angle.degrees.map({ GeometryFigure.number($0) + "°" }) {
+                var bisector = (u + w).unit
+                if bisector.length == 0 { bisector = Vector(x: -u.y, y: u.x) }
+                let opening = acos(max(-1, min(1, u.x * w.x + u.y * w.y)))
+                let distance = radius + 12 + (opening < 0.8 ? 14 : 0)
+                angleLabels.append((v + bisector * distance, text))
+            }
+        }
+        out += "</g>\n"
+        // Points.
+        out += "<g fill=\"#1a1a1a\">\n"
+        for point in figure.points {
+            guard let p = canvas.position(point.label) else { continue }
+            out += "<circle cx=\"\(f(p.x))\" cy=\"\(f(p.y))\" r=\"3.2\"/>\n"
+        }
+        out += "</g>\n"
+        // Labels, with a white halo so that they read over lines.
+        out += "<g font-family=\"sans-serif\" font-size=\"\(f(fontSize))\" fill=\"#1a1a1a\" stroke=\"#ffffff\" stroke-width=\"4\""
+        out += " paint-order=\"stroke\" text-anchor=\"middle\" dominant-baseline=\"central\">\n"
+        for point in figure.points {
+            guard let p = canvas.position(point.label) else { continue }
+            let at = p + canvas.clearDirection(at: point.label) * 17
+            out += text(point.label, at, weight: "bold")
+        }
+        for length in figure.lengths {
+            guard let a = canvas.position(length.from), let b = canvas.position(length.to) else { continue }
+            let middle = (a + b) * 0.5
+            var normal = Vector(x: -(b - a).y, y: (b - a).x).unit
+            if (middle - canvas.centroid).dot(normal) < 0 { normal = normal * -1 }
+            let label = length.label ?? GeometryFigure.number(length.value)
+            let offset = 14 + min(24, Double(label.count) * 2.5) * abs(normal.x)
+            out += text(label, middle + normal * offset)
+        }
+        for (at, label) in angleLabels { out += text(label, at) }
+        for circle in figure.circles {
+            guard let label = circle.label, let c = canvas.position(circle.center) else { continue }
+            out += text(label, c + Vector(x: 0, y: -(circle.radius * canvas.scale) - 14))
+        }
+        out += "</g>\n</svg>\n"
+        return out
+    }
+
+    private static func text(_ label: String, _ at: Vector, weight: String? = nil) -> String {
+        let rtl = label.unicodeScalars.contains { LanguageDirection.isRightToLeftScalar($0) }
+        var attributes = "x=\"\(f(at.x))\" y=\"\(f(at.y))\""
+        if let weight { attributes += " font-weight=\"\(weight)\"" }
+        attributes += rtl ? " direction=\"rtl\" unicode-bidi=\"embed\"" : " direction=\"ltr\""
+        return "<text \(attributes)>\(escape(label))</text>\n"
+    }
+
+    /// Two decimals at most, no trailing zeros: deterministic and compact.
+    static func f(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        if rounded == rounded.rounded() { return String(Int(rounded)) }
+        var text = String(format: "%.2f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n", "\t", "\r": out += " "
+            default:
+                if c.value < 0x20 || c.value == 0xFFFE || c.value == 0xFFFF { continue }
+                out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    struct Vector {
+        var x: Double
+        var y: Double
+        static func + (a: Vector, b: Vector) -> Vector { Vector(x: a.x + b.x, y: a.y + b.y) }
+        static func - (a: Vector, b: Vector) -> Vector { Vector(x: a.x - b.x, y: a.y - b.y) }
+        static func * (a: Vector, k: Double) -> Vector { Vector(x: a.x * k, y: a.y * k) }
+        var length: Double { hypot(x, y) }
+        var unit: Vector { length > 0 ? self * (1 / length) : Vector(x: 0, y: 0) }
+        func dot(_ other: Vector) -> Double { x * other.x + y * other.y }
+    }
+
+    /// The figure in screen coordinates.
+    struct Canvas {
+        let figure: GeometryFigure
+        let scale: Double
+        let minX: Double
+        let maxY: Double
+        let width: Double
+        let height: Double
+        let centroid: Vector
+        private var positions: [String: Vector] = [:]
+
+        init(figure: GeometryFigure) {
+            self.figure = figure
+            var (lowX, lowY, highX, highY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+            for p in figure.points {
+                (lowX, lowY, highX, highY) = (min(lowX, p.x), min(lowY, p.y), max(highX, p.x), max(highY, p.y))
+            }
+            for circle in figure.circles {
+                guard let c = figure.point(circle.center) else { continue }
+                (lowX, lowY) = (min(lowX, c.x - circle.radius), min(lowY, c.y - circle.radius))
+                (highX, highY) = (max(highX, c.x + circle.radius), max(highY, c.y + circle.radius))
+            }
+            let extent = max(highX - lowX, highY - lowY, 1e-9)
+            scale = drawingSize / extent
+            minX = lowX
+            maxY = highY
+            width = (highX - lowX) * scale + 2 * margin
+            height = (highY - lowY) * scale + 2 * margin
+            var positions = [String: Vector]()
+            var sum = Vector(x: 0, y: 0)
+            for p in figure.points {
+                let v = Vector(x: (p.x - lowX) * scale + margin, y: (highY - p.y) * scale + margin)
+                positions[p.label] = v
+                sum = sum + v
+            }
+            self.positions = positions
+            centroid = figure.points.isEmpty ? sum : sum * (1 / Double(figure.points.count))
+        }
+
+        func position(_ label: String) -> Vector? { positions[label] }
+
+        /// The direction from a point that is farthest, in angle, from every line that meets it;
+        /// ties go to the direction away from the figure's centre.
+        func clearDirection(at label: String) -> Vector {
+            guard let p = position(label) else { return Vector(x: 0, y: -1) }
+            var neighbours = [String]()
+            for segment in figure.segments where segment.count == 2 {
+                if segment[0] == label { neighbours.append(segment[1]) } else if segment[1] == label { neighbours.append(segment[0]) }
+            }
+            for polygon in figure.polygons where polygon.count >= 3 {
+                for (i, vertex) in polygon.enumerated() where vertex == label {
+                    neighbours.append(polygon[(i + 1) % polygon.count])
+                    neighbours.append(polygon[(i + polygon.count - 1) % polygon.count])
+                }
+            }
+            for circle in figure.circles where circle.center != label {
+                // A point on a circle: keep its label off the curve, outward.
+                if let c = position(circle.center), abs((p - c).length - circle.radius * scale) < 2 {
+                    return (p - c).unit.length > 0 ? (p - c).unit : Vector(x: 0, y: -1)
+                }
+            }
+            let rays = neighbours.compactMap { position($0) }.map { ($0 - p).unit }.filter { $0.length > 0 }
+            let away = (p - centroid).unit
+            var best = away.length > 0 ? away : Vector(x: 0, y: -1)
+            var bestScore = -Double.infinity
+            for step in 0..<24 {
+                let angle = Double(step) * .pi / 12
+                let candidate = Vector(x: cos(angle), y: sin(angle))
+                let clearance = rays.map { acos(max(-1, min(1, $0.dot(candidate)))) }.min() ?? .pi
+                let score = clearance + 0.25 * candidate.dot(away)
+                if score > bestScore + 1e-9 {
+                    bestScore = score
+                    best = candidate
+                }
+            }
+            return best
+        }
+    }
+}
+
+/// Which scripts are written right to left.
+enum LanguageDirection {
+    static func isRightToLeft(_ language: String) -> Bool {
+        let primary = language.split(separator: "-").first.map { String($0).lowercased() } ?? ""
+        return ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(primary)
+    }
+
+    static func isRightToLeftScalar(_ c: Unicode.Scalar) -> Bool {
+        switch c.value {
+        case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF: true
+        default: false
+        }
+    }
+}

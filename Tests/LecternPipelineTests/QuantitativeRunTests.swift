@@ -1,0 +1,120 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+import LecternRender
+import Testing
+
+@testable import LecternPipeline
+
+/// Quantitative and geometry items through the real runner, answered by a scripted provider: a
+/// wrong key and a figure that contradicts itself are repaired, and the bank carries the computed
+/// solution and the figure Lectern drew.
+struct QuantitativeRunTests {
+    static let spec = """
+        kind: exam
+        id: quantities
+        description: A short quantitative exam.
+        corpus: [exam-corpus/rivers.md]
+        blueprint:
+          - section: quantitative
+            categories:
+              - category: basic-operations
+                format: quantitative
+                instructions: An arithmetic problem whose options are numbers.
+                easy: 1
+              - category: geometry
+                format: geometry
+                instructions: A geometry problem about a figure.
+                easy: 1
+        forms:
+          - { id: form-a, title: Form A, duration_minutes: 5, sections: [{ section: quantitative, count: 2 }] }
+        model: { provider: scripted, script: unused.json }
+        """
+
+    static func item(_ prompt: String, _ correct: String, _ wrong: [String], solution: String, figure: JSONValue? = nil) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "prompt": .string(prompt), "correct_answer": ["text": .string(correct), "feedback": "Right: that is the product."],
+            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "Check the calculation again."] }),
+            "explanation": "Multiply the two numbers, then compare the product with each option.", "solution": .string(solution),
+        ]
+        if let figure { object["figure"] = figure }
+        return .object(object)
+    }
+
+    static func triangle(bc: Double) -> JSONValue {
+        [
+            "points": [["label": "A", "x": 0, "y": 0], ["label": "B", "x": 4, "y": 0], ["label": "C", "x": 4, "y": 3]],
+            "polygons": [["A", "B", "C"]], "right_angles": [["A", "B", "C"]],
+            "lengths": [
+                ["from": "A", "to": "B", "value": 4, "label": "4 cm"], ["from": "B", "to": "C", "value": .number(bc), "label": .string("\(Int(bc)) cm")],
+            ],
+            "alt": .string("A right triangle ABC with the right angle at B; AB is 4 cm and BC is \(Int(bc)) cm; AC is the hypotenuse."),
+        ]
+    }
+
+    @Test func keysAreComputedAndFiguresDrawn() async throws {
+        let product = "exam-item/quantitative/basic-operations/easy-01"
+        let geometry = "exam-item/quantitative/geometry/easy-01"
+        let stem = "In the right triangle ABC, AB = 4 cm and BC = 3 cm. What is the length of AC?"
+        let answers: [JSONValue] = [
+            ExamRunTests.answer(product, attempt: 1, Self.item("A box holds 7 rows of 8 eggs. How many eggs does it hold?", "54", ["56", "15", "64"], solution: "7 * 8")),
+            ExamRunTests.answer(product, attempt: 2, Self.item("A box holds 7 rows of 8 eggs. How many eggs does it hold?", "56", ["54", "15", "64"], solution: "7 * 8")),
+            ExamRunTests.answer(geometry, attempt: 1, Self.item(stem, "5 cm", ["7 cm", "6 cm", "√7 cm"], solution: "sqrt(4^2 + 3^2)", figure: Self.triangle(bc: 5))),
+            ExamRunTests.answer(geometry, attempt: 2, Self.item(stem, "5 cm", ["7 cm", "6 cm", "√7 cm"], solution: "sqrt(4^2 + 3^2)", figure: Self.triangle(bc: 3))),
+        ]
+        let (result, provider, ws) = try await ExamRunTests.runScripted(Self.spec, answers: answers)
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else {
+            Issue.record("no bundle")
+            return
+        }
+        let files = try Workspace.files(dir)
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
+        let eggs = try #require(exam.items.first { $0.category == "basic-operations" })
+        #expect(eggs.generation.attempts == 2)
+        #expect(eggs.solution == ItemSolution(expression: "7 * 8", value: "56"))
+        #expect(eggs.options.first(where: \.correct)?.text == "56")
+        #expect(eggs.figure == nil)
+
+        let right = try #require(exam.items.first { $0.category == "geometry" })
+        #expect(right.generation.attempts == 2)
+        #expect(right.solution?.value == "5")
+        let figure = try #require(right.figure)
+        #expect(figure.path == "figures/quantitative-geometry-easy-01.svg")
+        let svg = String(decoding: try #require(files[figure.path]), as: UTF8.self)
+        #expect(SVGSafety.problems(in: svg) == [])
+        #expect(svg.contains(">3 cm</text>") && svg.contains("<title>A right triangle ABC"))
+        // The form shows the figure with its alt text.
+        let form = String(decoding: try #require(files["forms/form-a.xhtml"]), as: UTF8.self)
+        #expect(form.contains("src=\"../figures/quantitative-geometry-easy-01.svg\""))
+        #expect(form.contains("alt=\"A right triangle ABC with the right angle at B; AB is 4 cm and BC is 3 cm; AC is the hypotenuse.\""))
+
+        let sent = ExamRunTests.sentTexts(provider)
+        #expect(sent.count == 4)
+        #expect(sent.first?.contains("\"solution\" is the calculation that gives the correct answer") == true)
+        let repairs = sent.filter { $0.contains("the answer key is wrong") }
+        #expect(repairs.count == 1)
+        #expect(repairs.first?.contains("the solution 7 * 8 equals 56, which is wrong_answers[1] ('56'), not the keyed correct_answer (54)") == true)
+        #expect(sent.contains { $0.contains("BC is given as 5, but the coordinates make it 3") })
+        #expect(sent.contains { $0.contains("\"figure\" describes the figure the question shows") })
+    }
+
+    @Test func aSecondOptionEqualToTheKeyIsRepaired() async throws {
+        let id = "exam-item/quantitative/basic-operations/easy-01"
+        let answers: [JSONValue] = [
+            ExamRunTests.answer(id, attempt: 1, Self.item("Simplify the square root of 12.", "2√3", ["√12", "3√2", "6"], solution: "sqrt(12)")),
+            ExamRunTests.answer(id, attempt: 2, Self.item("Simplify the square root of 12.", "2√3", ["4√3", "3√2", "6"], solution: "sqrt(12)")),
+        ]
+        let yaml = ExamRunTests.oneItemSpec(
+            id: "roots", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+            instructions: "A roots problem whose options are numbers.")
+        let (result, provider, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        let sent = ExamRunTests.sentTexts(provider)
+        #expect(sent.count == 2, "\(sent.last?.suffix(1200) ?? "")")
+        #expect(sent.last?.contains("wrong_answers[1] ('√12') also equals 2√3, like the keyed correct_answer ('2√3')") == true)
+    }
+}
