@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LecternCore
 import LecternRender
 
 /// `lectern render FILE.md…`: Markdown + math → sanitized XHTML documents, on standard output
@@ -16,9 +17,17 @@ struct RenderCommand: ParsableCommand {
             rendered is reported and the others still render. Exit 0 when all rendered, 1 when a \
             document could not be rendered, 2 when a file cannot be read or the arguments do not \
             fit, 5 when an output file cannot be written; the worst applies.
+
+            A geometry figure (FILE.figure.json, the object an exam item's "figure" holds, \
+            with an optional "stem") is checked the way the exam kind checks it, given lengths \
+            and angles against the coordinates, the stem's points, the alt text, and drawn as \
+            the SVG a bundle would carry (DIR/FILE.svg), or its problems are reported (exit 1).
             """)
 
-    @Argument(help: ArgumentHelp("Markdown files; '-' reads standard input (to standard output only).", valueName: "FILE.md"))
+    @Argument(
+        help: ArgumentHelp(
+            "Markdown files; '-' reads standard input (to standard output only). A FILE.figure.json is a geometry figure: it is checked and drawn as FILE.svg.",
+            valueName: "FILE.md"))
     var files: [String]
 
     @Option(
@@ -56,7 +65,47 @@ struct RenderCommand: ParsableCommand {
     }
 
     static func outputName(for file: String) -> String {
-        URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + ".xhtml"
+        if file.hasSuffix(figureSuffix) {
+            return String(URL(fileURLWithPath: file).lastPathComponent.dropLast(figureSuffix.count)) + ".svg"
+        }
+        return URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + ".xhtml"
+    }
+
+    static let figureSuffix = ".figure.json"
+
+    /// A geometry figure as an exam item's `figure` holds it (docs/spec.md, "Figures"), with an
+    /// optional `stem` whose points it must draw.
+    struct FigureFile: Decodable {
+        var alt: String
+        var stem: String?
+        var geometry: GeometryFigure
+
+        enum CodingKeys: String, CodingKey { case alt, stem }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            alt = try c.decode(String.self, forKey: .alt)
+            stem = try c.decodeIfPresent(String.self, forKey: .stem)
+            geometry = try GeometryFigure(from: decoder)
+        }
+    }
+
+    /// Checks a figure file and draws it: the SVG, or the problems that stop it being drawn.
+    func drawFigure(_ data: Data, file: String) -> (svg: Data?, exit: Int32) {
+        let figure: FigureFile
+        do {
+            figure = try JSONDecoder().decode(FigureFile.self, from: data)
+        } catch {
+            Console.error("\(file): error: not a figure: \(BankLint.describe(error)); see docs/spec.md, \"Figures\"")
+            return (nil, LecternExit.usage.rawValue)
+        }
+        let problems = figure.geometry.problems(stem: figure.stem ?? "", alt: figure.alt)
+        for problem in problems { Console.error("\(file): error: \(problem)") }
+        guard problems.isEmpty else { return (nil, LecternExit.itemsFailed.rawValue) }
+        let svg = GeometryFigureDrawing.svg(figure.geometry, alt: figure.alt, language: language)
+        let unsafe = SVGSafety.problems(in: svg)
+        for problem in unsafe { Console.error("\(file): error: the drawing is not safe to ship: \(problem)") }
+        return unsafe.isEmpty ? (Data(svg.utf8), 0) : (nil, LecternExit.itemsFailed.rawValue)
     }
 
     func run() throws {
@@ -87,6 +136,11 @@ struct RenderCommand: ParsableCommand {
             Console.error("\(file): error: cannot read it: it does not exist or is not readable")
             return LecternExit.usage.rawValue
         }
+        if file.hasSuffix(Self.figureSuffix) {
+            let (svg, exit) = drawFigure(data, file: file)
+            guard let svg else { return exit }
+            return write(svg, for: file)
+        }
         guard let markdown = String(data: data, encoding: .utf8) else {
             Console.error("\(file): error: not UTF-8 text")
             return LecternExit.usage.rawValue
@@ -100,7 +154,11 @@ struct RenderCommand: ParsableCommand {
             return LecternExit.itemsFailed.rawValue
         }
         for warning in rendered.warnings { Console.error("\(file): warning: \(warning)") }
-        let output = Data((fragment ? rendered.body : rendered.xhtml).utf8)
+        return write(Data((fragment ? rendered.body : rendered.xhtml).utf8), for: file)
+    }
+
+    /// Writes one file's output to standard output or into the output directory.
+    func write(_ output: Data, for file: String) -> Int32 {
         guard let outputDirectory else {
             FileHandle.standardOutput.write(output)
             return 0

@@ -1,5 +1,6 @@
 import Foundation
 import LecternBundle
+import LecternRender
 import Testing
 
 /// The `lectern` executable as users and CI run it: real processes, real exit codes, real
@@ -249,6 +250,34 @@ struct CLITests {
         let arabic = try await Self.lectern(["render", "lecture.md", "--language", "ar"], in: ws.root)
         #expect(arabic.stdout.contains("dir=\"rtl\""))
         #expect(try await Self.lectern(["render", "missing.md"], in: ws.root).status == 2)
+    }
+
+    /// `lectern render` draws the reference figures (the ones scripts/figure-gallery.sh shows):
+    /// each passes its checks and the SVG allowlist; a figure whose given length contradicts its
+    /// coordinates is refused with the reason and exit 1.
+    @Test func renderDrawsGeometryFigures() async throws {
+        let ws = try Workspace()
+        let figures = Self.fixtures.appendingPathComponent("figures")
+        let names = try FileManager.default.contentsOfDirectory(atPath: figures.path).filter { $0.hasSuffix(".figure.json") }.sorted()
+        #expect(names.count == 10)
+        let out = try await Self.lectern(["render", "--output-dir", "svg"] + names.map { figures.appendingPathComponent($0).path }, in: ws.root)
+        #expect(out.status == 0, "\(out.stderr)")
+        for name in names {
+            let svg = try String(contentsOf: ws.root.appendingPathComponent("svg/" + name.replacingOccurrences(of: ".figure.json", with: ".svg")), encoding: .utf8)
+            #expect(SVGSafety.problems(in: svg) == [], "\(name)")
+            #expect(svg.contains("<title>"), "\(name)")
+        }
+        var broken = try String(contentsOf: figures.appendingPathComponent("01-right-triangle.figure.json"), encoding: .utf8)
+        broken = broken.replacingOccurrences(of: "\"value\": 3", with: "\"value\": 5")
+        try broken.write(to: ws.root.appendingPathComponent("broken.figure.json"), atomically: true, encoding: .utf8)
+        let refused = try await Self.lectern(["render", "broken.figure.json"], in: ws.root)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("broken.figure.json: error: BC is given as 5, but the coordinates make it 3"))
+        #expect(refused.stdout.isEmpty)
+        try "{\"alt\": 3}".write(to: ws.root.appendingPathComponent("bad.figure.json"), atomically: true, encoding: .utf8)
+        let bad = try await Self.lectern(["render", "bad.figure.json"], in: ws.root)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.figure.json: error: not a figure: alt: expected text"))
     }
 
     @Test func bundlesCarryXHTMLRenditions() async throws {

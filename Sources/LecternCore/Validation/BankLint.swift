@@ -458,7 +458,7 @@ public enum BankLint {
     }
 
     /// A decoding error as a path and a reason: `items[3].options[1]: 'correct' is missing`.
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "\(error)" }
         func path(_ codingPath: [any CodingKey]) -> String {
             codingPath.reduce("") { text, key in

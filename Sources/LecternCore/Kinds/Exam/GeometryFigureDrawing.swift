@@ -16,11 +16,7 @@ public enum GeometryFigureDrawing {
     public static func svg(_ figure: GeometryFigure, alt: String, language: String) -> String {
         var canvas = Canvas(figure: figure)
         let rtl = LanguageDirection.isRightToLeft(language)
-        var out = ""
-        let (width, height) = (canvas.width, canvas.height)
-        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\""
-        out += " role=\"img\" aria-label=\"\(escape(alt))\" xml:lang=\"\(escape(language))\"\(rtl ? " direction=\"rtl\"" : "")>\n"
-        out += "<title>\(escape(alt))</title>\n"
+        var out = "<title>\(escape(alt))</title>\n"
         // Shapes.
         out += "<g fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"\(f(strokeWidth))\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
         for polygon in figure.polygons {
@@ -47,7 +43,7 @@ public enum GeometryFigureDrawing {
         out += "</g>\n"
         // Angle marks.
         out += "<g fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"1.6\">\n"
-        var angleLabels = [(Vector, String)]()
+        var angleLabels = [(vertex: Vector, direction: Vector, distance: Double, text: String)]()
         for right in figure.rightAngles where right.count == 3 {
             guard let a = canvas.position(right[0]), let v = canvas.position(right[1]), let c = canvas.position(right[2]) else { continue }
             let (u, w) = ((a - v).unit * 13, (c - v).unit * 13)
@@ -66,8 +62,7 @@ public enum GeometryFigureDrawing {
                 var bisector = (u + w).unit
                 if bisector.length == 0 { bisector = Vector(x: -u.y, y: u.x) }
                 let opening = acos(max(-1, min(1, u.x * w.x + u.y * w.y)))
-                let distance = radius + 12 + (opening < 0.8 ? 14 : 0)
-                angleLabels.append((v + bisector * distance, text))
+                angleLabels.append((v, bisector, radius + 6 + (opening < 0.8 ? 14 : 0), text))
             }
         }
         out += "</g>\n"
@@ -81,27 +76,32 @@ public enum GeometryFigureDrawing {
         // Labels, with a white halo so that they read over lines.
         out += "<g font-family=\"sans-serif\" font-size=\"\(f(fontSize))\" fill=\"#1a1a1a\" stroke=\"#ffffff\" stroke-width=\"4\""
         out += " paint-order=\"stroke\" text-anchor=\"middle\" dominant-baseline=\"central\">\n"
+        var placer = LabelPlacer(canvas: canvas)
         for point in figure.points {
             guard let p = canvas.position(point.label) else { continue }
-            let at = p + canvas.clearDirection(at: point.label) * 17
-            out += text(point.label, at, weight: "bold")
+            out += text(point.label, placer.placePointLabel(point.label, at: p), weight: "bold")
+        }
+        for (vertex, direction, distance, label) in angleLabels {
+            out += text(label, placer.placeAngleLabel(label, vertex: vertex, direction: direction, distance: distance))
         }
         for length in figure.lengths {
             guard let a = canvas.position(length.from), let b = canvas.position(length.to) else { continue }
-            let middle = (a + b) * 0.5
-            var normal = Vector(x: -(b - a).y, y: (b - a).x).unit
-            if (middle - canvas.centroid).dot(normal) < 0 { normal = normal * -1 }
             let label = length.label ?? GeometryFigure.number(length.value)
-            let offset = 14 + min(24, Double(label.count) * 2.5) * abs(normal.x)
-            out += text(label, middle + normal * offset)
+            out += text(label, placer.placeLengthLabel(label, from: a, to: b))
         }
-        for (at, label) in angleLabels { out += text(label, at) }
         for circle in figure.circles {
             guard let label = circle.label, let c = canvas.position(circle.center) else { continue }
-            out += text(label, c + Vector(x: 0, y: -(circle.radius * canvas.scale) - 14))
+            out += text(label, placer.placeLengthLabel(label, from: c + Vector(x: -1, y: -(circle.radius * canvas.scale)), to: c + Vector(x: 1, y: -(circle.radius * canvas.scale))))
         }
         out += "</g>\n</svg>\n"
-        return out
+        // The view box holds the drawing and every label, with a little room.
+        let bounds = placer.bounds
+        let (x, y) = (bounds.minX - 6, bounds.minY - 6)
+        let (width, height) = (bounds.maxX - bounds.minX + 12, bounds.maxY - bounds.minY + 12)
+        var header = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"\(f(x)) \(f(y)) \(f(width)) \(f(height))\""
+        header += " width=\"\(f(width))\" height=\"\(f(height))\""
+        header += " role=\"img\" aria-label=\"\(escape(alt))\" xml:lang=\"\(escape(language))\"\(rtl ? " direction=\"rtl\"" : "")>\n"
+        return header + out
     }
 
     private static func text(_ label: String, _ at: Vector, weight: String? = nil) -> String {
@@ -138,6 +138,148 @@ public enum GeometryFigureDrawing {
         return out
     }
 
+    /// Points along an arc in the figure's coordinates (counter-clockwise from `from` to `to`).
+    static func arcSamples(_ arc: GeometryFigure.Arc, in figure: GeometryFigure, count: Int) -> [(x: Double, y: Double)] {
+        guard let c = figure.point(arc.center), let a = figure.point(arc.from), let b = figure.point(arc.to) else { return [] }
+        let radius = hypot(a.x - c.x, a.y - c.y)
+        let start = atan2(a.y - c.y, a.x - c.x)
+        var sweep = atan2(b.y - c.y, b.x - c.x) - start
+        while sweep <= 0 { sweep += 2 * .pi }
+        return (0...count).map { step in
+            let angle = start + sweep * Double(step) / Double(count)
+            return (c.x + radius * cos(angle), c.y + radius * sin(angle))
+        }
+    }
+
+    /// Places labels where they cover neither the lines nor each other: each candidate position
+    /// is scored by the line samples and earlier labels its box would cover.
+    struct LabelPlacer {
+        struct Box {
+            var center: Vector
+            var halfWidth: Double
+            var halfHeight: Double
+
+            func overlap(_ other: Box) -> Double {
+                let dx = halfWidth + other.halfWidth - abs(center.x - other.center.x)
+                let dy = halfHeight + other.halfHeight - abs(center.y - other.center.y)
+                return dx > 0 && dy > 0 ? dx * dy : 0
+            }
+
+            func contains(_ p: Vector) -> Bool { abs(p.x - center.x) <= halfWidth && abs(p.y - center.y) <= halfHeight }
+        }
+
+        let canvas: Canvas
+        /// Points along every drawn line and curve, and the point markers.
+        private var ink: [Vector] = []
+        private var placed: [Box] = []
+
+        init(canvas: Canvas) {
+            self.canvas = canvas
+            let figure = canvas.figure
+            var lines = figure.segments.filter { $0.count == 2 }.map { ($0[0], $0[1]) }
+            for polygon in figure.polygons where polygon.count >= 3 {
+                for (i, vertex) in polygon.enumerated() { lines.append((vertex, polygon[(i + 1) % polygon.count])) }
+            }
+            for (a, b) in lines {
+                guard let p = canvas.position(a), let q = canvas.position(b) else { continue }
+                let steps = max(1, Int((q - p).length / 3))
+                for step in 0...steps { ink.append(p + (q - p) * (Double(step) / Double(steps))) }
+            }
+            for circle in figure.circles {
+                guard let c = canvas.position(circle.center) else { continue }
+                let radius = circle.radius * canvas.scale
+                let steps = max(12, Int(2 * .pi * radius / 3))
+                for step in 0..<steps {
+                    let angle = 2 * .pi * Double(step) / Double(steps)
+                    ink.append(c + Vector(x: radius * cos(angle), y: radius * sin(angle)))
+                }
+            }
+            for arc in figure.arcs {
+                for p in GeometryFigureDrawing.arcSamples(arc, in: figure, count: 96) {
+                    ink.append(Vector(x: (p.x - canvas.minX) * canvas.scale + margin, y: (canvas.maxY - p.y) * canvas.scale + margin))
+                }
+            }
+            for point in figure.points {
+                guard let p = canvas.position(point.label) else { continue }
+                placed.append(Box(center: p, halfWidth: 4, halfHeight: 4))
+            }
+        }
+
+        /// The smallest rectangle holding every line, marker and label.
+        var bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+            var (minX, minY, maxX, maxY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+            for p in ink { (minX, minY, maxX, maxY) = (min(minX, p.x), min(minY, p.y), max(maxX, p.x), max(maxY, p.y)) }
+            for box in placed {
+                (minX, minY) = (min(minX, box.center.x - box.halfWidth), min(minY, box.center.y - box.halfHeight))
+                (maxX, maxY) = (max(maxX, box.center.x + box.halfWidth), max(maxY, box.center.y + box.halfHeight))
+            }
+            return minX.isFinite ? (minX, minY, maxX, maxY) : (0, 0, 1, 1)
+        }
+
+        static func box(_ text: String, at center: Vector) -> Box {
+            Box(center: center, halfWidth: Double(max(1, text.count)) * fontSize * 0.31 + 2, halfHeight: fontSize * 0.55)
+        }
+
+        /// How much a label at `box` would cover: ink under it, and earlier labels.
+        func cost(_ box: Box) -> Double {
+            var cost = 0.0
+            for p in ink where box.contains(p) { cost += 1 }
+            for other in placed { cost += other.overlap(box) / 4 }
+            return cost
+        }
+
+        /// The cheapest of `candidates` (ties to the earliest, the preferred), which is then taken.
+        mutating func choose(_ text: String, _ candidates: [Vector]) -> Vector {
+            var best = candidates[0]
+            var bestCost = Double.infinity
+            for (index, candidate) in candidates.enumerated() {
+                let cost = self.cost(Self.box(text, at: candidate)) + Double(index) * 0.01
+                if cost < bestCost {
+                    bestCost = cost
+                    best = candidate
+                }
+            }
+            placed.append(Self.box(text, at: best))
+            return best
+        }
+
+        mutating func placePointLabel(_ label: String, at p: Vector) -> Vector {
+            let preferred = canvas.clearDirection(at: label)
+            let start = atan2(preferred.y, preferred.x)
+            // The preferred direction first, then alternately either side of it.
+            var candidates = [Vector]()
+            for distance in [16.0, 22] {
+                for k in 0..<24 {
+                    let turn = Double((k + 1) / 2) * (k % 2 == 0 ? 1 : -1) * .pi / 12
+                    candidates.append(p + Vector(x: cos(start + turn), y: sin(start + turn)) * (distance + Double(label.count - 1) * 4))
+                }
+            }
+            return choose(label, candidates)
+        }
+
+        mutating func placeAngleLabel(_ label: String, vertex: Vector, direction: Vector, distance: Double) -> Vector {
+            let width = Self.box(label, at: vertex).halfWidth
+            let candidates = [0.0, 8, 16, 24].map { vertex + direction * (distance + width + $0) }
+            return choose(label, candidates)
+        }
+
+        mutating func placeLengthLabel(_ label: String, from a: Vector, to b: Vector) -> Vector {
+            var normal = Vector(x: -(b - a).y, y: (b - a).x).unit
+            let middle = (a + b) * 0.5
+            if (middle - canvas.centroid).dot(normal) < 0 { normal = normal * -1 }
+            let box = Self.box(label, at: middle)
+            // Far enough along the normal for the box to clear the line.
+            let clearance = 5 + abs(normal.x) * box.halfWidth + abs(normal.y) * box.halfHeight
+            var candidates = [Vector]()
+            for t in [0.5, 0.36, 0.64, 0.25, 0.75] {
+                let along = a + (b - a) * t
+                candidates.append(along + normal * clearance)
+            }
+            for t in [0.5, 0.36, 0.64] { candidates.append(a + (b - a) * t - normal * clearance) }
+            return choose(label, candidates)
+        }
+    }
+
     struct Vector {
         var x: Double
         var y: Double
@@ -170,6 +312,11 @@ public enum GeometryFigureDrawing {
                 guard let c = figure.point(circle.center) else { continue }
                 (lowX, lowY) = (min(lowX, c.x - circle.radius), min(lowY, c.y - circle.radius))
                 (highX, highY) = (max(highX, c.x + circle.radius), max(highY, c.y + circle.radius))
+            }
+            for arc in figure.arcs {
+                for p in GeometryFigureDrawing.arcSamples(arc, in: figure, count: 48) {
+                    (lowX, lowY, highX, highY) = (min(lowX, p.x), min(lowY, p.y), max(highX, p.x), max(highY, p.y))
+                }
             }
             let extent = max(highX - lowX, highY - lowY, 1e-9)
             scale = drawingSize / extent
