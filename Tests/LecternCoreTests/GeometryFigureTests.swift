@@ -83,7 +83,7 @@ struct GeometryFigureTests {
     @Test func drawingIsDeterministicScalableAndLabelsEverything() {
         let svg = GeometryFigureDrawing.svg(Self.triangle, alt: Self.alt, language: "en")
         #expect(svg == GeometryFigureDrawing.svg(Self.triangle, alt: Self.alt, language: "en"))
-        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 408 328\""))
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"15.28 14.79 405.88 298.91\" width=\"405.88\" height=\"298.91\""))
         for label in ["A", "B", "C", "4 cm", "3 cm"] { #expect(svg.contains(">\(label)</text>")) }
         #expect(svg.contains("<title>\(Self.alt)</title>"))
         #expect(!svg.contains("script"))
@@ -109,5 +109,12 @@ struct GeometryFigureTests {
     @Test func altTextIsEscaped() {
         let svg = GeometryFigureDrawing.svg(Self.triangle, alt: "AB < BC & \"quoted\"", language: "en")
         #expect(svg.contains("aria-label=\"AB &lt; BC &amp; &quot;quoted&quot;\""))
+    }
+
+    @Test func aGeometryStemMaySpeakOfItsFigure() {
+        #expect(ExamRules.sourcelessIssues(prompt: "In the figure below, what is AC?", format: .geometry, language: "en") == [])
+        #expect(ExamRules.sourcelessIssues(prompt: "في الشكل المجاور، ما طول ب ج؟", format: .geometry, language: "ar") == [])
+        #expect(ExamRules.sourcelessIssues(prompt: "In the figure below, what is AC?", format: .quantitative, language: "en").count == 1)
+        #expect(ExamRules.sourcelessIssues(prompt: "According to the text, what is AC?", format: .geometry, language: "en").count == 1)
     }
 }

@@ -259,13 +259,19 @@ public enum ExamRules {
 
     /// Whether a stem speaks of "the source text", "the passage" or "the table": a standard item is
     /// shown without its source, so such a question cannot be answered.
-    public static func mentionsUnseenText(_ stem: String, language: String) -> Bool {
-        if stem.contains(unseenText) { return true }
+    /// `figureShown`: the item shows a figure (a geometry item), so "the figure" is something the
+    /// candidate sees.
+    public static func mentionsUnseenText(_ stem: String, language: String, figureShown: Bool = false) -> Bool {
+        let text = figureShown ? stem.replacing(shownFigure, with: "") : stem
+        if text.contains(unseenText) { return true }
         if language == "ar" {
-            return ["النص", "الفقرة", "القطعة", "المقطع", "الجدول", "الشكل", "الرسم"].contains { GroundingText.contains($0, in: stem) }
+            let words = ["النص", "الفقرة", "القطعة", "المقطع", "الجدول"] + (figureShown ? [] : ["الشكل", "الرسم"])
+            return words.contains { GroundingText.contains($0, in: text) }
         }
         return false
     }
+
+    nonisolated(unsafe) private static let shownFigure = /(?i)\b(the|this|given|following|above|below) (figure|diagram|drawing)\b/
 
     /// The spans of `text` in quotation marks: "…", “…”, «…», ‘…’, and '…' when the marks are not
     /// apostrophes (no letter before the opening one or after the closing one).
@@ -354,7 +360,7 @@ public enum ExamRules {
     /// item, it holds more than one sentence. Shared by the exam stages and `lectern check`.
     public static func sourcelessIssues(prompt: String, format: ExamCategory.Format, language: String) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
-        if mentionsUnseenText(prompt, language: language) {
+        if mentionsUnseenText(prompt, language: language, figureShown: format == .geometry) {
             issues.append(
                 .error("the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own"))
         }
