@@ -254,9 +254,11 @@ public enum BankLint {
             var options: [Option]
             var sources: [Source]?
             var passage: String?
+            var solution: ItemSolution?
+            var figure: ItemFigure?
 
             enum CodingKeys: String, CodingKey {
-                case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, options, sources, passage
+                case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, options, sources, passage, solution, figure
             }
         }
 
@@ -312,6 +314,13 @@ public enum BankLint {
                 if item.passage == nil && format != .reading {
                     problems += ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: language).errors.map(\.message)
                 }
+                if format.computesKey {
+                    // The key is computed again from the solution the item carries, not taken from the file.
+                    problems += ExamRules.computedKeyIssues(
+                        prompt: item.prompt, options: choices, solution: item.solution, figure: item.figure, format: format,
+                        names: item.options.indices.map { "options[\($0)]" }
+                    ).errors.map(\.message)
+                }
             }
             if let raw = item.difficulty {
                 if let difficulty = Difficulty(rawValue: raw) {
@@ -341,7 +350,9 @@ public enum BankLint {
                 }
             }
             let sources = item.sources ?? []
-            if sources.isEmpty {
+            let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
+            // A computed key needs no quote: its solution is checked instead.
+            if sources.isEmpty && format?.computesKey != true {
                 problems.append("it cites no source; every item needs a verbatim quote of the corpus that supports its key")
             }
             for (number, source) in sources.enumerated() {

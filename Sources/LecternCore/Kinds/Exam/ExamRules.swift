@@ -27,7 +27,7 @@ public enum ExamRules {
             }
         }
         if format.computesKey {
-            issues += computedKeyIssues(item, format: format, names: labels)
+            issues += computedKeyIssues(prompt: item.prompt, options: item.options, solution: item.solution, figure: item.figure, format: format, names: labels)
         } else if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
         }
@@ -36,11 +36,13 @@ public enum ExamRules {
 
     /// A quantitative or geometry item's key against its solution, and a geometry item's figure
     /// against itself, its stem and its alt text.
-    static func computedKeyIssues(_ item: ExamItem, format: ExamCategory.Format, names: [String]?) -> [ValidationIssue] {
+    public static func computedKeyIssues(
+        prompt: String, options: [Choice], solution: ItemSolution?, figure: ItemFigure?, format: ExamCategory.Format, names: [String]?
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
-        if let solution = item.solution, !solution.expression.trimmed.isEmpty {
-            let key = item.options.firstIndex(where: \.correct) ?? -1
-            issues += QuantitativeKeyCheck.problems(solution: solution.expression, options: item.options.map(\.text), key: key, names: names).map {
+        if let solution, !solution.expression.trimmed.isEmpty {
+            let key = options.firstIndex(where: \.correct) ?? -1
+            issues += QuantitativeKeyCheck.problems(solution: solution.expression, options: options.map(\.text), key: key, names: names).map {
                 .error($0)
             }
         } else {
@@ -50,8 +52,8 @@ public enum ExamRules {
                         + "the correct option must equal its value"))
         }
         if format == .geometry {
-            if let figure = item.figure {
-                issues += figure.geometry.problems(stem: item.prompt, alt: figure.alt).map { .error("figure: " + $0) }
+            if let figure {
+                issues += figure.geometry.problems(stem: prompt, alt: figure.alt).map { .error("figure: " + $0) }
             } else {
                 issues.append(.error("'figure' is missing: a geometry item describes its figure (points, segments, marks, given lengths) and its alt text"))
             }
