@@ -124,4 +124,20 @@ struct QuantitativeKeyTests {
         let option = QuantitativeKeyCheck.problems(solution: "12", options: ["12", "thirteen", "14", "15"], key: 0)
         #expect(try #require(option.first).contains("option B ('thirteen')"))
     }
+
+    // MARK: Digits
+
+    @Test func digitsAreWrittenInTheExamsSystem() {
+        #expect(DigitSystem.eastern.apply(to: "3.5 cm, 1,250 and 2√3; \\frac{1}{2}. Done.") == "٣٫٥ cm, ١٬٢٥٠ and ٢√٣; \\frac{١}{٢}. Done.")
+        #expect(DigitSystem.western.apply(to: "٣٫٥ سم و ١٬٢٥٠") == "3.5 سم و 1,250")
+        #expect(DigitSystem.eastern.apply(to: "1, 2, 3") == "١, ٢, ٣", "a list's commas are not thousands separators")
+        #expect(DigitSystem.default(language: "ar") == .eastern)
+        #expect(DigitSystem.default(language: "en") == .western)
+    }
+
+    @Test func anEasternItemHasTheSameValues() throws {
+        for option in ["3.5", "1,250", "2√3", "\\(\\frac{5}{8}\\)"] {
+            #expect(try QuantitativeExpression.optionValue(DigitSystem.eastern.apply(to: option)) == QuantitativeExpression.optionValue(option))
+        }
+    }
 }

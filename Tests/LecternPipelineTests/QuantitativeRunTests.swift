@@ -117,4 +117,35 @@ struct QuantitativeRunTests {
         #expect(sent.count == 2, "\(sent.last?.suffix(1200) ?? "")")
         #expect(sent.last?.contains("wrong_answers[1] ('√12') also equals 2√3, like the keyed correct_answer ('2√3')") == true)
     }
+
+    /// `digits: eastern`: what the candidate reads is in Arabic-Indic digits, whatever the model
+    /// wrote; the solution stays as written and the key is computed from it all the same.
+    @Test func digitsFollowTheSpec() async throws {
+        let id = "exam-item/quantitative/basic-operations/easy-01"
+        let answers: [JSONValue] = [
+            ExamRunTests.answer(id, Self.item("A box holds 7 rows of 8 eggs. How many eggs does it hold?", "56", ["54", "1.5", "64"], solution: "7 * 8"))
+        ]
+        let yaml = "digits: eastern\n" + ExamRunTests.oneItemSpec(
+            id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+            instructions: "An arithmetic problem whose options are numbers.")
+        let (result, _, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        let item = try #require(exam.items.first)
+        #expect(item.prompt == "A box holds ٧ rows of ٨ eggs. How many eggs does it hold?")
+        #expect(Set(item.options.map(\.text)) == ["٥٦", "٥٤", "١٫٥", "٦٤"])
+        #expect(item.options.first(where: \.correct)?.text == "٥٦")
+        #expect(item.solution == ItemSolution(expression: "7 * 8", value: "56"))
+    }
+
+    @Test func anUnknownDigitSystemIsASpecError() throws {
+        let yaml = "digits: roman\n" + ExamRunTests.oneItemSpec(
+            id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+            instructions: "An arithmetic problem.")
+        #expect {
+            _ = try ExamRunTests.load(yaml)
+        } throws: { error in "\(error)".contains("unknown digits 'roman'") && "\(error)".contains("eastern") }
+    }
 }

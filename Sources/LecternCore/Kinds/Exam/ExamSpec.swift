@@ -37,9 +37,12 @@ public struct ExamSpec: Codable, Sendable, Hashable {
     public var optionCount: Int
     /// Full exams assembled from the bank.
     public var forms: [ExamFormSpec]
+    /// The digits quantitative items are written in; nil: the language's (`DigitSystem.default`).
+    public var digits: DigitSystem?
 
     public init(
-        title: String? = nil, corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec]
+        title: String? = nil, corpus: [CorpusSource], preset: String?, sections: [ExamSection], optionCount: Int, forms: [ExamFormSpec],
+        digits: DigitSystem? = nil
     ) {
         self.title = title
         self.corpus = corpus
@@ -47,10 +50,11 @@ public struct ExamSpec: Codable, Sendable, Hashable {
         self.sections = sections
         self.optionCount = optionCount
         self.forms = forms
+        self.digits = digits
     }
 
     enum CodingKeys: String, CodingKey {
-        case title, corpus, preset, sections, optionCount = "option_count", forms
+        case title, corpus, preset, sections, optionCount = "option_count", forms, digits
     }
 
     /// Every category with its section, in exam order.
@@ -60,6 +64,49 @@ public struct ExamSpec: Codable, Sendable, Hashable {
 
     /// Items the blueprint asks for.
     public var itemCount: Int { sections.reduce(0) { $0 + $1.categories.reduce(0) { $0 + $1.counts.total } } }
+}
+
+/// How numbers are written in an exam's quantitative items: one system throughout. The model may
+/// write either; Lectern reads both and writes the exam's.
+public enum DigitSystem: String, Codable, Sendable, Hashable, CaseIterable {
+    /// 0–9, with `.` as the decimal point.
+    case western
+    /// Arabic-Indic ٠–٩, with ٫ as the decimal separator and ٬ between thousands.
+    case eastern
+
+    /// Eastern for Arabic (as the Arabic aptitude tests print them), Western otherwise.
+    public static func `default`(language: String) -> DigitSystem {
+        language.split(separator: "-").first == "ar" ? .eastern : .western
+    }
+
+    /// `text` with every digit in this system, and the decimal and thousands separators between
+    /// digits with it.
+    public func apply(to text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        func digit(_ index: Int) -> Bool {
+            guard scalars.indices.contains(index) else { return false }
+            return ArithmeticLexer.digitValue(scalars[index]) != nil
+        }
+        var out = String.UnicodeScalarView()
+        for (index, c) in scalars.enumerated() {
+            if let value = ArithmeticLexer.digitValue(c) {
+                out.append(Unicode.Scalar((self == .eastern ? 0x660 : 0x30) + UInt32(value))!)
+                continue
+            }
+            let between = digit(index - 1) && digit(index + 1)
+            switch (self, c) {
+            case (.eastern, "."), (.western, "\u{066B}"):
+                out.append(between ? (self == .eastern ? "\u{066B}" : ".") : c)
+            case (.eastern, ","), (.western, "\u{066C}"):
+                // A thousands separator: three digits after it and no fourth.
+                let group = digit(index + 1) && digit(index + 2) && digit(index + 3) && !digit(index + 4)
+                out.append(between && group ? (self == .eastern ? "\u{066C}" : ",") : c)
+            default:
+                out.append(c)
+            }
+        }
+        return String(out)
+    }
 }
 
 /// One entry of `corpus:`. `sections` / `categories` limit what it may ground (nil: everything).

@@ -21,7 +21,7 @@ import Yams
 ///   - {id: form-a, title: Mock exam A, duration_minutes: 30, sections: [{section: verbal, count: 6}]}
 /// ```
 public enum ExamSpecReader: JobKindSpecReader {
-    public static let keys = ["title", "corpus", "preset", "options", "blueprint", "forms"]
+    public static let keys = ["title", "corpus", "preset", "options", "digits", "blueprint", "forms"]
 
     /// Items one blueprint cell may ask for, and a whole bank.
     public static let maxCellItems = 5_000
@@ -39,10 +39,19 @@ public enum ExamSpecReader: JobKindSpecReader {
             }
         }
         let optionCount = top.int("options", range: 2...6) ?? 4
+        var digits: DigitSystem?
+        if let name = top.string("digits", maxLength: 20) {
+            digits = DigitSystem(rawValue: name)
+            if digits == nil {
+                reader.report(
+                    "unknown digits '\(name)'", at: top.node("digits"),
+                    hint: "use 'western' (0-9) or 'eastern' (Arabic-Indic ٠-٩); the default is eastern for Arabic, western otherwise")
+            }
+        }
         let sections = readBlueprint(context, preset: preset)
         let forms = readForms(context, sections: sections)
         guard let corpus, let sections else { return nil }
-        let spec = ExamSpec(title: top.string("title", maxLength: 300), corpus: corpus, preset: preset?.name, sections: sections, optionCount: optionCount, forms: forms)
+        let spec = ExamSpec(title: top.string("title", maxLength: 300), corpus: corpus, preset: preset?.name, sections: sections, optionCount: optionCount, forms: forms, digits: digits)
         if spec.itemCount > maxItems {
             reader.report("the blueprint asks for \(spec.itemCount) items; at most \(maxItems)", at: top.node("blueprint"), hint: "split the bank into several specs")
         } else if reader.diagnostics.isEmpty {

@@ -336,6 +336,7 @@ extension ExamJobContext {
         _ answer: ExamItemStage.ComputedAnswer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty,
         template: PromptTemplate, avoid: [String]
     ) -> (ExamItem, [ValidationIssue]) {
+        let answer = answer.writingDigits(exam.digits ?? .default(language: spec.language))
         let prompt = answer.prompt.trimmed
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
         let expression = answer.solution.trimmed
@@ -379,5 +380,32 @@ extension ExamJobContext {
             }
         }
         return issues
+    }
+}
+
+extension ExamItemStage.ComputedAnswer {
+    /// The answer with every number a candidate reads (stem, options, feedback, explanation,
+    /// figure labels and alt text) in `digits`; the solution expression is left as written.
+    func writingDigits(_ digits: DigitSystem) -> ExamItemStage.ComputedAnswer {
+        var copy = self
+        let convert = digits.apply
+        copy.prompt = convert(prompt)
+        copy.correct_answer = correct_answer.writingDigits(digits)
+        copy.wrong_answers = wrong_answers.map { $0.writingDigits(digits) }
+        copy.explanation = convert(explanation)
+        if var figure {
+            figure.alt = convert(figure.alt)
+            for index in figure.geometry.lengths.indices { figure.geometry.lengths[index].label = figure.geometry.lengths[index].label.map(convert) }
+            for index in figure.geometry.angles.indices { figure.geometry.angles[index].label = figure.geometry.angles[index].label.map(convert) }
+            for index in figure.geometry.circles.indices { figure.geometry.circles[index].label = figure.geometry.circles[index].label.map(convert) }
+            copy.figure = figure
+        }
+        return copy
+    }
+}
+
+extension MultipleChoice.AnswerText {
+    func writingDigits(_ digits: DigitSystem) -> MultipleChoice.AnswerText {
+        MultipleChoice.AnswerText(text: digits.apply(to: text), feedback: digits.apply(to: feedback))
     }
 }
