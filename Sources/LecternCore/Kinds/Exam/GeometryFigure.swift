@@ -300,7 +300,7 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
     }
 
     /// A measure as a label writes it: whole numbers without a point, else up to two decimals.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e12 { return String(Int(value)) }
         var text = String(format: "%.2f", value)
         while text.hasSuffix("0") { text.removeLast() }
