@@ -40,11 +40,14 @@ public struct LLMRequest: Codable, Sendable, Hashable {
     /// Structured output: the answer must be one JSON value following this schema.
     public var responseSchema: ResponseSchema?
     public var seed: Int?
+    /// OpenAI's `frequency_penalty` (−2 to 2): positive values make repeating a token less likely.
+    public var frequencyPenalty: Double?
 
     public init(
         model: String, messages: [ChatMessage], temperature: Double? = nil, maxTokens: Int? = nil,
-        responseSchema: ResponseSchema? = nil, seed: Int? = nil
+        responseSchema: ResponseSchema? = nil, seed: Int? = nil, frequencyPenalty: Double? = nil
     ) {
+        self.frequencyPenalty = frequencyPenalty
         self.model = model
         self.messages = messages
         self.temperature = temperature

@@ -55,6 +55,19 @@ struct WireFormatTests {
         #expect(overridden.body(for: simpleRequest(.openai), maxTokens: 50)["max_tokens"] == 50)
     }
 
+    @Test("frequency_penalty is sent when the spec sets it, and is part of the cache key")
+    func frequencyPenalty() throws {
+        let local = try OpenAICompatibleProvider(
+            configuration: ProviderConfiguration(kind: "openai", model: "qwen", baseURL: URL(string: "http://127.0.0.1:8080/v1")),
+            environment: [:])
+        var request = simpleRequest(.openai)
+        #expect(local.body(for: request, maxTokens: 50)["frequency_penalty"] == nil)
+        let plain = ExchangeKeyMaterial(provider: "local", request: request, promptTemplate: "t@1", variant: nil).key
+        request.frequencyPenalty = 0.5
+        #expect(local.body(for: request, maxTokens: 50)["frequency_penalty"] == 0.5)
+        #expect(ExchangeKeyMaterial(provider: "local", request: request, promptTemplate: "t@1", variant: nil).key != plain)
+    }
+
     @Test("schema names are made acceptable to the APIs")
     func schemaNames() {
         #expect(OpenAICompatibleProvider.schemaName("course outline/v2") == "course_outline_v2")

@@ -178,6 +178,9 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     /// Retries of a failed request (timeouts, 429, 5xx). Tafawoq's rule: 3.
     public var maxRetries: Int
     public var seed: Int?
+    /// OpenAI's `frequency_penalty` (−2 to 2), for OpenAI-compatible servers and the local model:
+    /// a small model that loops ("ثم ضربه على ٢، ثم ضربه على ٣، …") stops with 0.3–0.5. Nil: not sent.
+    public var frequencyPenalty: Double?
     /// For `scripted`: the script file, resolved against the spec's directory.
     public var script: String?
     /// Seconds to open a connection; nil: the provider configuration's default (10 s).
@@ -198,7 +201,7 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case provider, name, temperature, maxConcurrency = "max_concurrency", maxTokens = "max_tokens",
             baseURL = "base_url", apiKeyEnv = "api_key_env", requestsPerMinute = "requests_per_minute",
-            tokensPerMinute = "tokens_per_minute", maxRetries = "max_retries", seed, script,
+            tokensPerMinute = "tokens_per_minute", maxRetries = "max_retries", seed, frequencyPenalty = "frequency_penalty", script,
             connectTimeoutSeconds = "connect_timeout_s", requestTimeoutSeconds = "request_timeout_s",
             idleTimeoutSeconds = "idle_timeout_s", stream
     }

@@ -117,7 +117,7 @@ public struct SpecLoader: Sendable {
     func readModel(_ top: MappingReader, reader: SpecReader) -> ModelSpec? {
         let keys = [
             "provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute",
-            "max_retries", "seed", "script", "connect_timeout_s", "request_timeout_s", "idle_timeout_s", "stream",
+            "max_retries", "seed", "frequency_penalty", "script", "connect_timeout_s", "request_timeout_s", "idle_timeout_s", "stream",
         ]
         let m = top.mapping("model", known: keys)
         m?.finish()
@@ -179,6 +179,12 @@ public struct SpecLoader: Sendable {
                     + "(\(JSONNumber.format(requestTimeout)))",
                 at: m?.node("connect_timeout_s"), hint: "the request timeout includes connecting; make it the larger one")
         }
+        let frequencyPenalty = m?.double("frequency_penalty", range: -2...2)
+        if frequencyPenalty != nil, provider == .anthropic {
+            reader.report(
+                "'model.frequency_penalty' is not something Anthropic's API takes", at: m?.node("frequency_penalty"),
+                hint: "remove it, or use an OpenAI-compatible provider (openai, local)")
+        }
         return ModelSpec(
             provider: provider,
             name: m?.string("name", maxLength: 200) ?? provider.defaultModelName,
@@ -191,6 +197,7 @@ public struct SpecLoader: Sendable {
             tokensPerMinute: m?.int("tokens_per_minute", range: 1...1_000_000_000),
             maxRetries: m?.int("max_retries", range: 0...10) ?? 3,
             seed: m?.int("seed", range: 0...Int(Int32.max)),
+            frequencyPenalty: frequencyPenalty,
             script: script,
             connectTimeoutSeconds: connectTimeout,
             requestTimeoutSeconds: requestTimeout,

@@ -35,6 +35,7 @@ public struct ExchangeKeyMaterial: Codable, Sendable, Hashable {
         if let t = request.temperature { parameters["temperature"] = .number(t) }
         if let m = request.maxTokens { parameters["max_tokens"] = .number(Double(m)) }
         if let s = request.seed { parameters["seed"] = .number(Double(s)) }
+        if let p = request.frequencyPenalty { parameters["frequency_penalty"] = .number(p) }
         self.parameters = parameters
         self.messages = request.messages
         self.responseSchema = request.responseSchema

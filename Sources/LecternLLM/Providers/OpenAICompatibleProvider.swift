@@ -101,6 +101,7 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
             messages.map { ["role": .string($0.role.rawValue), "content": .string($0.content)] })
         if let temperature = request.temperature { body["temperature"] = .number(temperature) }
         if let seed = request.seed { body["seed"] = .number(Double(seed)) }
+        if let penalty = request.frequencyPenalty { body["frequency_penalty"] = .number(penalty) }
         if let maxTokens { body[maxTokensField] = .number(Double(maxTokens)) }
         if configuration.stream {
             body["stream"] = true

@@ -99,6 +99,7 @@ public struct ModelCallRunner: Sendable {
     public var temperature: Double
     public var maxTokens: Int
     public var seed: Int?
+    public var frequencyPenalty: Double?
     public var variant: String?
     public var maxAttempts: Int
     public var budgetUSD: Double?
@@ -126,7 +127,7 @@ public struct ModelCallRunner: Sendable {
     func request(_ messages: [ChatMessage], schema: ResponseSchema?, attempt: Int = 1) -> LLMRequest {
         LLMRequest(
             model: model, messages: messages, temperature: Self.repairTemperature(temperature, attempt: attempt), maxTokens: maxTokens,
-            responseSchema: schema, seed: seed)
+            responseSchema: schema, seed: seed, frequencyPenalty: frequencyPenalty)
     }
 
     /// The sampling temperature of `attempt`: the spec's for the first, then 0.2 more per repair,

@@ -72,10 +72,11 @@ public struct JobRunner: Sendable {
     public var stageOrder: [StageName] { JobKinds.stageOrder(of: spec.kind) }
 
     func makeJob(ledger: Ledger) throws -> any GenerationJob {
-        let runner = ModelCallRunner(
+        var runner = ModelCallRunner(
             exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
             ledger: ledger, cost: cost, events: events)
+        runner.frequencyPenalty = spec.model.frequencyPenalty
         let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer)
         return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
