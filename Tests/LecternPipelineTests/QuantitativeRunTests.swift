@@ -148,4 +148,42 @@ struct QuantitativeRunTests {
             _ = try ExamRunTests.load(yaml)
         } throws: { error in "\(error)".contains("unknown digits 'roman'") && "\(error)".contains("eastern") }
     }
+
+    /// A blueprint of computed-key categories only needs no corpus, and each item of a category
+    /// gets the next of its topics; a verbal category still needs one.
+    @Test func quantitativeCellsNeedNoCorpusAndTakeTheirTopicsInTurn() async throws {
+        let yaml = """
+            kind: exam
+            id: sums
+            description: Sums.
+            blueprint:
+              - section: quantitative
+                categories:
+                  - category: basic-operations
+                    format: quantitative
+                    instructions: An arithmetic problem.
+                    topics: [adding fractions, a percentage of an amount]
+                    easy: 2
+                    medium: 1
+            model: { provider: scripted, script: unused.json }
+            """
+        let prefix = "exam-item/quantitative/basic-operations/"
+        let answers: [JSONValue] = [
+            ExamRunTests.answer(prefix + "easy-01", Self.item("What is 1/2 + 1/3?", "5/6", ["2/5", "1/6", "2/6"], solution: "1/2 + 1/3")),
+            ExamRunTests.answer(prefix + "easy-02", Self.item("What is 20% of 50?", "10", ["20", "5", "25"], solution: "20 / 100 * 50")),
+            ExamRunTests.answer(prefix + "medium-01", Self.item("What is 3/4 - 1/8?", "5/8", ["1/2", "1/4", "3/8"], solution: "3/4 - 1/8")),
+        ]
+        let (result, provider, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        let sent = ExamRunTests.sentTexts(provider)
+        #expect(sent.count == 3)
+        #expect(sent.filter { $0.contains("This question is about: adding fractions.") }.count == 2)
+        #expect(sent.filter { $0.contains("This question is about: a percentage of an amount.") }.count == 1)
+        #expect(!sent.contains { $0.contains("---") }, "no corpus text in the prompt")
+        #expect {
+            _ = try ExamRunTests.load(yaml.replacingOccurrences(of: "format: quantitative", with: "format: standard")
+                .replacingOccurrences(of: "                    topics: [adding fractions, a percentage of an amount]\n", with: ""))
+        } throws: { error in "\(error)".contains("missing required key 'corpus'") }
+    }
 }

@@ -10,6 +10,8 @@ public struct ExamPreset: Sendable, Hashable {
         public var format: ExamCategory.Format
         public var instructions: String
         public var seconds: Int
+        /// What its items are about, in turn (`ExamCategory.topics`).
+        public var topics: [String]? = nil
     }
 
     public struct Section: Sendable, Hashable {
@@ -43,7 +45,7 @@ public struct ExamPreset: Sendable, Hashable {
                 var categories: [Category] = []
                 for (j, categoryNode) in (s.sequence("categories", maxCount: 50) ?? []).enumerated() {
                     let path = "sections[\(i)].categories[\(j)]"
-                    guard let c = reader.mapping(categoryNode, path: path, known: ["id", "title", "format", "instructions", "seconds"]) else { continue }
+                    guard let c = reader.mapping(categoryNode, path: path, known: ["id", "title", "format", "instructions", "seconds", "topics"]) else { continue }
                     c.finish()
                     let categoryID = c.string("id", required: true, maxLength: 64)
                     let categoryTitle = c.string("title", required: true, maxLength: 200)
@@ -57,7 +59,7 @@ public struct ExamPreset: Sendable, Hashable {
                         categories.append(
                             Category(
                                 id: categoryID, title: categoryTitle, format: format, instructions: instructions.trimmed,
-                                seconds: c.int("seconds", range: 10...3_600) ?? 60))
+                                seconds: c.int("seconds", range: 10...3_600) ?? 60, topics: c.stringList("topics", maxCount: 200, maxLength: 300)))
                     }
                 }
                 if let id, let title { sections.append(Section(id: id, title: title, categories: categories)) }

@@ -46,7 +46,8 @@ public struct ExamSourcePlan: Sendable, Hashable {
         var planner = Planner(corpus: corpus)
         for (section, category) in spec.cells where category.counts.total > 0 {
             switch category.format {
-            case .standard, .fact, .vocabulary, .completion, .wrongWord, .analogy, .quantitative, .geometry: planner.planStandard(section: section.id, category: category)
+            case .standard, .fact, .vocabulary, .completion, .wrongWord, .analogy: planner.planStandard(section: section.id, category: category)
+            case .quantitative, .geometry: planner.planComputed(section: section.id, category: category)
             case .reading: planner.planReading(section: section.id, category: category)
             }
         }
@@ -251,6 +252,19 @@ private struct Planner {
                 PlannedItem(
                     id: item.id, section: section, category: category.id, difficulty: item.difficulty, document: document.id, chunk: chunk.id,
                     passage: nil, groundingText: text, groundingSHA256: SHA256Digest.hex(text)))
+        }
+    }
+
+    /// A computed-key cell is not grounded in the corpus: its items are planned without a source.
+    mutating func planComputed(section: String, category: ExamCategory) {
+        let cell = "\(section)/\(category.id)"
+        for difficulty in Difficulty.allCases where category.counts[difficulty] > 0 {
+            for n in 1...category.counts[difficulty] {
+                items.append(
+                    PlannedItem(
+                        id: "\(cell)/\(difficulty.rawValue)-\(Self.twoDigits(n))", section: section, category: category.id, difficulty: difficulty,
+                        document: "", chunk: nil, passage: nil, groundingText: "", groundingSHA256: SHA256Digest.hex("")))
+            }
         }
     }
 

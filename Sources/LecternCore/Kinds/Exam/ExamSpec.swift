@@ -196,11 +196,15 @@ public struct ExamCategory: Codable, Sendable, Hashable {
     public var counts: DifficultyCounts
     /// For `reading`: questions per passage.
     public var questionsPerPassage: SizeRange?
+    /// For `quantitative` and `geometry`: what the items are about, one per item in turn ("the
+    /// area of a circle", "a negative exponent"), so that a cell's items differ. Nil: none given.
+    public var topics: [String]?
 
     public init(
         id: String, title: String, format: Format, instructions: String, seconds: Int, counts: DifficultyCounts,
-        questionsPerPassage: SizeRange? = nil
+        questionsPerPassage: SizeRange? = nil, topics: [String]? = nil
     ) {
+        self.topics = topics
         self.id = id
         self.title = title
         self.format = format
@@ -211,7 +215,7 @@ public struct ExamCategory: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, format, instructions, seconds, counts, questionsPerPassage = "questions_per_passage"
+        case id, title, format, instructions, seconds, counts, questionsPerPassage = "questions_per_passage", topics
     }
 }
 

@@ -30,7 +30,7 @@ public enum ExamSpecReader: JobKindSpecReader {
     public static func read(_ context: SpecReadContext) -> JobContent? {
         let top = context.top
         let reader = context.reader
-        let corpus = readCorpus(context)
+        let corpus = top.has("corpus") ? readCorpus(context) : []
         var preset: ExamPreset?
         if let name = top.string("preset", maxLength: 64) {
             preset = context.presets.exam[name]
@@ -51,6 +51,13 @@ public enum ExamSpecReader: JobKindSpecReader {
         let sections = readBlueprint(context, preset: preset)
         let forms = readForms(context, sections: sections)
         guard let corpus, let sections else { return nil }
+        if !top.has("corpus"), sections.contains(where: { $0.categories.contains { !$0.format.computesKey } }) {
+            reader.report(
+                "missing required key 'corpus'", at: top.node,
+                hint: "list the source material: files or directories of Markdown or text, or course bundles, e.g. 'corpus: [corpus/my-texts/]' "
+                    + "(a blueprint of quantitative and geometry categories only needs none)")
+            return nil
+        }
         let spec = ExamSpec(title: top.string("title", maxLength: 300), corpus: corpus, preset: preset?.name, sections: sections, optionCount: optionCount, forms: forms, digits: digits)
         if spec.itemCount > maxItems {
             reader.report("the blueprint asks for \(spec.itemCount) items; at most \(maxItems)", at: top.node("blueprint"), hint: "split the bank into several specs")
@@ -182,7 +189,7 @@ public enum ExamSpecReader: JobKindSpecReader {
                 guard
                     let c = reader.mapping(
                         categoryNode, path: categoryPath,
-                        known: ["category", "title", "format", "instructions", "seconds", "easy", "medium", "hard", "questions_per_passage"])
+                        known: ["category", "title", "format", "instructions", "seconds", "easy", "medium", "hard", "questions_per_passage", "topics"])
                 else { continue }
                 c.finish()
                 guard let categoryID = c.string("category", required: true, maxLength: 64, hint: "a slug such as 'analogies'") else { continue }
@@ -215,6 +222,13 @@ public enum ExamSpecReader: JobKindSpecReader {
                         "category '\(id)/\(categoryID)' asks for no items", at: categoryNode,
                         hint: "give a count for at least one of 'easy', 'medium' and 'hard'")
                 }
+                var topics = c.stringList("topics", maxCount: 200, maxLength: 300) ?? fromPreset?.topics
+                if topics?.isEmpty == true { topics = nil }
+                if c.has("topics"), !format.computesKey {
+                    reader.report(
+                        "'topics' applies to quantitative and geometry categories only", at: c.node("topics"),
+                        hint: "remove it: other categories draw their items from the corpus")
+                }
                 var perPassage: SizeRange?
                 if format == .reading {
                     perPassage = context.range(c, "questions_per_passage", default: SizeRange(min: 2, max: 5), limit: 5)
@@ -237,7 +251,7 @@ public enum ExamSpecReader: JobKindSpecReader {
                     ExamCategory(
                         id: categoryID, title: c.string("title", maxLength: 200) ?? fromPreset?.title ?? Self.title(fromSlug: categoryID),
                         format: format, instructions: (instructions ?? "").trimmed, seconds: c.int("seconds", range: 10...3_600) ?? fromPreset?.seconds ?? 60,
-                        counts: counts, questionsPerPassage: perPassage))
+                        counts: counts, questionsPerPassage: perPassage, topics: topics))
             }
             sections.append(ExamSection(id: id, title: title, categories: categories))
         }

@@ -228,7 +228,7 @@ public struct ExamItemStage: Sendable {
         let format = planned.category.format
         var v = variables(section: planned.section, category: planned.category)
         v["difficulty"] = planned.difficulty.rawValue
-        v["source"] = planned.source
+        v["topic"] = planned.focus.isEmpty ? "" : "This question is about: \(planned.focus)."
         v["avoid"] = Self.avoidText(avoid)
         v["figure_rule"] = Self.figureRule(format, language: context.spec.language)
         let schema = Self.computedSchema(optionCount: context.exam.optionCount, figure: format == .geometry)

@@ -65,8 +65,20 @@ public struct ExamWork: Sendable {
         }
         var questions: [Question] = []
         var drawn: [String: Int] = [:]
+        var computed: [String: Int] = [:]
         for item in plan.items where item.passage == nil {
             guard let (section, category) = place(item.section, item.category) else { continue }
+            if category.format.computesKey {
+                // Not grounded in the corpus: the n-th item of the cell gets the n-th topic, in turn.
+                let cell = "\(section.id)/\(category.id)"
+                let ordinal = computed[cell, default: 0]
+                computed[cell] = ordinal + 1
+                let topic = category.topics.flatMap { $0.isEmpty ? nil : $0[ordinal % $0.count] } ?? ""
+                questions.append(
+                    Question(
+                        id: item.id, section: section, category: category, difficulty: item.difficulty, document: "", source: "", focus: topic))
+                continue
+            }
             // The n-th item on a text gets its n-th sentence (by plan order, which depends only on
             // the items and that text).
             let ordinal = drawn[item.groundingSHA256, default: 0]
