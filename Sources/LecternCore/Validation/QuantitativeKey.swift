@@ -63,6 +63,20 @@ public enum QuantitativeExpression {
         return try node.algebraic()
     }
 
+    /// The expression of a solution written as a calculation with its result ("(15 + 3) / 2 = 9")
+    /// or with a name ("x = 3 * 4"): the side to evaluate, and the other side when it is a stated
+    /// result to hold it to. A solution without "=" is itself.
+    public static func solutionParts(_ solution: String) -> (expression: String, stated: String?) {
+        let text = solution.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sides = text.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard sides.count == 2, !sides[0].isEmpty, !sides[1].isEmpty else { return (text, nil) }
+        let leftReads = (try? evaluate(sides[0])) != nil
+        if leftReads { return (sides[0], sides[1]) }
+        // "x = 3 * 4": a name, then the calculation.
+        if (try? evaluate(sides[1])) != nil { return (sides[1], nil) }
+        return (text, nil)
+    }
+
     /// The value of an option as an exam writes it: a number or exact expression, perhaps in math
     /// delimiters, perhaps after "x =" and before a unit ("12 cm²", "٣٫٥ سم", "30°", "25%"). The
     /// unit is the option's, not part of the value: a percentage option is compared as the number
@@ -126,8 +140,9 @@ public enum QuantitativeKeyCheck {
         let letters = names.flatMap { $0.count == options.count ? $0 : nil }
             ?? options.indices.map { "option " + String(UnicodeScalar(UInt8(65 + min($0, 25)))) }
         let value: AlgebraicValue
+        let (expression, stated) = QuantitativeExpression.solutionParts(solution)
         do {
-            value = try QuantitativeExpression.evaluate(solution)
+            value = try QuantitativeExpression.evaluate(expression)
         } catch let error as AlgebraicError {
             return [
                 "the solution expression '\(solution)' cannot be evaluated: \(error). Write it with numbers, + - * / ^, "
@@ -138,6 +153,11 @@ public enum QuantitativeKeyCheck {
         }
         var values = [AlgebraicValue?]()
         var problems = [String]()
+        if let stated, let statedValue = try? QuantitativeExpression.evaluate(stated), statedValue != value {
+            problems.append(
+                "the solution '\(solution)' is false: \(expression) = \(value), not \(statedValue); write the calculation alone, and "
+                    + "make the correct option its value")
+        }
         for (index, option) in options.enumerated() {
             do {
                 values.append(try QuantitativeExpression.optionValue(option))

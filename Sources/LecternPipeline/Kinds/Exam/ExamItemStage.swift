@@ -340,7 +340,7 @@ extension ExamJobContext {
         let prompt = answer.prompt.trimmed
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
         let expression = answer.solution.trimmed
-        let value = (try? QuantitativeExpression.evaluate(expression)).map(\.description) ?? ""
+        let value = (try? QuantitativeExpression.evaluate(QuantitativeExpression.solutionParts(expression).expression)).map(\.description) ?? ""
         var item = ExamItem(
             id: id, section: section.id, category: category.id, difficulty: difficulty, difficultyLabel: difficulty.label(language: spec.language),
             prompt: prompt, options: built.options, explanation: answer.explanation.trimmed,
