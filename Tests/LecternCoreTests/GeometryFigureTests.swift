@@ -117,4 +117,13 @@ struct GeometryFigureTests {
         #expect(ExamRules.sourcelessIssues(prompt: "In the figure below, what is AC?", format: .quantitative, language: "en").count == 1)
         #expect(ExamRules.sourcelessIssues(prompt: "According to the text, what is AC?", format: .geometry, language: "en").count == 1)
     }
+
+    @Test func anEmptyLabelIsNoLabel() {
+        var figure = Self.triangle
+        figure.lengths[0].label = ""
+        figure.lengths[1].label = " "
+        #expect(figure.drawnLabels == ["4", "3"])
+        #expect(figure.problems(stem: Self.stem, alt: Self.alt) == [])
+        #expect(GeometryFigureDrawing.svg(figure, alt: Self.alt, language: "en").contains(">4</text>"))
+    }
 }

@@ -66,15 +66,13 @@ public enum QuantitativeExpression {
     /// The expression of a solution written as a calculation with its result ("(15 + 3) / 2 = 9")
     /// or with a name ("x = 3 * 4"): the side to evaluate, and the other side when it is a stated
     /// result to hold it to. A solution without "=" is itself.
-    public static func solutionParts(_ solution: String) -> (expression: String, stated: String?) {
+    public static func solutionParts(_ solution: String) -> (expression: String, stated: [String]) {
         let text = solution.trimmingCharacters(in: .whitespacesAndNewlines)
         let sides = text.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard sides.count == 2, !sides[0].isEmpty, !sides[1].isEmpty else { return (text, nil) }
-        let leftReads = (try? evaluate(sides[0])) != nil
-        if leftReads { return (sides[0], sides[1]) }
-        // "x = 3 * 4": a name, then the calculation.
-        if (try? evaluate(sides[1])) != nil { return (sides[1], nil) }
-        return (text, nil)
+        guard sides.count >= 2, sides.allSatisfy({ !$0.isEmpty }) else { return (text, []) }
+        // "(4 * 3) / 2 = 6 = 6": the calculation, then results; "x = 3 * 4": a name, then the calculation.
+        guard let first = sides.firstIndex(where: { (try? evaluate($0)) != nil }) else { return (text, []) }
+        return (sides[first], Array(sides[(first + 1)...]))
     }
 
     /// The value of an option as an exam writes it: a number or exact expression, perhaps in math
@@ -153,7 +151,7 @@ public enum QuantitativeKeyCheck {
         }
         var values = [AlgebraicValue?]()
         var problems = [String]()
-        if let stated, let statedValue = try? QuantitativeExpression.evaluate(stated), statedValue != value {
+        if let statedValue = stated.lazy.compactMap({ try? QuantitativeExpression.evaluate($0) }).first(where: { $0 != value }) {
             problems.append(
                 "the solution '\(solution)' is false: \(expression) = \(value), not \(statedValue); write the calculation alone, and "
                     + "make the correct option its value")

@@ -26,6 +26,9 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         public init(from: String, to: String, value: Double, label: String? = nil) {
             self.from = from; self.to = to; self.value = value; self.label = label
         }
+
+        /// What is drawn beside the segment: its label, or the value when it has none.
+        public var text: String { label.flatMap(GeometryFigure.nonEmpty) ?? GeometryFigure.number(value) }
     }
 
     /// An angle mark at `vertex` between the rays to `from` and `to`, stating `degrees` when it
@@ -41,6 +44,9 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         public init(vertex: String, from: String, to: String, degrees: Double? = nil, label: String? = nil) {
             self.vertex = vertex; self.from = from; self.to = to; self.degrees = degrees; self.label = label
         }
+
+        /// What is written in the angle: its label, or the measure; nil for a bare mark.
+        public var text: String? { label.flatMap(GeometryFigure.nonEmpty) ?? degrees.map { GeometryFigure.number($0) + "°" } }
     }
 
     public struct Circle: Codable, Sendable, Hashable {
@@ -114,8 +120,13 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
 
     /// The texts drawn beside segments, in angles and by circles (point labels apart).
     public var drawnLabels: [String] {
-        lengths.map { $0.label ?? Self.number($0.value) } + angles.compactMap { angle in angle.label ?? angle.degrees.map { Self.number($0) + "°" } }
-            + circles.compactMap(\.label)
+        lengths.map { $0.text } + angles.compactMap(\.text) + circles.compactMap { $0.label.flatMap(Self.nonEmpty) }
+    }
+
+    /// A label with something in it; an empty one is no label.
+    static func nonEmpty(_ label: String) -> String? {
+        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// What is wrong with the figure for an item whose stem is `stem` and whose alt text is `alt`;

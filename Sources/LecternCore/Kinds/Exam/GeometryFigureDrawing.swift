@@ -58,7 +58,7 @@ public enum GeometryFigureDrawing {
             // The smaller angle: sweep on the side where the cross product says.
             let cross = u.x * w.y - u.y * w.x
             out += "<path d=\"M \(f(p.x)) \(f(p.y)) A \(f(radius)) \(f(radius)) 0 0 \(cross > 0 ? 1 : 0) \(f(q.x)) \(f(q.y))\"/>\n"
-            if let text = angle.label ?? angle.degrees.map({ GeometryFigure.number($0) + "°" }) {
+            if let text = angle.text {
                 var bisector = (u + w).unit
                 if bisector.length == 0 { bisector = Vector(x: -u.y, y: u.x) }
                 let opening = acos(max(-1, min(1, u.x * w.x + u.y * w.y)))
@@ -86,11 +86,10 @@ public enum GeometryFigureDrawing {
         }
         for length in figure.lengths {
             guard let a = canvas.position(length.from), let b = canvas.position(length.to) else { continue }
-            let label = length.label ?? GeometryFigure.number(length.value)
-            out += text(label, placer.placeLengthLabel(label, from: a, to: b))
+            out += text(length.text, placer.placeLengthLabel(length.text, from: a, to: b))
         }
         for circle in figure.circles {
-            guard let label = circle.label, let c = canvas.position(circle.center) else { continue }
+            guard let label = circle.label.flatMap(GeometryFigure.nonEmpty), let c = canvas.position(circle.center) else { continue }
             out += text(label, placer.placeLengthLabel(label, from: c + Vector(x: -1, y: -(circle.radius * canvas.scale)), to: c + Vector(x: 1, y: -(circle.radius * canvas.scale))))
         }
         out += "</g>\n</svg>\n"
