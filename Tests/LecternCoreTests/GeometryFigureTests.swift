@@ -126,4 +126,12 @@ struct GeometryFigureTests {
         #expect(figure.problems(stem: Self.stem, alt: Self.alt) == [])
         #expect(GeometryFigureDrawing.svg(figure, alt: Self.alt, language: "en").contains(">4</text>"))
     }
+
+    @Test func arabicAlefFormsNameOnePoint() {
+        let figure = GeometryFigure(
+            points: [.init(label: "أ", x: 0, y: 0), .init(label: "ب", x: 6, y: 0)], segments: [["ا", "ب"]],
+            lengths: [.init(from: "ا", to: "ب", value: 6, label: "٦ سم")])
+        #expect(figure.problems(stem: "ما طول القطعة أ ب؟", alt: "قطعة مستقيمة من أ إلى ب طولها ٦ سم") == [])
+        #expect(GeometryFigureDrawing.svg(figure, alt: "قطعة", language: "ar").contains("<line "))
+    }
 }

@@ -116,7 +116,23 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
     static let lengthTolerance = 0.02
     static let angleTolerance = 1.5
 
-    func point(_ label: String) -> Point? { points.first { $0.label == label } }
+    /// The point a reference names. Labels are compared without surrounding space and with the
+    /// Arabic alef forms as one (a model writes أ for a point and ا when it names it again).
+    func point(_ label: String) -> Point? {
+        let key = Self.labelKey(label)
+        return points.first { Self.labelKey($0.label) == key }
+    }
+
+    static func labelKey(_ label: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                label.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars.map { c in
+                    switch c {
+                    case "\u{0623}", "\u{0625}", "\u{0622}", "\u{0671}": "\u{0627}"
+                    default: c
+                    }
+                }))
+    }
 
     /// The texts drawn beside segments, in angles and by circles (point labels apart).
     public var drawnLabels: [String] {
@@ -143,7 +159,7 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
             if label.isEmpty || label.unicodeScalars.count > 3 {
                 problems.append("point label '\(point.label)' must be 1 to 3 characters (A, B, O, A1)")
             }
-            if !seen.insert(label).inserted { problems.append("two points are labelled '\(label)': labels must be unique") }
+            if !seen.insert(Self.labelKey(label)).inserted { problems.append("two points are labelled '\(label)': labels must be unique") }
             if !point.x.isFinite || !point.y.isFinite || abs(point.x) > 10_000 || abs(point.y) > 10_000 {
                 problems.append("point \(label) has coordinates out of range (each within ±10000)")
             }
@@ -216,12 +232,16 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
             problems.append("the stem names point \(label), which the figure does not draw")
         }
         // Alt text.
-        let altText = Self.normalizedDigits(alt)
+        // Digits in either system, and the Arabic alef forms as one, as labels are compared.
+        let altText = Self.labelKey(Self.normalizedDigits(alt))
         if altText.split(whereSeparator: \.isWhitespace).count < 5 {
             problems.append("the figure needs alt text: a description from which the question can be answered without seeing it")
         } else {
-            let unnamed = points.map(\.label).filter { !Self.mentions(altText, $0) }
-                + drawnLabels.filter { !altText.contains(Self.normalizedDigits($0)) && !altText.contains(Self.normalizedDigits(Self.withoutUnit($0))) }
+            let unnamed = points.map(\.label).filter { !Self.mentions(altText, Self.labelKey($0)) }
+                + drawnLabels.filter { label in
+                    let text = Self.labelKey(Self.normalizedDigits(label))
+                    return !altText.contains(text) && !altText.contains(Self.withoutUnit(text))
+                }
             if !unnamed.isEmpty {
                 problems.append("the alt text must name every label drawn; it leaves out " + unnamed.map { "'\($0)'" }.joined(separator: ", "))
             }

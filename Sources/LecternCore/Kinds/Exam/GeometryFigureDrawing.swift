@@ -327,30 +327,32 @@ public enum GeometryFigureDrawing {
             var sum = Vector(x: 0, y: 0)
             for p in figure.points {
                 let v = Vector(x: (p.x - lowX) * scale + margin, y: (highY - p.y) * scale + margin)
-                positions[p.label] = v
+                positions[GeometryFigure.labelKey(p.label)] = v
                 sum = sum + v
             }
             self.positions = positions
             centroid = figure.points.isEmpty ? sum : sum * (1 / Double(figure.points.count))
         }
 
-        func position(_ label: String) -> Vector? { positions[label] }
+        func position(_ label: String) -> Vector? { positions[GeometryFigure.labelKey(label)] }
 
         /// The direction from a point that is farthest, in angle, from every line that meets it;
         /// ties go to the direction away from the figure's centre.
         func clearDirection(at label: String) -> Vector {
             guard let p = position(label) else { return Vector(x: 0, y: -1) }
+            let key = GeometryFigure.labelKey(label)
             var neighbours = [String]()
             for segment in figure.segments where segment.count == 2 {
-                if segment[0] == label { neighbours.append(segment[1]) } else if segment[1] == label { neighbours.append(segment[0]) }
+                let (a, b) = (GeometryFigure.labelKey(segment[0]), GeometryFigure.labelKey(segment[1]))
+                if a == key { neighbours.append(segment[1]) } else if b == key { neighbours.append(segment[0]) }
             }
             for polygon in figure.polygons where polygon.count >= 3 {
-                for (i, vertex) in polygon.enumerated() where vertex == label {
+                for (i, vertex) in polygon.enumerated() where GeometryFigure.labelKey(vertex) == key {
                     neighbours.append(polygon[(i + 1) % polygon.count])
                     neighbours.append(polygon[(i + polygon.count - 1) % polygon.count])
                 }
             }
-            for circle in figure.circles where circle.center != label {
+            for circle in figure.circles where GeometryFigure.labelKey(circle.center) != key {
                 // A point on a circle: keep its label off the curve, outward.
                 if let c = position(circle.center), abs((p - c).length - circle.radius * scale) < 2 {
                     return (p - c).unit.length > 0 ? (p - c).unit : Vector(x: 0, y: -1)
