@@ -134,4 +134,10 @@ struct GeometryFigureTests {
         #expect(figure.problems(stem: "ما طول القطعة أ ب؟", alt: "قطعة مستقيمة من أ إلى ب طولها ٦ سم") == [])
         #expect(GeometryFigureDrawing.svg(figure, alt: "قطعة", language: "ar").contains("<line "))
     }
+
+    @Test func segmentNamesAreReadAsPointPairs() {
+        var figure = Self.triangle
+        figure.segments = [["AB"], ["BC", "CA"], ["A B", "X"], ["A", "C"]]
+        #expect(figure.readingSegmentNames().segments == [["A", "B"], ["B", "C"], ["C", "A"], ["A B", "X"], ["A", "C"]])
+    }
 }

@@ -71,7 +71,7 @@ struct QuantitativeKeyTests {
     @Test(arguments: [
         ("12 cm", "12"), ("٣٫٥ سم", "٣٫٥"), ("30°", "30"), ("25%", "25"), ("$2\\sqrt{3}$", "2\\sqrt{3}"),
         ("x = 5", "5"), ("9π cm²", "9π"), ("9π", "9π"), ("48 m^2", "48"), ("\\(4\\,\\text{cm}\\)", "4\\,"),
-        ("س = ٤", "٤"), ("1/4", "1/4"), ("12 square units", "12"),
+        ("س = ٤", "٤"), ("1/4", "1/4"), ("12 square units", "12"), ("١٢٥ cm^٢", "١٢٥"), ("٣٢ سم²", "٣٢"),
     ])
     func optionsLoseTheirUnit(_ option: String, _ expected: String) {
         #expect(QuantitativeExpression.strippingUnit(option) == expected)
@@ -152,6 +152,8 @@ struct QuantitativeKeyTests {
         #expect(parts("(4 * 3)/2 = 6 = 6") == ["(4 * 3)/2", "6", "6"])
         #expect(parts("x = 3 * 4") == ["3 * 4"])
         #expect(parts("sqrt(12)") == ["sqrt(12)"])
+        #expect(parts("12 سم") == ["12"])
+        #expect(parts("4 * 3 = 12 cm") == ["4 * 3", "12"])
         #expect(QuantitativeKeyCheck.problems(solution: "(4 * 3)/2 = 6 = 6", options: ["6", "12", "7", "24"], key: 0).isEmpty)
         #expect(QuantitativeKeyCheck.problems(solution: "(15 + 3) / 2 = 9", options: ["9", "8", "18", "6"], key: 0).isEmpty)
         let false_ = QuantitativeKeyCheck.problems(solution: "3 - 1 = 3", options: ["2", "3", "4", "1"], key: 0)

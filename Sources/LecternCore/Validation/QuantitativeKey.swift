@@ -68,8 +68,9 @@ public enum QuantitativeExpression {
     /// result to hold it to. A solution without "=" is itself.
     public static func solutionParts(_ solution: String) -> (expression: String, stated: [String]) {
         let text = solution.trimmingCharacters(in: .whitespacesAndNewlines)
-        let sides = text.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard sides.count >= 2, sides.allSatisfy({ !$0.isEmpty }) else { return (text, []) }
+        // A unit after a side ("12 cm") is the question's, not the calculation's.
+        let sides = text.split(separator: "=", omittingEmptySubsequences: false).map { strippingUnit(String($0)) }
+        guard sides.count >= 2, sides.allSatisfy({ !$0.isEmpty }) else { return (sides.count == 1 ? sides[0] : text, []) }
         // "(4 * 3) / 2 = 6 = 6": the calculation, then results; "x = 3 * 4": a name, then the calculation.
         guard let first = sides.firstIndex(where: { (try? evaluate($0)) != nil }) else { return (text, []) }
         return (sides[first], Array(sides[(first + 1)...]))
@@ -104,11 +105,11 @@ public enum QuantitativeExpression {
         // per-mille sign, TeX's \text{…}, \% and ^\circ.
         var text2 = String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
         let unitPatterns = [
-            #"\s*\\(text|mathrm)\{[^{}]*\}\s*(\^?\{?[23]\}?|[²³])?$"#,
+            #"\s*\\(text|mathrm)\{[^{}]*\}\s*(\^?\{?[23٢٣]\}?|[²³])?$"#,
             #"\s*\^\{?\\circ\}?$"#,
             #"\s*\\%$"#,
             #"\s*[%٪‰°]$"#,
-            #"(\s+|(?<=[0-9٠-٩)}]))[\p{L}][\p{L}\p{M}.]*(\s*[²³]|\^\{?[23]\}?)?$"#,
+            #"(\s+|(?<=[0-9٠-٩)}]))[\p{L}][\p{L}\p{M}.]*(\s*[²³]|\^\{?[23٢٣]\}?)?$"#,
         ]
         var changed = true
         while changed {

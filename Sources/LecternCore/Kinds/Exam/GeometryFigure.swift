@@ -110,6 +110,27 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         notToScale = try c.decodeIfPresent(Bool.self, forKey: .notToScale) ?? false
     }
 
+    /// The figure with segments written as names read as point pairs: a model writes the segment
+    /// AB as ["AB"] or a path as ["AB", "BC"]; each name made of point labels becomes the segments
+    /// between them. Anything else is left for `problems` to report.
+    public func readingSegmentNames() -> GeometryFigure {
+        var copy = self
+        copy.segments = segments.flatMap { entry -> [[String]] in
+            if entry.count == 2, entry.allSatisfy({ point($0) != nil }) { return [entry] }
+            let runs = entry.map(labelRun)
+            guard !runs.isEmpty, runs.allSatisfy({ ($0?.count ?? 0) >= 2 }) else { return [entry] }
+            return runs.compactMap { $0 }.flatMap { run in zip(run, run.dropFirst()).map { [$0, $1] } }
+        }
+        return copy
+    }
+
+    /// The labels a name such as "AB" or "أ ب" is made of, when every one is a point's.
+    func labelRun(_ name: String) -> [String]? {
+        let letters = name.filter { !$0.isWhitespace }.map(String.init)
+        guard !letters.isEmpty, letters.allSatisfy({ point($0) != nil }) else { return nil }
+        return letters
+    }
+
     // MARK: Checks
 
     /// Relative tolerance for a given length against the coordinates, and degrees for an angle.

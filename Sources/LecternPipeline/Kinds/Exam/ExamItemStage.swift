@@ -346,7 +346,7 @@ extension ExamJobContext {
             prompt: prompt, options: built.options, explanation: answer.explanation.trimmed,
             seconds: ExamRules.seconds(category: category.seconds, difficulty: difficulty), sources: [], passage: nil,
             solution: ItemSolution(expression: expression, value: value),
-            figure: answer.figure.map { ItemFigure(path: ItemFigure.path(forItem: id), alt: $0.alt.trimmed, geometry: $0.geometry) },
+            figure: answer.figure.map { ItemFigure(path: ItemFigure.path(forItem: id), alt: $0.alt.trimmed, geometry: $0.geometry.readingSegmentNames()) },
             generation: GenerationInfo(attempts: 1, model: spec.model.name, prompt: template.identifier))
         if category.format != .geometry { item.figure = nil }
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
