@@ -208,16 +208,26 @@ public struct ExamItemStage: Sendable {
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/exam-item")
         let context = self.context
-        return ModelCall(
+        return itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: Answer.self) { answer in
+            context.build(
+                answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
+                document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus, source: planned.source)
+        }
+    }
+
+    /// The model call of one item: its answer decoded as `A`, then built and judged by `build`.
+    private func itemCall<A: Decodable>(
+        _ planned: ExamWork.Question, retry: Bool, template: PromptTemplate, variables: [String: String], schema: ResponseSchema, as _: A.Type,
+        build: @escaping @Sendable (A) -> (ExamItem, [ValidationIssue])
+    ) -> ModelCall<ExamItem> {
+        ModelCall(
             itemID: (retry ? ExamItems.retry(ExamItems.item(planned.id)) : ExamItems.item(planned.id)).rawValue,
-            stage: retry ? ExamJob.retryName : Self.name, template: template, variables: v, schema: schema,
+            stage: retry ? ExamJob.retryName : Self.name, template: template, variables: variables, schema: schema,
             check: { text in
-                switch AnswerParsing.decode(Answer.self, from: text) {
+                switch AnswerParsing.decode(A.self, from: text) {
                 case .failure(let errors): return .invalid(errors)
                 case .success(let answer):
-                    let (item, issues) = context.build(
-                        answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                        document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus, source: planned.source)
+                    let (item, issues) = build(answer)
                     return .judged(item, by: issues)
                 }
             })
@@ -235,19 +245,11 @@ public struct ExamItemStage: Sendable {
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/quantitative-item")
         let context = self.context
-        return ModelCall(
-            itemID: (retry ? ExamItems.retry(ExamItems.item(planned.id)) : ExamItems.item(planned.id)).rawValue,
-            stage: retry ? ExamJob.retryName : Self.name, template: template, variables: v, schema: schema,
-            check: { text in
-                switch AnswerParsing.decode(ComputedAnswer.self, from: text) {
-                case .failure(let errors): return .invalid(errors)
-                case .success(let answer):
-                    let (item, issues) = context.buildComputed(
-                        answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                        template: template, avoid: avoid)
-                    return .judged(item, by: issues)
-                }
-            })
+        return itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: ComputedAnswer.self) { answer in
+            context.buildComputed(
+                answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
+                template: template, avoid: avoid)
+        }
     }
 
     /// The questions of one passage, in the order of `passage.questions`.
