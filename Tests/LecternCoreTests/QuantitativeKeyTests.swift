@@ -159,4 +159,38 @@ struct QuantitativeKeyTests {
         let false_ = QuantitativeKeyCheck.problems(solution: "3 - 1 = 3", options: ["2", "3", "4", "1"], key: 0)
         #expect(false_ == ["the solution '3 - 1 = 3' is false: 3 - 1 = 2, not 3; write the calculation alone, and make the correct option its value"])
     }
+
+    // MARK: The solution computes what the stem asks
+
+    /// Recorded on the local model: "20% of 100" keyed 40 with the solution (2/5) * 100, and
+    /// "the value of √123" keyed 5 with the solution 5. Key and solution agree; neither is the
+    /// question's calculation.
+    @Test func aSolutionMustBeTheQuestionsOwnCalculation() {
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "(2/5) * 100", stem: "إذا كان عدد 20% من 100 هو:") == [
+            "the solution '(2/5) * 100' uses 5, which the question does not give: write the calculation from the numbers the question states, so that it computes what the question asks"
+        ])
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "5", stem: "أوجد قيمة √123").first?.contains("is only a number") == true)
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "20 / 100 * 100", stem: "إذا كان عدد 20% من 100 هو:") == [])
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "0.2 * 150", stem: "What is 20% of 150?") == [])
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "1/2 * 6 * 4", stem: "A triangle has base ٦ cm and height ٤ cm. Its area?") == [])
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "sqrt(4^2 + 3^2)", stem: "AB = 4, BC = 3. What is AC?") == [])
+        #expect(QuantitativeKeyCheck.groundingProblems(solution: "pi * 5^2", stem: "The figure shows a circle.", given: [5]) == [])
+    }
+
+    @Test func arabicItemsAreInArabic() {
+        func item(_ prompt: String) -> ExamItem {
+            ExamItem(
+                id: "q", section: "s", category: "c", difficulty: .easy, difficultyLabel: "سهل", prompt: prompt,
+                options: [Choice(text: "6", correct: true, feedback: "صحيح")], explanation: "الجذر التربيعي للعدد ٣٦ هو ٦.", seconds: 60,
+                sources: [], passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "p@1"))
+        }
+        #expect(ExamRules.languageIssues(item("Calculate the value of √36."), language: "ar").map(\.message) == [
+            "the stem is not in Arabic: write the question, its answers, feedback and explanation in Arabic"
+        ])
+        #expect(ExamRules.languageIssues(item("أوجد طول hypotenuse في المثلث"), language: "ar").map(\.message) == [
+            "the stem mixes an English word ('hypotenuse') into Arabic: write it in Arabic"
+        ])
+        #expect(ExamRules.languageIssues(item("أوجد قيمة \\(\\sqrt{36}\\) بالسنتيمتر cm"), language: "ar").isEmpty)
+        #expect(ExamRules.languageIssues(item("Calculate √36."), language: "en").isEmpty)
+    }
 }

@@ -5,6 +5,19 @@ import Foundation
 // it. The syntax is documented in docs/spec.md ("Quantitative items").
 
 extension ArithmeticNode {
+    /// The numbers written as operands: not exponents, root degrees or a binomial's arguments.
+    func operandLiterals() -> [NumberLiteral] {
+        switch self {
+        case .number(let literal): [literal]
+        case .pi: []
+        case .negate(let inner), .percent(let inner), .factorial(let inner): inner.operandLiterals()
+        case .chain(let first, let steps): first.operandLiterals() + steps.flatMap { $0.operand.operandLiterals() }
+        case .power(let base, _): base.operandLiterals()
+        case .root(let radicand, _): radicand.operandLiterals()
+        case .binomial(let n, let k): n.operandLiterals() + k.operandLiterals()
+        }
+    }
+
     /// The exact value in `AlgebraicValue`'s form.
     func algebraic() throws -> AlgebraicValue {
         switch self {
@@ -129,6 +142,50 @@ public enum QuantitativeExpression {
 
 /// What the exact key check found wrong with one item.
 public enum QuantitativeKeyCheck {
+    /// Numbers a calculation may use that a question need not state: halves (a triangle's area),
+    /// 100 (a percentage), 180 and 360 (angles), and 1 and 2.
+    static let conventionalNumbers: Set<AlgebraicValue> = [1, 2, 100, 180, 360].map { AlgebraicValue($0) }.reduce(into: []) { $0.insert($1) }
+
+    /// Whether the solution is a calculation from the question: not a bare number (that is the
+    /// key restated, taken on trust), and using only numbers the stem (or the figure) gives, apart
+    /// from exponents, root degrees and `conventionalNumbers`. A solution that brings its own
+    /// numbers computes something other than what the question asks ("20% of 100" solved as
+    /// (2/5) × 100).
+    public static func groundingProblems(solution: String, stem: String, given: [Double] = []) -> [String] {
+        let expression = QuantitativeExpression.solutionParts(solution).expression
+        guard let node = ArithmeticClaims.parse(expression) else { return [] }
+        if node.isBareNumber {
+            return [
+                "the solution '\(solution)' is only a number: write the calculation that gets the answer from the question's numbers, "
+                    + "such as 20 / 100 * 150"
+            ]
+        }
+        var stated = Set<AlgebraicValue>()
+        let scalars = Array(stem.unicodeScalars)
+        for token in ArithmeticLexer.tokens(scalars, in: 0..<scalars.count, prose: true) {
+            if case .number(let literal) = token.kind { stated.insert(AlgebraicValue(literal.value)) }
+        }
+        for value in given {
+            if let exact = ExactRational(decimal: GeometryFigure.number(value)) { stated.insert(AlgebraicValue(exact)) }
+        }
+        var foreign: [String] = []
+        for literal in node.operandLiterals() {
+            let value = AlgebraicValue(literal.value)
+            guard !stated.contains(value), !conventionalNumbers.contains(value) else { continue }
+            // 0.2 for "20%" and 20 for "0.2" say the same number.
+            if stated.contains(where: { (try? $0.multiplied(by: AlgebraicValue(100))) == value || (try? value.multiplied(by: AlgebraicValue(100))) == $0 }) {
+                continue
+            }
+            let text = literal.value.description
+            if !foreign.contains(text) { foreign.append(text) }
+        }
+        guard !foreign.isEmpty else { return [] }
+        return [
+            "the solution '\(solution)' uses \(foreign.joined(separator: ", ")), which the question does not give: write the calculation "
+                + "from the numbers the question states, so that it computes what the question asks"
+        ]
+    }
+
     /// Problems with a keyed item whose solution is `solution`: an expression that cannot be
     /// evaluated, an option that cannot be read, a key that is not the solution's value, a second
     /// option equal to it, two options with one value. Messages name the options by letter and

@@ -27,12 +27,38 @@ public enum ExamRules {
             }
         }
         if format.computesKey {
+            // Verbal items are held to their source text's words; a computed item has no source.
+            issues += languageIssues(item, language: language)
             issues += computedKeyIssues(prompt: item.prompt, options: item.options, solution: item.solution, figure: item.figure, format: format, names: labels)
         } else if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
         }
         return issues
     }
+
+    /// What a candidate reads written in another language than the exam's. For Arabic: a text
+    /// mostly in Latin letters ("Calculate the value of √36."), or English words of four letters or
+    /// more inside Arabic ("أوجد طول hypotenuse"); math and code spans aside.
+    public static func languageIssues(_ item: ExamItem, language: String) -> [ValidationIssue] {
+        guard language.split(separator: "-").first == "ar" else { return [] }
+        var fields = [("the stem", item.prompt), ("the explanation", item.explanation)]
+        for option in item.options { fields.append(("the feedback of '\(option.text.prefix(40))'", option.feedback)) }
+        var issues: [ValidationIssue] = []
+        for (name, text) in fields {
+            let prose = text.replacing(mathOrCode, with: " ")
+            let arabic = prose.unicodeScalars.filter { (0x0621...0x064A).contains($0.value) }.count
+            let latin = prose.unicodeScalars.filter { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }.count
+            if latin > arabic {
+                issues.append(.error("\(name) is not in Arabic: write the question, its answers, feedback and explanation in Arabic"))
+            } else if let word = prose.firstMatch(of: latinWord) {
+                issues.append(.error("\(name) mixes an English word ('\(word.output)') into Arabic: write it in Arabic"))
+            }
+        }
+        return issues
+    }
+
+    nonisolated(unsafe) private static let mathOrCode = /\$\$[^$]*\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|`[^`]*`/
+    nonisolated(unsafe) private static let latinWord = /[A-Za-z]{4,}/
 
     /// A quantitative or geometry item's key against its solution, and a geometry item's figure
     /// against itself, its stem and its alt text.
@@ -45,6 +71,8 @@ public enum ExamRules {
             issues += QuantitativeKeyCheck.problems(solution: solution.expression, options: options.map(\.text), key: key, names: names).map {
                 .error($0)
             }
+            let given = figure.map { $0.geometry.lengths.map(\.value) + $0.geometry.angles.compactMap(\.degrees) + $0.geometry.circles.map(\.radius) } ?? []
+            issues += QuantitativeKeyCheck.groundingProblems(solution: solution.expression, stem: prompt, given: given).map { .error($0) }
         } else {
             issues.append(
                 .error(
