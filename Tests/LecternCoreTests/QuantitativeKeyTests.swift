@@ -71,7 +71,7 @@ struct QuantitativeKeyTests {
     @Test(arguments: [
         ("12 cm", "12"), ("٣٫٥ سم", "٣٫٥"), ("30°", "30"), ("25%", "25"), ("$2\\sqrt{3}$", "2\\sqrt{3}"),
         ("x = 5", "5"), ("9π cm²", "9π"), ("9π", "9π"), ("48 m^2", "48"), ("\\(4\\,\\text{cm}\\)", "4\\,"),
-        ("س = ٤", "٤"), ("1/4", "1/4"), ("12 square units", "12"), ("١٢٥ cm^٢", "١٢٥"), ("٣٢ سم²", "٣٢"),
+        ("س = ٤", "٤"), ("1/4", "1/4"), ("12 square units", "12"), ("١٢٥ cm^٢", "١٢٥"), ("٣٢ سم²", "٣٢"), ("$٢٠", "٢٠"), ("€3.50", "3.50"),
     ])
     func optionsLoseTheirUnit(_ option: String, _ expected: String) {
         #expect(QuantitativeExpression.strippingUnit(option) == expected)
@@ -192,5 +192,6 @@ struct QuantitativeKeyTests {
         ])
         #expect(ExamRules.languageIssues(item("أوجد قيمة \\(\\sqrt{36}\\) بالسنتيمتر cm"), language: "ar").isEmpty)
         #expect(ExamRules.languageIssues(item("Calculate √36."), language: "en").isEmpty)
+        #expect(ExamRules.languageIssues(item("في المثلث \\triangle ABC القائم"), language: "ar").isEmpty, "a TeX command is not an English word")
     }
 }

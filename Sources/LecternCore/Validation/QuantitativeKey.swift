@@ -107,6 +107,12 @@ public enum QuantitativeExpression {
             scalars = Array(String(text.dropFirst(open.count).dropLast(close.count)).unicodeScalars)
             break
         }
+        // A currency sign before the number ("$20", "€3.50") is a unit.
+        while let first = scalars.first, "$€£¥".unicodeScalars.contains(first), scalars.count > 1,
+            ArithmeticLexer.digitValue(scalars[1]) != nil
+        {
+            scalars.removeFirst()
+        }
         // "x = 5", "س = ٥": a single-letter name and an equals sign.
         if let equals = scalars.firstIndex(of: "="), equals <= 4,
             scalars[..<equals].allSatisfy({ ArithmeticLexer.isLetter($0) || $0 == " " }),

@@ -57,7 +57,7 @@ public enum ExamRules {
         return issues
     }
 
-    nonisolated(unsafe) private static let mathOrCode = /\$\$[^$]*\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|`[^`]*`/
+    nonisolated(unsafe) private static let mathOrCode = /\\[A-Za-z]+|\$\$[^$]*\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|`[^`]*`/
     nonisolated(unsafe) private static let latinWord = /[A-Za-z]{4,}/
 
     /// A quantitative or geometry item's key against its solution, and a geometry item's figure
