@@ -186,4 +186,19 @@ struct QuantitativeRunTests {
                 .replacingOccurrences(of: "                    topics: [adding fractions, a percentage of an amount]\n", with: ""))
         } throws: { error in "\(error)".contains("missing required key 'corpus'") }
     }
+
+    /// A figure's measures are drawn in the exam's digits, labelled or not.
+    @Test func figureMeasuresAreWrittenInTheExamsDigits() throws {
+        let json = """
+            {"prompt": "p", "correct_answer": {"text": "5", "feedback": "f"}, "wrong_answers": [], "explanation": "e", "solution": "5",
+             "figure": {"alt": "AB is 4", "points": [{"label": "A", "x": 0, "y": 0}, {"label": "B", "x": 4, "y": 0}],
+                        "lengths": [{"from": "A", "to": "B", "value": 4}], "angles": [{"vertex": "A", "from": "B", "to": "B", "degrees": 30}]}}
+            """
+        let answer = try JSONDecoder().decode(ExamItemStage.ComputedAnswer.self, from: Data(json.utf8)).writingDigits(.eastern)
+        let figure = try #require(answer.figure)
+        #expect(figure.geometry.lengths.map(\.label) == ["٤"])
+        #expect(figure.geometry.angles.map(\.label) == ["٣٠°"])
+        #expect(figure.alt == "AB is ٤")
+        #expect(answer.solution == "5")
+    }
 }

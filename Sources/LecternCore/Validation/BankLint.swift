@@ -306,7 +306,8 @@ public enum BankLint {
                 prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: false
             ).errors.map(\.message)
-            if let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format {
+            let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
+            if let format {
                 problems += ExamRules.formatIssues(
                     prompt: item.prompt, options: choices, quote: item.sources?.first?.quote, format: format, language: language,
                     labels: item.options.indices.map { "options[\($0)]" }
@@ -350,7 +351,6 @@ public enum BankLint {
                 }
             }
             let sources = item.sources ?? []
-            let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
             // A computed key needs no quote: its solution is checked instead.
             if sources.isEmpty && format?.computesKey != true {
                 problems.append("it cites no source; every item needs a verbatim quote of the corpus that supports its key")

@@ -136,7 +136,7 @@ public enum QuantitativeExpression {
             for pattern in unitPatterns {
                 guard let range = text2.range(of: pattern, options: .regularExpression), range.lowerBound > text2.startIndex else { continue }
                 let unit = String(text2[range]).trimmingCharacters(in: .whitespaces)
-                // π is a value, not a unit; so are the function names of the syntax.
+                // π is a value, not a unit.
                 if ["π", "pi", "\\pi"].contains(unit) { continue }
                 text2 = String(text2[..<range.lowerBound]).trimmingCharacters(in: .whitespaces)
                 changed = true
@@ -150,7 +150,7 @@ public enum QuantitativeExpression {
 public enum QuantitativeKeyCheck {
     /// Numbers a calculation may use that a question need not state: halves (a triangle's area),
     /// 100 (a percentage), 180 and 360 (angles), and 1 and 2.
-    static let conventionalNumbers: Set<AlgebraicValue> = [1, 2, 100, 180, 360].map { AlgebraicValue($0) }.reduce(into: []) { $0.insert($1) }
+    static let conventionalNumbers = Set([1, 2, 100, 180, 360].map { AlgebraicValue($0) })
 
     /// Whether the solution is a calculation from the question: not a bare number (that is the
     /// key restated, taken on trust), and using only numbers the stem (or the figure) gives, apart

@@ -397,8 +397,9 @@ extension ExamItemStage.ComputedAnswer {
         copy.explanation = convert(explanation)
         if var figure {
             figure.alt = convert(figure.alt)
-            for index in figure.geometry.lengths.indices { figure.geometry.lengths[index].label = figure.geometry.lengths[index].label.map(convert) }
-            for index in figure.geometry.angles.indices { figure.geometry.angles[index].label = figure.geometry.angles[index].label.map(convert) }
+            // What is drawn is written out, so that a measure without a label is in the exam's digits too.
+            for index in figure.geometry.lengths.indices { figure.geometry.lengths[index].label = convert(figure.geometry.lengths[index].text) }
+            for index in figure.geometry.angles.indices { figure.geometry.angles[index].label = figure.geometry.angles[index].text.map(convert) }
             for index in figure.geometry.circles.indices { figure.geometry.circles[index].label = figure.geometry.circles[index].label.map(convert) }
             copy.figure = figure
         }
