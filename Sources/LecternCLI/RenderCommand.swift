@@ -73,28 +73,13 @@ struct RenderCommand: ParsableCommand {
 
     static let figureSuffix = ".figure.json"
 
-    /// A geometry figure as an exam item's `figure` holds it (docs/spec.md, "Figures"), with an
-    /// optional `stem` whose points it must draw.
-    struct FigureFile: Decodable {
-        var alt: String
-        var stem: String?
-        var geometry: GeometryFigure
-
-        enum CodingKeys: String, CodingKey { case alt, stem }
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            alt = try c.decode(String.self, forKey: .alt)
-            stem = try c.decodeIfPresent(String.self, forKey: .stem)
-            geometry = try GeometryFigure(from: decoder)
-        }
-    }
-
     /// Checks a figure file and draws it: the SVG, or the problems that stop it being drawn.
     func drawFigure(_ data: Data, file: String) -> (svg: Data?, exit: Int32) {
-        let figure: FigureFile
+        // A geometry figure as an exam item's `figure` holds it (docs/spec.md, "Figures"), with an
+        // optional `stem` whose points it must draw.
+        let figure: DescribedFigure
         do {
-            figure = try JSONDecoder().decode(FigureFile.self, from: data)
+            figure = try JSONDecoder().decode(DescribedFigure.self, from: data)
         } catch {
             Console.error("\(file): error: not a figure: \(BankLint.describe(error)); see docs/spec.md, \"Figures\"")
             return (nil, LecternExit.usage.rawValue)

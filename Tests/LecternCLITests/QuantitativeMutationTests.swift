@@ -6,23 +6,10 @@ import Testing
 /// not flagged. The items are hand-written and the figures are the ten reference figures; the
 /// same test over recorded items waits for the Arabic quantitative example's recording.
 struct QuantitativeMutationTests {
-    struct FigureFile: Decodable {
-        var alt: String
-        var stem: String
-        var geometry: GeometryFigure
-        enum CodingKeys: String, CodingKey { case alt, stem }
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            alt = try c.decode(String.self, forKey: .alt)
-            stem = try c.decode(String.self, forKey: .stem)
-            geometry = try GeometryFigure(from: decoder)
-        }
-    }
-
-    static func figures() throws -> [(String, FigureFile)] {
+    static func figures() throws -> [(String, DescribedFigure)] {
         let directory = CLITests.fixtures.appendingPathComponent("figures")
         return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".figure.json") }.sorted().map {
-            ($0, try JSONDecoder().decode(FigureFile.self, from: Data(contentsOf: directory.appendingPathComponent($0))))
+            ($0, try JSONDecoder().decode(DescribedFigure.self, from: Data(contentsOf: directory.appendingPathComponent($0))))
         }
     }
 
@@ -30,13 +17,14 @@ struct QuantitativeMutationTests {
         let figures = try Self.figures()
         #expect(figures.count == 10)
         for (name, file) in figures {
-            #expect(file.geometry.problems(stem: file.stem, alt: file.alt) == [], "\(name) as written")
+            let stem = try #require(file.stem, "\(name) has a stem")
+            #expect(file.geometry.problems(stem: stem, alt: file.alt) == [], "\(name) as written")
             // A given length the coordinates contradict (drawn to scale only).
             if !file.geometry.notToScale, !file.geometry.lengths.isEmpty {
                 var longer = file.geometry
                 longer.lengths[0].value *= 1.5
                 let alt = file.alt.replacingOccurrences(of: file.geometry.lengths[0].text, with: longer.lengths[0].text)
-                #expect(longer.problems(stem: file.stem, alt: alt).contains { $0.contains("but the coordinates make it") }, "\(name): length")
+                #expect(longer.problems(stem: stem, alt: alt).contains { $0.contains("but the coordinates make it") }, "\(name): length")
             }
             // Alt text without the last point's label.
             let label = try #require(file.geometry.points.last?.label)

@@ -360,3 +360,20 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         return text
     }
 }
+
+/// A figure with its alt text, as the model writes an item's `figure` and as a `.figure.json` file
+/// for `lectern render` holds it: the figure's fields, `alt`, and optionally the `stem` it goes with.
+public struct DescribedFigure: Decodable, Sendable {
+    public var alt: String
+    public var stem: String?
+    public var geometry: GeometryFigure
+
+    enum CodingKeys: String, CodingKey { case alt, stem }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        alt = try c.decode(String.self, forKey: .alt)
+        stem = try c.decodeIfPresent(String.self, forKey: .stem)
+        geometry = try GeometryFigure(from: decoder)
+    }
+}

@@ -32,20 +32,8 @@ public struct ExamItemStage: Sendable {
         var wrong_answers: [MultipleChoice.AnswerText]
         var explanation: String
         var solution: String
-        var figure: FigureAnswer?
-    }
-
-    /// The figure object: `GeometryFigure`'s fields and its alt text.
-    struct FigureAnswer: Decodable {
-        var alt: String
-        var geometry: GeometryFigure
-
-        enum CodingKeys: String, CodingKey { case alt }
-
-        init(from decoder: any Decoder) throws {
-            alt = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .alt)
-            geometry = try GeometryFigure(from: decoder)
-        }
+        /// The figure's fields and its alt text.
+        var figure: DescribedFigure?
     }
 
     static let figureSchema: JSONValue = {
