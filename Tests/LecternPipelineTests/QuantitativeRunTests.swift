@@ -70,7 +70,7 @@ struct QuantitativeRunTests {
             Issue.record("no bundle")
             return
         }
-        let files = try Workspace.files(dir)
+        let files = Workspace.files(dir)
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
         let eggs = try #require(exam.items.first { $0.category == "basic-operations" })
         #expect(eggs.generation.attempts == 2)

@@ -12,7 +12,7 @@ public struct ExamItemStage: Sendable {
     public static let readingName: StageName = "reading-set"
 
     /// An item as the model writes it.
-    struct Answer: Decodable {
+    struct Answer: Decodable, Sendable {
         var prompt: String
         var correct_answer: MultipleChoice.AnswerText
         var wrong_answers: [MultipleChoice.AnswerText]
@@ -26,7 +26,7 @@ public struct ExamItemStage: Sendable {
 
     /// A quantitative or geometry item as the model writes it: the solution in place of a source
     /// quote, and for geometry the figure.
-    struct ComputedAnswer: Decodable {
+    struct ComputedAnswer: Decodable, Sendable {
         var prompt: String
         var correct_answer: MultipleChoice.AnswerText
         var wrong_answers: [MultipleChoice.AnswerText]
@@ -204,7 +204,7 @@ public struct ExamItemStage: Sendable {
     }
 
     /// The model call of one item: its answer decoded as `A`, then built and judged by `build`.
-    private func itemCall<A: Decodable>(
+    private func itemCall<A: Decodable & Sendable>(
         _ planned: ExamWork.Question, retry: Bool, template: PromptTemplate, variables: [String: String], schema: ResponseSchema, as _: A.Type,
         build: @escaping @Sendable (A) -> (ExamItem, [ValidationIssue])
     ) -> ModelCall<ExamItem> {
