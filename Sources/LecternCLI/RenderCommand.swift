@@ -8,7 +8,7 @@ import LecternRender
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render Markdown files with math to sanitized XHTML + MathML documents.",
+        abstract: "Render Markdown files with math to sanitized XHTML + MathML documents, and geometry figures to SVG.",
         discussion: """
             With one file and no --output-dir, the document goes to standard output. With \
             --output-dir, every FILE.md becomes DIR/FILE.xhtml (written atomically), so a batch \
