@@ -249,7 +249,8 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
             }
         }
         // The stem's points.
-        for label in Self.pointNames(in: stem) where point(label) == nil {
+        // و is also "and", written apart before a letter name ("أ ب و ب ج"): a point only when the figure has one.
+        for label in Self.pointNames(in: stem) where point(label) == nil && label != "و" {
             problems.append("the stem names point \(label), which the figure does not draw")
         }
         // Alt text.
