@@ -77,16 +77,20 @@ public enum ArithmeticClaims {
         parse(expression)?.estimate(rounding: false)?.value
     }
 
-    /// One expression read whole (math delimiters around it allowed), or nil.
-    static func parse(_ expression: String) -> ArithmeticNode? {
-        var body = expression.trimmingCharacters(in: .whitespacesAndNewlines)
-        var delimited = false
+    /// `text` trimmed, without the math delimiters around it (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`),
+    /// and whether it had them.
+    static func withoutMathDelimiters(_ text: String) -> (body: String, delimited: Bool) {
+        let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
         for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")]
         where body.count >= open.count + close.count && body.hasPrefix(open) && body.hasSuffix(close) {
-            body = String(body.dropFirst(open.count).dropLast(close.count))
-            delimited = true
-            break
+            return (String(body.dropFirst(open.count).dropLast(close.count)), true)
         }
+        return (body, false)
+    }
+
+    /// One expression read whole (math delimiters around it allowed), or nil.
+    static func parse(_ expression: String) -> ArithmeticNode? {
+        let (body, delimited) = withoutMathDelimiters(expression)
         let scalars = Array(body.unicodeScalars)
         // TeX reads `2^10` as 2¹·0; plain text as 2¹⁰.
         let tex = delimited || scalars.contains("\\") || scalars.contains("{")

@@ -99,14 +99,8 @@ public enum QuantitativeExpression {
 
     /// The option's number or expression without a leading "x =" and a trailing unit.
     static func strippingUnit(_ option: String) -> String {
-        var scalars = Array(option.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars)
         // Math delimiters around the whole option.
-        let text = String(String.UnicodeScalarView(scalars))
-        for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")]
-        where text.count >= open.count + close.count && text.hasPrefix(open) && text.hasSuffix(close) {
-            scalars = Array(String(text.dropFirst(open.count).dropLast(close.count)).unicodeScalars)
-            break
-        }
+        var scalars = Array(ArithmeticClaims.withoutMathDelimiters(option).body.unicodeScalars)
         // A currency sign before the number ("$20", "€3.50") is a unit.
         while let first = scalars.first, "$€£¥".unicodeScalars.contains(first), scalars.count > 1,
             ArithmeticLexer.digitValue(scalars[1]) != nil

@@ -282,16 +282,37 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
 
     /// The larger side of the bounding box of the points and circles.
     var extent: Double {
+        let box = bounds
+        return max(box.maxX - box.minX, box.maxY - box.minY, 1e-9)
+    }
+
+    /// The bounding box of the points, the circles and the arcs, in the figure's coordinates.
+    var bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double) {
         var (minX, minY, maxX, maxY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
-        for p in points {
-            (minX, minY, maxX, maxY) = (min(minX, p.x), min(minY, p.y), max(maxX, p.x), max(maxY, p.y))
-        }
+        func include(_ x: Double, _ y: Double) { (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)) }
+        for p in points { include(p.x, p.y) }
         for circle in circles {
             guard let c = point(circle.center), circle.radius.isFinite else { continue }
-            (minX, minY) = (min(minX, c.x - circle.radius), min(minY, c.y - circle.radius))
-            (maxX, maxY) = (max(maxX, c.x + circle.radius), max(maxY, c.y + circle.radius))
+            include(c.x - circle.radius, c.y - circle.radius)
+            include(c.x + circle.radius, c.y + circle.radius)
         }
-        return max(maxX - minX, maxY - minY, 1e-9)
+        for arc in arcs {
+            for p in arcSamples(arc, count: 48) { include(p.x, p.y) }
+        }
+        return (minX, minY, maxX, maxY)
+    }
+
+    /// Points along an arc (counter-clockwise from `from` to `to`).
+    func arcSamples(_ arc: Arc, count: Int) -> [(x: Double, y: Double)] {
+        guard let c = point(arc.center), let a = point(arc.from), let b = point(arc.to) else { return [] }
+        let radius = hypot(a.x - c.x, a.y - c.y)
+        let start = atan2(a.y - c.y, a.x - c.x)
+        var sweep = atan2(b.y - c.y, b.x - c.x) - start
+        while sweep <= 0 { sweep += 2 * .pi }
+        return (0...count).map { step in
+            let angle = start + sweep * Double(step) / Double(count)
+            return (c.x + radius * cos(angle), c.y + radius * sin(angle))
+        }
     }
 
     // MARK: Text
@@ -353,11 +374,12 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
     }
 
     /// A measure as a label writes it: whole numbers without a point, else up to two decimals.
+    /// Also the drawing's coordinates: deterministic and compact.
     public static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e12 { return String(Int(value)) }
-        var text = String(format: "%.2f", value)
+        let rounded = (value * 100).rounded() / 100
+        if rounded == rounded.rounded(), abs(rounded) < 1e12 { return String(Int(rounded)) }
+        var text = String(format: "%.2f", rounded)
         while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
         return text
     }
 }

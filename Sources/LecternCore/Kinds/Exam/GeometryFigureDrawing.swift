@@ -14,7 +14,7 @@ public enum GeometryFigureDrawing {
     static let fontSize = 17.0
 
     public static func svg(_ figure: GeometryFigure, alt: String, language: String) -> String {
-        var canvas = Canvas(figure: figure)
+        let canvas = Canvas(figure: figure)
         let rtl = LanguageDirection.isRightToLeft(language)
         var out = "<title>\(escape(alt))</title>\n"
         // Shapes.
@@ -111,14 +111,8 @@ public enum GeometryFigureDrawing {
         return "<text \(attributes)>\(escape(label))</text>\n"
     }
 
-    /// Two decimals at most, no trailing zeros: deterministic and compact.
-    static func f(_ value: Double) -> String {
-        let rounded = (value * 100).rounded() / 100
-        if rounded == rounded.rounded() { return String(Int(rounded)) }
-        var text = String(format: "%.2f", rounded)
-        while text.hasSuffix("0") { text.removeLast() }
-        return text
-    }
+    /// Two decimals at most, no trailing zeros.
+    static func f(_ value: Double) -> String { GeometryFigure.number(value) }
 
     static func escape(_ text: String) -> String {
         var out = ""
@@ -135,19 +129,6 @@ public enum GeometryFigureDrawing {
             }
         }
         return out
-    }
-
-    /// Points along an arc in the figure's coordinates (counter-clockwise from `from` to `to`).
-    static func arcSamples(_ arc: GeometryFigure.Arc, in figure: GeometryFigure, count: Int) -> [(x: Double, y: Double)] {
-        guard let c = figure.point(arc.center), let a = figure.point(arc.from), let b = figure.point(arc.to) else { return [] }
-        let radius = hypot(a.x - c.x, a.y - c.y)
-        let start = atan2(a.y - c.y, a.x - c.x)
-        var sweep = atan2(b.y - c.y, b.x - c.x) - start
-        while sweep <= 0 { sweep += 2 * .pi }
-        return (0...count).map { step in
-            let angle = start + sweep * Double(step) / Double(count)
-            return (c.x + radius * cos(angle), c.y + radius * sin(angle))
-        }
     }
 
     /// Places labels where they cover neither the lines nor each other: each candidate position
@@ -194,7 +175,7 @@ public enum GeometryFigureDrawing {
                 }
             }
             for arc in figure.arcs {
-                for p in GeometryFigureDrawing.arcSamples(arc, in: figure, count: 96) {
+                for p in figure.arcSamples(arc, count: 96) {
                     ink.append(Vector(x: (p.x - canvas.minX) * canvas.scale + margin, y: (canvas.maxY - p.y) * canvas.scale + margin))
                 }
             }
@@ -296,33 +277,15 @@ public enum GeometryFigureDrawing {
         let scale: Double
         let minX: Double
         let maxY: Double
-        let width: Double
-        let height: Double
         let centroid: Vector
         private var positions: [String: Vector] = [:]
 
         init(figure: GeometryFigure) {
             self.figure = figure
-            var (lowX, lowY, highX, highY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
-            for p in figure.points {
-                (lowX, lowY, highX, highY) = (min(lowX, p.x), min(lowY, p.y), max(highX, p.x), max(highY, p.y))
-            }
-            for circle in figure.circles {
-                guard let c = figure.point(circle.center) else { continue }
-                (lowX, lowY) = (min(lowX, c.x - circle.radius), min(lowY, c.y - circle.radius))
-                (highX, highY) = (max(highX, c.x + circle.radius), max(highY, c.y + circle.radius))
-            }
-            for arc in figure.arcs {
-                for p in GeometryFigureDrawing.arcSamples(arc, in: figure, count: 48) {
-                    (lowX, lowY, highX, highY) = (min(lowX, p.x), min(lowY, p.y), max(highX, p.x), max(highY, p.y))
-                }
-            }
-            let extent = max(highX - lowX, highY - lowY, 1e-9)
-            scale = drawingSize / extent
+            let (lowX, _, _, highY) = figure.bounds
+            scale = drawingSize / figure.extent
             minX = lowX
             maxY = highY
-            width = (highX - lowX) * scale + 2 * margin
-            height = (highY - lowY) * scale + 2 * margin
             var positions = [String: Vector]()
             var sum = Vector(x: 0, y: 0)
             for p in figure.points {
