@@ -140,6 +140,37 @@ struct QuantitativeRunTests {
         #expect(item.solution == ItemSolution(expression: "7 * 8", value: "56"))
     }
 
+    /// In an Arabic exam a root option is isolated left to right (BidiMath), so that it reads
+    /// ٢√٣ and not ٣√٢; its value is still read, so a second option equal to the key is refused.
+    @Test func rootsInArabicAreIsolatedAndStillChecked() async throws {
+        let id = "exam-item/quantitative/basic-operations/easy-01"
+        func item(_ wrong: [String]) -> JSONValue {
+            [
+                "prompt": "ما أبسط صورة للجذر التربيعي للعدد ١٢؟", "correct_answer": ["text": "2√3", "feedback": "صحيح: ١٢ = ٤ × ٣."],
+                "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "راجع تحليل العدد ١٢ إلى عوامله."] }),
+                "explanation": "نحلل ١٢ إلى ٤ × ٣، وجذر ٤ هو ٢، فيكون الناتج ٢√٣.", "solution": "sqrt(12)",
+            ]
+        }
+        let answers: [JSONValue] = [
+            ExamRunTests.answer(id, attempt: 1, item(["√12", "3√2", "6"])), ExamRunTests.answer(id, attempt: 2, item(["4√3", "3√2", "6"])),
+        ]
+        let yaml = "language: ar\n" + ExamRunTests.oneItemSpec(
+            id: "roots", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+            instructions: "A roots problem whose options are numbers.")
+        let (result, provider, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        let sent = ExamRunTests.sentTexts(provider)
+        #expect(sent.count == 2)
+        #expect(sent.last?.contains("also equals") == true, "\(sent.last?.suffix(800) ?? "")")
+        guard case .written(let dir)? = result.bundle else { return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        let options = try #require(exam.items.first).options
+        #expect(options.first(where: \.correct)?.text == "\u{2066}٢\u{200E}√٣\u{2069}")
+        #expect(Set(options.map(\.text)) == ["\u{2066}٢\u{200E}√٣\u{2069}", "\u{2066}٤\u{200E}√٣\u{2069}", "\u{2066}٣\u{200E}√٢\u{2069}", "٦"])
+        #expect(try #require(exam.items.first).explanation.contains("\u{2066}٢\u{200E}√٣\u{2069}"))
+    }
+
     @Test func anUnknownDigitSystemIsASpecError() throws {
         let yaml = "digits: roman\n" + ExamRunTests.oneItemSpec(
             id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
@@ -194,7 +225,7 @@ struct QuantitativeRunTests {
              "figure": {"alt": "AB is 4", "points": [{"label": "A", "x": 0, "y": 0}, {"label": "B", "x": 4, "y": 0}],
                         "lengths": [{"from": "A", "to": "B", "value": 4}], "angles": [{"vertex": "A", "from": "B", "to": "B", "degrees": 30}]}}
             """
-        let answer = try JSONDecoder().decode(ExamItemStage.ComputedAnswer.self, from: Data(json.utf8)).writingDigits(.eastern)
+        let answer = try JSONDecoder().decode(ExamItemStage.ComputedAnswer.self, from: Data(json.utf8)).written(in: .eastern, language: "en")
         let figure = try #require(answer.figure)
         #expect(figure.geometry.lengths.map(\.label) == ["٤"])
         #expect(figure.geometry.angles.map(\.label) == ["٣٠°"])

@@ -184,6 +184,11 @@ struct ArithmeticLexer {
                 spaced = true
                 continue
             }
+            // Directional marks and isolates (BidiMath) are invisible: "٢\u{200E}√٣" is ٢√٣.
+            if BidiMath.isControl(c) {
+                position += 1
+                continue
+            }
             if Self.isDigit(c) || (c == "." && Self.isDigit(peek()) && !Self.isDigit(char(position - 1))) {
                 lexNumber()
                 continue

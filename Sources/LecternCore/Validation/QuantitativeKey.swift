@@ -100,7 +100,7 @@ public enum QuantitativeExpression {
     /// The option's number or expression without a leading "x =" and a trailing unit.
     static func strippingUnit(_ option: String) -> String {
         // Math delimiters around the whole option.
-        var scalars = Array(ArithmeticClaims.withoutMathDelimiters(option).body.unicodeScalars)
+        var scalars = Array(ArithmeticClaims.withoutMathDelimiters(BidiMath.removingControls(option)).body.unicodeScalars)
         // A currency sign before the number ("$20", "€3.50") is a unit.
         while let first = scalars.first, "$€£¥".unicodeScalars.contains(first), scalars.count > 1,
             ArithmeticLexer.digitValue(scalars[1]) != nil

@@ -354,11 +354,12 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         return text.range(of: pattern, options: .regularExpression) != nil
     }
 
-    /// Eastern Arabic digits and separators as Western ones, so that "٥ سم" and "5 سم" compare.
+    /// Eastern Arabic digits and separators as Western ones, so that "٥ سم" and "5 سم" compare,
+    /// and without directional controls (BidiMath).
     static func normalizedDigits(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
-                text.unicodeScalars.map { c in
+                BidiMath.removingControls(text).unicodeScalars.map { c in
                     switch c.value {
                     case 0x660...0x669: Unicode.Scalar(c.value - 0x660 + 0x30)!
                     case 0x6F0...0x6F9: Unicode.Scalar(c.value - 0x6F0 + 0x30)!

@@ -326,7 +326,7 @@ extension ExamJobContext {
         _ answer: ExamItemStage.ComputedAnswer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty,
         template: PromptTemplate, avoid: [String]
     ) -> (ExamItem, [ValidationIssue]) {
-        let answer = answer.writingDigits(exam.digits ?? .default(language: spec.language))
+        let answer = answer.written(in: exam.digits ?? .default(language: spec.language), language: spec.language)
         let prompt = answer.prompt.trimmed
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
         let expression = answer.solution.trimmed
@@ -375,13 +375,15 @@ extension ExamJobContext {
 
 extension ExamItemStage.ComputedAnswer {
     /// The answer with every number a candidate reads (stem, options, feedback, explanation,
-    /// figure labels and alt text) in `digits`; the solution expression is left as written.
-    func writingDigits(_ digits: DigitSystem) -> ExamItemStage.ComputedAnswer {
+    /// figure labels and alt text) in `digits`, and its root and power terms isolated left to right
+    /// when `language` is written right to left (BidiMath); the solution expression is left as
+    /// written.
+    func written(in digits: DigitSystem, language: String) -> ExamItemStage.ComputedAnswer {
         var copy = self
-        let convert = digits.apply
+        let convert = { BidiMath.isolatingTerms(digits.apply(to: $0), language: language) }
         copy.prompt = convert(prompt)
-        copy.correct_answer = correct_answer.writingDigits(digits)
-        copy.wrong_answers = wrong_answers.map { $0.writingDigits(digits) }
+        copy.correct_answer = correct_answer.mappingText(convert)
+        copy.wrong_answers = wrong_answers.map { $0.mappingText(convert) }
         copy.explanation = convert(explanation)
         if var figure {
             figure.alt = convert(figure.alt)
@@ -396,7 +398,7 @@ extension ExamItemStage.ComputedAnswer {
 }
 
 extension MultipleChoice.AnswerText {
-    func writingDigits(_ digits: DigitSystem) -> MultipleChoice.AnswerText {
-        MultipleChoice.AnswerText(text: digits.apply(to: text), feedback: digits.apply(to: feedback))
+    func mappingText(_ convert: (String) -> String) -> MultipleChoice.AnswerText {
+        MultipleChoice.AnswerText(text: convert(text), feedback: convert(feedback))
     }
 }
