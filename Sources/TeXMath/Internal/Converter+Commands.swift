@@ -63,6 +63,12 @@ extension Converter {
         "mathsfit": .sansSerifItalic, "mathbfup": .bold, "mathbfsfup": .sansSerifBold, "mathbfsf": .sansSerifBold,
         "mathbfsfit": .sansSerifBoldItalic, "mathbfscr": .boldScript, "mathbffrak": .boldFraktur,
         "mathbfcal": .boldScript, "mathnormal": nil,
+        // unicode-math's alphabets (\symbf is bold upright, as unicode-math's default `bold-style=TeX` sets Latin).
+        "symbf": .bold, "symbfup": .bold, "symbfit": .boldItalic, "symbb": .doubleStruck, "symbbit": .doubleStruck,
+        "symcal": .script, "symscr": .script, "symbfcal": .boldScript, "symbfscr": .boldScript, "symfrak": .fraktur,
+        "symbffrak": .boldFraktur, "symsf": .sansSerif, "symsfup": .sansSerif, "symsfit": .sansSerifItalic,
+        "symbfsf": .sansSerifBold, "symbfsfup": .sansSerifBold, "symbfsfit": .sansSerifBoldItalic, "symtt": .monospace,
+        "symup": .roman, "symit": .italic, "symnormal": nil, "symliteral": nil,
     ]
 
     static let textFonts: [String: MathFont?] = [
@@ -214,9 +220,17 @@ extension Converter {
         "mathinner": { $0.handleMathop($1) },
         "text": { $0.handleText($1) },
         "mbox": { $0.handleText($1) },
-        "hbox": { $0.handleText($1) },
+        "hbox": { $0.handleBox($1) },
         "textnormal": { $0.handleText($1) },
-        "vbox": { $0.handleText($1) },
+        "vbox": { $0.handleBox($1) },
+        "vtop": { $0.handleBox($1) },
+        "makebox": { $0.handleMakebox($1) },
+        "parbox": { $0.handleMakebox($1) },
+        "buildrel": { $0.handleBuildrel($1) },
+        "root": { $0.handleRoot($1) },
+        "overunderset": { $0.handleOverunderset($1) },
+        "underoverset": { $0.handleOverunderset($1) },
+        "newcolumntype": { $0.handleNewcolumntype($1) },
         " ": { $0.handleControlSpace($1) },
         "space": { $0.handleControlSpace($1) },
         "nobreakspace": { $0.handleControlSpace($1) },
@@ -367,6 +381,108 @@ extension Converter {
 
     fileprivate func handleText(_ name: String) -> MathNode? {
         return textCommand(font: textFont)
+    }
+
+    /// `\hbox{…}`, `\vbox{…}`, `\vtop{…}`, also with plain TeX's `to <dimension>` or
+    /// `spread <dimension>` before the group: the box's text, at its natural width.
+    fileprivate func handleBox(_ name: String) -> MathNode? {
+        var skipped: [Token] = []
+        while stream.peek() == .space { skipped.append(stream.next()!) }
+        for keyword in ["to", "spread"] {
+            let letters = keyword.unicodeScalars.map { Token.char($0) }
+            var read: [Token] = []
+            while read.count < letters.count, let token = stream.peek(), token == letters[read.count] { read.append(stream.next()!) }
+            if read.count == letters.count {
+                _ = readDimension()
+                return textCommand(font: textFont)
+            }
+            stream.pushFront(read)
+        }
+        stream.pushFront(skipped)
+        return textCommand(font: textFont)
+    }
+
+    /// `\makebox[width][position]{text}` and `\parbox[position][height][inner]{width}{text}`: the
+    /// text, in a box whose size we do not draw.
+    fileprivate func handleMakebox(_ name: String) -> MathNode? {
+        for _ in 0..<3 where stream.readOptionalRaw() != nil {}
+        if name == "parbox" { _ = stream.readArgumentRaw() }
+        return textCommand(font: textFont)
+    }
+
+    /// Plain TeX's `\buildrel top \over base`: `top` set over `base` (a relation, like \stackrel).
+    fileprivate func handleBuildrel(_ name: String) -> MathNode? {
+        guard let top = readTokens(upTo: "over") else {
+            warn("\\buildrel needs \\over before its base")
+            return nil
+        }
+        stream.pushFront([.beginGroup] + top + [.endGroup])
+        let script = withStyle(style.scriptChild) { parseArgument() }
+        var base = parseArgument()
+        if base.tag == .mrow, base.children.count == 1 { base = base.children[0] }
+        let role = base.role
+        var node = MathNode(.mover, [base, script])
+        node.role = role
+        return node
+    }
+
+    /// Plain TeX's `\root n \of x`: the n-th root of x.
+    fileprivate func handleRoot(_ name: String) -> MathNode? {
+        guard let index = readTokens(upTo: "of") else {
+            warn("\\root needs \\of before its radicand")
+            return nil
+        }
+        stream.pushFront([.beginGroup] + index + [.endGroup])
+        let degree = withStyle(.scriptScript) { parseArgument() }
+        return MathNode(.mroot, [.row(parseArgumentNodes()), degree])
+    }
+
+    /// `\overunderset{over}{under}{base}` and `\underoverset{under}{over}{base}`.
+    fileprivate func handleOverunderset(_ name: String) -> MathNode? {
+        let first = withStyle(style.scriptChild) { parseArgument() }
+        let second = withStyle(style.scriptChild) { parseArgument() }
+        var base = parseArgument()
+        let role = base.role
+        if base.tag == .mrow, base.children.count == 1 { base = base.children[0] }
+        let (over, under) = name == "overunderset" ? (first, second) : (second, first)
+        var node = MathNode(.munderover, [base, under, over])
+        node.role = role
+        return node
+    }
+
+    /// `\newcolumntype{C}{spec}`: `C` in a later column specification stands for `spec`.
+    fileprivate func handleNewcolumntype(_ name: String) -> MathNode? {
+        let letter = stream.readArgumentRaw().filter { $0 != .space }
+        _ = stream.readOptionalRaw()  // a parameter count: parameters are not supported, the body is used as is
+        let body = stream.readArgumentRaw()
+        guard letter.count == 1, case .char(let c) = letter[0], !"lcrpmbX@!<>*|".unicodeScalars.contains(c) else {
+            warn("\\newcolumntype takes one letter that is not a built-in column type")
+            return nil
+        }
+        if columnTypes.count < 64, body.count < 400 { columnTypes[c] = body }
+        return nil
+    }
+
+    /// The tokens before `\name` at brace depth 0 in the rest of the group, with `\name` consumed;
+    /// nil, with nothing consumed, when the group ends first.
+    private func readTokens(upTo name: String) -> [Token]? {
+        var tokens: [Token] = []
+        var depth = 0
+        while let token = stream.peek(), tokens.count < 10_000 {
+            if depth == 0, token == .command(name) {
+                _ = stream.next()
+                return tokens
+            }
+            if token == .endGroup {
+                if depth == 0 { break }
+                depth -= 1
+            }
+            if token == .beginGroup { depth += 1 }
+            tokens.append(token)
+            _ = stream.next()
+        }
+        stream.pushFront(tokens)
+        return nil
     }
 
     fileprivate func handleControlSpace(_ name: String) -> MathNode? {

@@ -301,6 +301,10 @@ extension Converter {
             let token = tokens[i]
             i += 1
             guard case .char(let c) = token else { continue }
+            if let defined = columnTypes[c] {
+                if nesting < 4 { result += columnSpec(defined, nesting: nesting + 1) }
+                continue
+            }
             switch c {
             case "l": result.append(.left)
             case "c", "X": result.append(.center)

@@ -100,6 +100,8 @@ final class Converter {
     var style: MathStyle
     /// Current text font inside \text…, inherited by nested text commands.
     var textFont: MathFont?
+    /// Column types defined by `\newcolumntype{C}{spec}` earlier in the formula.
+    var columnTypes: [Unicode.Scalar: [Token]] = [:]
 
     init(source: String, display: Bool) {
         stream = TokenStream(tokens: Lexer.tokenize(source))

@@ -590,6 +590,9 @@ vert F |
 Vert F ‖
 | F ‖
 lgroup O ⟮
+Arrowvert F ‖
+arrowvert F ⏐
+bracevert F ⎪
 rgroup C ⟯
 lmoustache O ⎰
 rmoustache C ⎱
