@@ -97,6 +97,11 @@ struct CheckCommandTests {
         let right = try dir.write("right.json", bank(key: 0, bc: 3))
         let passed = try await CLITests.lectern(["check", right], in: dir.root)
         #expect(passed.status == 0, "\(passed)")
+        // In an Arabic bank, a computed item written in English is refused, as the pipeline refuses it.
+        let arabic = try dir.write("arabic.json", bank(key: 0, bc: 3).replacingOccurrences(of: "\"language\": \"en\"", with: "\"language\": \"ar\""))
+        let english = try await CLITests.lectern(["check", arabic], in: dir.root)
+        #expect(english.status == 1, "\(english)")
+        #expect(english.stdout.contains("quantitative/basic-operations/easy-01: the stem is not in Arabic"), "\(english.stdout)")
         let schema = CLITests.repository.appendingPathComponent("docs/schemas/exam.schema.json").path
         let validated = try CLITests.runBlocking(
             [

@@ -66,6 +66,10 @@ struct GeometryFigureTests {
         #expect(problems == ["the alt text must name every label drawn; it leaves out 'C', '4 cm', '3 cm'"] || problems == [
             "the alt text must name every label drawn; it leaves out '4 cm', '3 cm'"
         ])
+        // The article "A" opening a sentence does not name point A; "point A is" does.
+        let article = Self.triangle.problems(stem: Self.stem, alt: "A right triangle. The legs are B to C, 3 cm, and 4 cm. C is above B.")
+        #expect(article == ["the alt text must name every label drawn; it leaves out 'A'"])
+        #expect(Self.triangle.problems(stem: Self.stem, alt: "A right triangle: point A, then B and C; legs 4 cm and 3 cm.") == [])
     }
 
     @Test func arabicPointsAndEasternDigitsAreRead() {

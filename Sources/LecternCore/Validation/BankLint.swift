@@ -252,13 +252,15 @@ public enum BankLint {
             var difficultyLabel: String?
             var prompt: String
             var options: [Option]
+            var explanation: String?
             var sources: [Source]?
             var passage: String?
             var solution: ItemSolution?
             var figure: ItemFigure?
 
             enum CodingKeys: String, CodingKey {
-                case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, options, sources, passage, solution, figure
+                case id, section, category, difficulty, difficultyLabel = "difficulty_label", prompt, options, explanation, sources, passage, solution,
+                    figure
             }
         }
 
@@ -316,6 +318,8 @@ public enum BankLint {
                     problems += ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: language).errors.map(\.message)
                 }
                 if format.computesKey {
+                    problems += ExamRules.languageIssues(prompt: item.prompt, explanation: item.explanation ?? "", options: choices, language: language)
+                        .errors.map(\.message)
                     // The key is computed again from the solution the item carries, not taken from the file.
                     problems += ExamRules.computedKeyIssues(
                         prompt: item.prompt, options: choices, solution: item.solution, figure: item.figure, format: format,

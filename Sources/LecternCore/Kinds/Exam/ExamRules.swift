@@ -40,9 +40,14 @@ public enum ExamRules {
     /// mostly in Latin letters ("Calculate the value of √36."), or English words of four letters or
     /// more inside Arabic ("أوجد طول hypotenuse"); math and code spans aside.
     public static func languageIssues(_ item: ExamItem, language: String) -> [ValidationIssue] {
+        languageIssues(prompt: item.prompt, explanation: item.explanation, options: item.options, language: language)
+    }
+
+    /// `languageIssues` of an item's parts (`lectern check` reads them from a bank file).
+    public static func languageIssues(prompt: String, explanation: String, options: [Choice], language: String) -> [ValidationIssue] {
         guard language.split(separator: "-").first == "ar" else { return [] }
-        var fields = [("the stem", item.prompt), ("the explanation", item.explanation)]
-        for option in item.options { fields.append(("the feedback of '\(option.text.prefix(40))'", option.feedback)) }
+        var fields = [("the stem", prompt), ("the explanation", explanation)]
+        for option in options where !option.feedback.isEmpty { fields.append(("the feedback of '\(option.text.prefix(40))'", option.feedback)) }
         var issues: [ValidationIssue] = []
         for (name, text) in fields {
             let prose = text.replacing(mathOrCode, with: " ")

@@ -347,6 +347,9 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
     /// Whether `label` appears in `text` as a point name: alone, or in a run of point names (AB,
     /// ∠ABC), not inside a word.
     static func mentions(_ text: String, _ label: String) -> Bool {
+        var text = text
+        // The article opening a sentence ("A right triangle …") is not point A.
+        if label == "A" { text = text.replacingOccurrences(of: #"(^|[.!?:;]\s+)A(?= \p{Ll})"#, with: "$1", options: .regularExpression) }
         let escaped = NSRegularExpression.escapedPattern(for: label)
         let pattern = label.unicodeScalars.allSatisfy({ $0.value < 0x80 && $0.properties.isUppercase })
             ? #"(?<![\p{Ll}\p{Lo}])[A-Z0-9]*"# + escaped + #"[A-Z0-9]*(?![\p{Ll}\p{Lo}])"#
