@@ -82,6 +82,7 @@ struct GeometryFigureTests {
         #expect(figure.problems(stem: stem, alt: alt) == [])
         #expect(figure.problems(stem: "في المثلث أ ب د", alt: alt) == ["the stem names point د, which the figure does not draw"])
         #expect(GeometryFigure.pointNames(in: stem) == ["أ", "ب", "ج"])
+        #expect(GeometryFigure.pointNames(in: "What is the AREA of triangle ABC? Do NOT round; AD is 4 CM.") == ["A", "B", "C", "D"])
         #expect(figure.problems(stem: "ما مجموع طولي الضلعين أ ب و أ ج؟", alt: alt) == [], "و between two names is 'and'")
     }
 

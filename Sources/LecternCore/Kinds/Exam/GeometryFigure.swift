@@ -335,7 +335,11 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
                 guard let found = Range(match.range, in: stem) else { continue }
                 let text = String(stem[found])
                 switch index {
-                case 0: for c in text { add(String(c)) }
+                case 0:
+                    // A run of capitals is a run of point names (AB, ABC, ABCD) unless it is a word
+                    // in capitals ("THE AREA"): a word of the stoplist, or a letter twice.
+                    guard !capitalWords.contains(text), Set(text).count == text.count else { continue }
+                    for c in text { add(String(c)) }
                 case 1: if let last = text.last { add(String(last)) }
                 default: for part in text.split(whereSeparator: \.isWhitespace) { add(String(part)) }
                 }
@@ -343,6 +347,13 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         }
         return names
     }
+
+    /// Short English words a stem may write in capitals, which are not runs of point names.
+    static let capitalWords: Set<String> = [
+        "NOT", "THE", "AND", "ARE", "ALL", "ONE", "TWO", "SUM", "HOW", "WHY", "FOR", "CAN", "MAY", "ITS", "YOU", "BOTH",
+        "ONLY", "MUST", "WHAT", "FIND", "EACH", "MOST", "FROM", "THEN", "WITH", "SIDE", "IS", "IN", "ON", "AT",
+        "TO", "BE", "IF", "OR", "NO", "OF", "BY", "AN", "AS", "IT", "DO", "SO", "UP", "CM", "MM", "KM", "FT",
+    ]
 
     /// Whether `label` appears in `text` as a point name: alone, or in a run of point names (AB,
     /// ∠ABC), not inside a word.
