@@ -169,6 +169,11 @@ struct QuantitativeRunTests {
         #expect(options.first(where: \.correct)?.text == "\u{2066}٢\u{200E}√٣\u{2069}")
         #expect(Set(options.map(\.text)) == ["\u{2066}٢\u{200E}√٣\u{2069}", "\u{2066}٤\u{200E}√٣\u{2069}", "\u{2066}٣\u{200E}√٢\u{2069}", "٦"])
         #expect(try #require(exam.items.first).explanation.contains("\u{2066}٢\u{200E}√٣\u{2069}"))
+        // The form numbers its questions, its duration and its key in the exam's digits too.
+        let form = String(decoding: try #require(Workspace.files(dir)["forms/form-a.xhtml"]), as: UTF8.self)
+        #expect(form.contains("مدة الاختبار: ٥ دقائق"), "\(form.prefix(1500))")
+        #expect(form.contains("السؤال ١ - "))
+        #expect(form.contains("١. أ") || form.contains("١. ب") || form.contains("١. ج") || form.contains("١. د"))
     }
 
     @Test func anUnknownDigitSystemIsASpecError() throws {

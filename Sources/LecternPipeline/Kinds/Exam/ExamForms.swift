@@ -113,13 +113,27 @@ public enum ExamDocuments {
         return out
     }
 
+    /// "45 minutes"; in Arabic with the noun's number agreement: دقيقة واحدة، دقيقتان، ٣ دقائق، ١١ دقيقة.
+    static func minutes(_ count: Int, language: String, written: (Int) -> String) -> String {
+        guard language.hasPrefix("ar") else { return "\(written(count)) \(count == 1 && language.hasPrefix("en") ? "minute" : labels(language).minutes)" }
+        switch count {
+        case 1: return "دقيقة واحدة"
+        case 2: return "دقيقتان"
+        case 3...10: return "\(written(count)) دقائق"
+        default: return "\(written(count)) دقيقة"
+        }
+    }
+
     /// The form as a candidate reads it, each question numbered with its section and difficulty
     /// (Tafawoq FR-030: "السؤال 12 - اللفظي"), and the answer key at the end.
     public static func formMarkdown(_ form: ExamForm, bank: [ExamItem], passages: [Passage], exam: ExamSpec, language: String) -> String {
         let l = labels(language)
         let items = Dictionary(bank.map { ($0.id, $0) }) { a, _ in a }
         let texts = Dictionary(passages.map { ($0.id, $0.text) }) { a, _ in a }
-        var out = "# \(form.title)\n\n\(l.duration): \(form.durationMinutes) \(l.minutes)\n"
+        // Numbers in the exam's digits, like the items' (Tafawoq: one system throughout).
+        let digits = exam.digits ?? .default(language: language)
+        func written(_ n: Int) -> String { digits.apply(to: String(n)) }
+        var out = "# \(form.title)\n\n\(l.duration): \(minutes(form.durationMinutes, language: language, written: written))\n"
         var number = 0
         var key: [String] = []
         for section in form.sections {
@@ -132,7 +146,7 @@ public enum ExamDocuments {
                     shownPassage = passage
                     out += "\n*\(l.readPassage):*\n\n" + text.trimmed.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n") + "\n"
                 }
-                out += "\n### \(l.question) \(number) - \(section.title) · \(item.difficultyLabel)\n\n\(item.prompt)\n\n"
+                out += "\n### \(l.question) \(written(number)) - \(section.title) · \(item.difficultyLabel)\n\n\(item.prompt)\n\n"
                 if let figure = item.figure {
                     // Forms live in forms/, figures in figures/.
                     out += "![\(markdownText(figure.alt))](../\(figure.path))\n\n"
@@ -140,7 +154,7 @@ public enum ExamDocuments {
                 for (index, option) in item.options.enumerated() {
                     let letter = index < l.letters.count ? l.letters[index] : "\(index + 1)"
                     out += "\(letter). \(option.text)  \n"
-                    if option.correct { key.append("\(number). \(letter)") }
+                    if option.correct { key.append("\(written(number)). \(letter)") }
                 }
             }
         }
