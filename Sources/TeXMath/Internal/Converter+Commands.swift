@@ -106,7 +106,7 @@ extension Converter {
         "nonumber", "notag", "hline", "hdashline", "relax", "displaybreak", "allowbreak", "nobreak",
         "nolinebreak", "protect", "hfil", "hfill", "hfilll", "/", "-", "noindent", "nulldelimiterspace",
         "centering", "raggedright", "raggedleft", "limits", "nolimits", "displaylimits",
-        "nonscript", "scriptspace", "*",
+        "nonscript", "scriptspace", "*", "global", "long", "noexpand", "protected", "begingroup", "endgroup",
     ]
 
     /// Commands whose single argument is consumed and dropped.
@@ -271,6 +271,13 @@ extension Converter {
         "varlimsup": { $0.handleVarinjlim($1) },
         "rule": { $0.handleRule($1) },
         "LaTeX": { $0.handleLaTeX($1) },
+        "KaTeX": { $0.handleLaTeX($1) },
+        "set": { $0.handleSet($1) },
+        "Set": { $0.handleSet($1) },
+        "char": { $0.handleChar($1) },
+        "TextOrMath": { $0.handleTextOrMath($1) },
+        "intertext": { $0.handleText($1) },
+        "shortintertext": { $0.handleText($1) },
         "ref": { $0.handleRef($1) },
         "eqref": { $0.handleRef($1) },
         "TeX": { $0.handleTeX($1) },
@@ -623,7 +630,70 @@ extension Converter {
     }
 
     fileprivate func handleLaTeX(_ name: String) -> MathNode? {
-        return .mtext("LaTeX")
+        return .mtext(name)
+    }
+
+    /// braket's `\set{x | x > 0}` and `\Set{…}` (braces that grow): the first `|` at the top
+    /// level is the separator.
+    fileprivate func handleSet(_ name: String) -> MathNode? {
+        var tokens = stream.readArgumentRaw()
+        var depth = 0
+        for (index, token) in tokens.enumerated() {
+            if token == .beginGroup { depth += 1 }
+            if token == .endGroup { depth -= 1 }
+            if depth == 0, token == .char("|") {
+                tokens[index] = .command("mid")
+                break
+            }
+        }
+        stream.pushFront([.beginGroup] + tokens + [.endGroup])
+        let content = parseArgumentNodes()
+        let open = "{", close = "}"
+        if name == "Set" {
+            var row = MathNode(.mrow, [stretchyFence(open, role: .opening)] + content + [stretchyFence(close, role: .closing)])
+            row.role = .opening
+            return row
+        }
+        return MathNode(
+            .mrow,
+            [.mo(open, [(.stretchy, "false")], role: .opening)] + content + [.mo(close, [(.stretchy, "false")], role: .closing)])
+    }
+
+    /// `\char` with a number: decimal `\char65`, hexadecimal `\char"41`, octal `\char'101`, or a
+    /// character constant ``\char`a``.
+    fileprivate func handleChar(_ name: String) -> MathNode? {
+        while stream.peek() == .space { _ = stream.next() }
+        var radix = 10
+        switch stream.peek() {
+        case .char("\""): radix = 16; _ = stream.next()
+        case .char("'"): radix = 8; _ = stream.next()
+        case .char("`"):
+            _ = stream.next()
+            switch stream.next() {
+            case .char(let c)?: return charAtom(c, single: true)
+            case .command(let n)? where n.unicodeScalars.count == 1: return charAtom(n.unicodeScalars.first!, single: true)
+            default:
+                warn("\\char` needs a character")
+                return nil
+            }
+        default: break
+        }
+        var digits = ""
+        while case .char(let c)? = stream.peek(), digits.count < 8, Int(String(c), radix: radix) != nil {
+            digits.unicodeScalars.append(c)
+            _ = stream.next()
+        }
+        guard let code = UInt32(digits, radix: radix), let scalar = Unicode.Scalar(code), code >= 0x20, code != 0x7F else {
+            warn("\\char needs a character code")
+            return nil
+        }
+        return charAtom(scalar, single: true) ?? .mo(String(scalar))
+    }
+
+    /// `\TextOrMath{text}{math}`: the math branch.
+    fileprivate func handleTextOrMath(_ name: String) -> MathNode? {
+        _ = stream.readArgumentRaw()
+        return .row(parseArgumentNodes())
     }
 
     fileprivate func handleTeX(_ name: String) -> MathNode? {

@@ -43,6 +43,7 @@ extension Converter {
         case text(MathFont?)
         case textColor(String?)
         case colorRest(String?)
+        case fontRest(MathFont?)
         case node(MathNode)
     }
 
@@ -82,6 +83,14 @@ extension Converter {
                 flush()
                 let rest = parseTextTokens(limit: nil)
                 if let color, !rest.isEmpty { nodes.append(MathNode(.mstyle, rest, attributes: [(.mathcolor, color)])) } else { nodes += rest }
+                return nodes
+            case .fontRest(let font):
+                // `\it`, `\bfseries` …: the font applies to the rest of this text group.
+                flush()
+                let saved = textFont
+                textFont = font
+                nodes += parseTextTokens(limit: nil)
+                textFont = saved
                 return nodes
             case .node(let node):
                 flush()
@@ -176,6 +185,12 @@ extension Converter {
             if let width = readDimension() { return .node(.space(width)) }
         case "textcolor": return .textColor(readColorArgument())
         case "color" where topLevel: return .colorRest(readColorArgument())
+        case "rm", "up", "md", "sc", "normalfont", "rmfamily", "upshape", "mdseries", "scshape":
+            if topLevel { return .fontRest(nil) }
+        case "it", "sl", "em", "itshape", "slshape": if topLevel { return .fontRest(.italic) }
+        case "bf", "bfseries": if topLevel { return .fontRest(.bold) }
+        case "sf", "sffamily": if topLevel { return .fontRest(.sansSerif) }
+        case "tt", "ttfamily": if topLevel { return .fontRest(.monospace) }
         case "href", "class", "cssId", "style", "htmlClass", "htmlId", "htmlStyle", "htmlData":
             _ = readRawArgumentTokens()
             return .text(textFont)
