@@ -19,8 +19,16 @@ public struct MarkdownRenderer: Sendable {
     /// Inputs larger than this (in UTF-8 bytes) are refused with ``RenderError/Kind/inputTooLarge``.
     public static let maximumInputBytes = 16 * 1024 * 1024
 
+    /// Whether the TeX converter's MathML goes into the document without being parsed and checked
+    /// again (the converter emits only allowlisted, well-formed markup by construction; the tests
+    /// prove it over the corpora and the fuzz corpus). `false` re-parses it, as a check.
+    let trustsMathML: Bool
+
     /// Creates a renderer.
-    public init() {}
+    public init() { trustsMathML = true }
+
+    /// A renderer that parses and checks the converter's MathML too (for tests that compare).
+    init(trustsMathML: Bool) { self.trustsMathML = trustsMathML }
 
     /// Renders `markdown` to a complete XHTML document.
     ///
@@ -52,7 +60,7 @@ public struct MarkdownRenderer: Sendable {
         guard let tree = CMarkParser.parse(protected.bytes) else {
             throw RenderError(kind: .malformedOutput, message: "cmark-gfm could not parse the document (out of memory?)")
         }
-        var writer = XHTMLWriter(protected: protected)
+        var writer = XHTMLWriter(protected: protected, trustsMathML: trustsMathML)
         writer.write(document: tree)
         cmark_node_free(tree)
 
@@ -64,7 +72,7 @@ public struct MarkdownRenderer: Sendable {
 
         let sanitized: (body: [UInt8], warnings: [String])
         do {
-            sanitized = try XMLSanitizer.sanitize(wrapped: wrapped)
+            sanitized = try XMLSanitizer.sanitize(wrapped: wrapped, trusted: writer.trustedMathML)
         } catch let failure as LibXML.Failure {
             throw Self.diagnose(failure, writer: writer, protected: protected)
         }

@@ -17,9 +17,15 @@ struct XHTMLWriter {
     /// Indices of formulas whose MathML went into the body.
     private(set) var usedFormulas: [Int] = []
 
+    /// The MathML of each slot written into the body, in order (`trustsMathML`).
+    private(set) var trustedMathML: [String] = []
+
     private let protected: ProtectedMarkdown
     private let registry = CMarkParser.registry
     private var mathML: [String?]
+    /// Whether formulas go into the body as slots that the sanitizer fills with the converter's
+    /// MathML as it is (see `MathSlot`), or as markup it parses and re-checks.
+    private let trustsMathML: Bool
 
     /// Deeper container nesting is flattened: libxml2 refuses documents nested over 256 levels and
     /// MathML needs room of its own.
@@ -49,8 +55,9 @@ struct XHTMLWriter {
         var pendingSoftbreak = false
     }
 
-    init(protected: ProtectedMarkdown) {
+    init(protected: ProtectedMarkdown, trustsMathML: Bool = true) {
         self.protected = protected
+        self.trustsMathML = trustsMathML
         self.mathML = Array(repeating: nil, count: protected.formulas.count)
         out.reserveCapacity(protected.bytes.count * 2 + 256)
     }
@@ -231,10 +238,10 @@ struct XHTMLWriter {
             UnsafeBufferPointer.cString(cmark_node_get_literal(node)), formulas: protected.formulas, into: &literal)
         if language.lowercased() == "math" {
             let tex = String(decoding: literal, as: UTF8.self)
-            let conversion = TeXMath.convert(tex, display: true)
+            let conversion = FormulaCache.shared.convert(tex, display: true)
             for w in conversion.warnings { warn("line \(blockLine + 1): ```math block: \(w)") }
             XMLBytes.append("<div class=\"lectern-math\" dir=\"ltr\">", to: &out)
-            XMLBytes.appendMarkup(conversion.mathML, to: &out)
+            appendMath(conversion.mathML)
             XMLBytes.append("</div>\n", to: &out)
             return
         }
@@ -483,24 +490,34 @@ struct XHTMLWriter {
                 paragraph = p
             }
             XMLBytes.append("<div class=\"lectern-math\" dir=\"ltr\">", to: &out)
-            XMLBytes.appendMarkup(markup, to: &out)
+            appendMath(markup)
             XMLBytes.append("</div>\n", to: &out)
             return
         }
         openInline()
         if f.display {
             XMLBytes.append("<span class=\"lectern-math lectern-math-display\" dir=\"ltr\">", to: &out)
-            XMLBytes.appendMarkup(markup, to: &out)
+            appendMath(markup)
             XMLBytes.append("</span>", to: &out)
         } else {
-            XMLBytes.appendMarkup(markup, to: &out)
+            appendMath(markup)
         }
+    }
+
+    /// One formula's MathML: a slot the sanitizer fills (`MathSlot`), or the markup itself.
+    private mutating func appendMath(_ markup: String) {
+        guard trustsMathML else {
+            XMLBytes.appendMarkup(markup, to: &out)
+            return
+        }
+        MathSlot.append(index: trustedMathML.count, to: &out)
+        trustedMathML.append(MathSlot.normalizingLineEnds(markup))
     }
 
     private mutating func mathML(for index: Int) -> String {
         if let cached = mathML[index] { return cached }
         let f = protected.formulas[index]
-        let conversion = TeXMath.convert(f.tex, display: f.display)
+        let conversion = FormulaCache.shared.convert(f.tex, display: f.display)
         for w in conversion.warnings {
             warn("line \(f.line), column \(f.column): \(Self.quoted(f.source)): \(w)")
         }

@@ -93,7 +93,9 @@ struct XMLSanitizer {
         case drop(String)
     }
 
-    private enum Namespace { case xhtml, mathML, other(String) }
+    private enum Namespace { case xhtml, mathML, slot, other(String) }
+    /// The converter's MathML for each slot (`MathSlot`), written as it is.
+    private var trusted: [String] = []
     private static let tableParts: Set<String> = ["thead", "tbody", "tfoot", "tr", "td", "th"]
 
     private struct Context {
@@ -103,9 +105,11 @@ struct XMLSanitizer {
     }
 
     /// Sanitizes `wrapped` (`<div xmlns="…xhtml">body</div>`) and returns the clean body.
-    static func sanitize(wrapped: [UInt8]) throws -> (body: [UInt8], warnings: [String]) {
+    /// `trusted`: the MathML of the writer's slots, which replaces them unparsed.
+    static func sanitize(wrapped: [UInt8], trusted: [String] = []) throws -> (body: [UInt8], warnings: [String]) {
         try LibXML.withDocument(wrapped) { doc in
             var sanitizer = XMLSanitizer()
+            sanitizer.trusted = trusted
             sanitizer.out.reserveCapacity(wrapped.count)
             if let root = xmlDocGetRootElement(doc) {
                 sanitizer.children(of: root, Context())
@@ -158,7 +162,7 @@ struct XMLSanitizer {
         if let known = namespaces[key] { return known }
         let s = Self.string(href)
         let kind: Namespace =
-            s == Allowlist.xhtmlNamespace ? .xhtml : s == Allowlist.mathMLNamespace ? .mathML : .other(s)
+            s == Allowlist.xhtmlNamespace ? .xhtml : s == Allowlist.mathMLNamespace ? .mathML : s == MathSlot.namespace ? .slot : .other(s)
         namespaces[key] = kind
         return kind
     }
@@ -177,6 +181,14 @@ struct XMLSanitizer {
         case .mathML:
             let rule = mathMLRules[key] ?? mathMLRule(key, namePointer)
             mathMLElement(node, rule, context)
+        case .slot:
+            // The writer's place for a formula: the TeX converter's MathML, which emits only
+            // allowlisted markup by construction (MathSlot), goes in without a second parse.
+            guard !context.inMath, let index = MathSlot.index(of: node), trusted.indices.contains(index) else {
+                warn("removed a misplaced formula slot")
+                return
+            }
+            out.append(contentsOf: trusted[index].utf8)
         case .other(let uri):
             warn("removed <\(self.name(namePointer))> from namespace “\(uri)”")
         }

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+internal import CLibXML2
+internal import TeXMath
+import Foundation
+
+/// Where a formula goes in the writer's body before sanitizing: `<slot n="3"/>` in a private
+/// namespace, which the sanitizer replaces with the converter's MathML as it is.
+///
+/// Parsing that MathML again only to re-check it cost about a third of rendering. The converter
+/// emits only elements and attributes of the sanitizer's allowlist, with generated values and
+/// escaped text (`TeXMath` documents this; `TrustedMathMLTests` renders the corpora and the fuzz
+/// corpus both ways and compares them byte for byte). A slot written as raw HTML in the Markdown
+/// can only repeat one of the document's own formulas, and only outside MathML.
+enum MathSlot {
+    static let namespace = "urn:x-lectern:math-slot"
+
+    static func append(index: Int, to out: inout [UInt8]) {
+        out.append(contentsOf: "<slot xmlns=\"\(namespace)\" n=\"\(index)\"/>".utf8)
+    }
+
+    /// The slot number of `node`, if it has one.
+    static func index(of node: xmlNodePtr) -> Int? {
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            attribute = a.pointee.next
+            guard let name = a.pointee.name, String(cString: UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)) == "n",
+                let text = a.pointee.children, text.pointee.next == nil, let content = text.pointee.content
+            else { continue }
+            return Int(String(cString: UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)))
+        }
+        return nil
+    }
+
+    /// XML's end-of-line rule, which a parse would have applied: CR LF and CR become LF.
+    static func normalizingLineEnds(_ markup: String) -> String {
+        guard markup.utf8.contains(0x0D) else { return markup }
+        return markup.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+    }
+}
+
+/// Formulas converted once per process: lectures, questions and flashcards repeat their formulas
+/// (`x`, `n`, `\frac{1}{2}`), and conversion is the larger part of rendering math. Bounded: at
+/// 20,000 entries it starts again empty.
+final class FormulaCache: @unchecked Sendable {
+    static let shared = FormulaCache()
+
+    private struct Key: Hashable {
+        var tex: String
+        var display: Bool
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: MathMLConversion] = [:]
+    private static let capacity = 20_000
+
+    func convert(_ tex: String, display: Bool) -> MathMLConversion {
+        let key = Key(tex: tex, display: display)
+        lock.lock()
+        let cached = entries[key]
+        lock.unlock()
+        if let cached { return cached }
+        let conversion = TeXMath.convert(tex, display: display)
+        lock.lock()
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[key] = conversion
+        lock.unlock()
+        return conversion
+    }
+}
