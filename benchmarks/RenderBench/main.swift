@@ -1,7 +1,7 @@
 // lectern-bench-render: renders 1,000 generated lecture-like Markdown files with LecternRender and,
 // on the same files, times pandoc (`-f markdown -t html5 --mathml`) and the cmark-gfm CLI.
 //
-//   lectern-bench-render [--files N] [--dir PATH] [--skip-tools]
+//   lectern-bench-render [--files N] [--dir PATH] [--skip-tools] [--unique-formulas]
 //
 // Fairness: every tool gets the same bytes. Lectern renders in-process, one file per call
 // (single-threaded, then 2 tasks). The external tools run once on the whole batch (one process, all
@@ -31,6 +31,15 @@ enum LectureGenerator {
         "the", "a", "of", "and", "is", "we", "can", "see", "that", "when", "with", "for", "this", "each", "every",
     ]
     static let arabic = ["الطاقة", "السرعة", "الدالة", "المتغير", "المصفوفة", "الطالب", "مثال", "نظرية", "برهان", "قيمة"]
+    /// `--unique-formulas`: every formula made distinct (`+ u_{N}`), so that no conversion is a
+    /// cache hit — the cost of a document whose formulas were never seen.
+    nonisolated(unsafe) static var uniqueCounter: Int?
+    static func unique(_ tex: String) -> String {
+        guard let n = uniqueCounter else { return tex }
+        uniqueCounter = n + 1
+        return tex + " + u_{\(n)}"
+    }
+
     static let inlineMath = [
         "x^2", "E = mc^2", "\\frac{a}{b}", "\\sqrt{x^2 + y^2}", "\\alpha + \\beta", "f(x) = 3x + 2", "\\sum_{i=1}^n i",
         "a_{ij}", "\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1", "v = \\frac{d}{t}", "n \\log n", "\\{1, 2, 3\\}",
@@ -60,14 +69,14 @@ enum LectureGenerator {
             case 0: w = "*\(w)*"
             case 1: w = "**\(w)**"
             case 2: w = "`\(w)`"
-            case 3 where math: w = "$\(rng.pick(inlineMath))$"
-            case 4 where math: w = "\\(\(rng.pick(inlineMath))\\)"
+            case 3 where math: w = "$\(unique(rng.pick(inlineMath)))$"
+            case 4 where math: w = "\\(\(unique(rng.pick(inlineMath)))\\)"
             case 5: w = "[\(w)](https://example.com/\(w))"
             default: break
             }
             parts.append(w)
         }
-        if math, rng.int(3) == 0 { parts.insert("$\(rng.pick(inlineMath))$", at: rng.int(parts.count)) }
+        if math, rng.int(3) == 0 { parts.insert("$\(unique(rng.pick(inlineMath)))$", at: rng.int(parts.count)) }
         return parts.joined(separator: " ") + "."
     }
 
@@ -84,7 +93,7 @@ enum LectureGenerator {
             for _ in 0..<(1 + rng.int(3)) { out += paragraph(&rng) + "\n\n" }
             switch rng.int(6) {
             case 0:
-                out += "$$\n\(rng.pick(displayMath))\n$$\n\n"
+                out += "$$\n\(unique(rng.pick(displayMath)))\n$$\n\n"
             case 1:
                 let (language, body) = rng.pick(code)
                 out += "```\(language)\n\(body)\n```\n\n"
@@ -96,13 +105,13 @@ enum LectureGenerator {
             case 4:
                 out += "| Quantity | Formula | Value |\n|:--|:-:|--:|\n"
                 for _ in 0..<(2 + rng.int(4)) {
-                    out += "| \(rng.pick(words)) | $\(rng.pick(inlineMath))$ | \(rng.int(1000)) |\n"
+                    out += "| \(rng.pick(words)) | $\(unique(rng.pick(inlineMath)))$ | \(rng.int(1000)) |\n"
                 }
                 out += "\n"
             default:
-                out += (0..<3).map { _ in rng.pick(arabic) }.joined(separator: " ") + " $\(rng.pick(inlineMath))$.\n\n"
+                out += (0..<3).map { _ in rng.pick(arabic) }.joined(separator: " ") + " $\(unique(rng.pick(inlineMath)))$.\n\n"
             }
-            if rng.int(2) == 0 { out += "$$\(rng.pick(displayMath))$$\n\n" }
+            if rng.int(2) == 0 { out += "$$\(unique(rng.pick(displayMath)))$$\n\n" }
         }
         return out
     }
@@ -202,8 +211,9 @@ while let a = arguments.popFirst() {
     case "--files": fileCount = Int(arguments.popFirst() ?? "") ?? fileCount
     case "--dir": directory = arguments.popFirst() ?? directory
     case "--skip-tools": skipTools = true
+    case "--unique-formulas": LectureGenerator.uniqueCounter = 0
     default:
-        print("usage: lectern-bench-render [--files N] [--dir PATH] [--skip-tools]")
+        print("usage: lectern-bench-render [--files N] [--dir PATH] [--skip-tools] [--unique-formulas]")
         exit(2)
     }
 }
