@@ -21,7 +21,8 @@
 #              invisible operators and whitespace dropped, math alphanumerics = base letters, digit
 #              runs joined …) equal KaTeX's
 #   silent     clean, KaTeX renders it, tokens differ (a difference without a warning)
-# Output: a table on stdout; .build-bench/tex-coverage/summary.json (all suites) and, per suite,
+# Output: a table on stdout; .build-bench/tex-coverage/summary.json (all suites), report.md (the
+# breakdown in Markdown: constructs, top warnings, token differences) and, per suite,
 # .build-bench/tex-coverage/<suite>/{summary.json,failures.jsonl,ours.jsonl,katex.jsonl}.
 # summary.json per suite also lists warnings by count, KaTeX refusals and the most common token
 # differences ("ours → katex") with examples.
@@ -73,5 +74,7 @@ done
 echo
 python3 "$here/compare.py" table "${dirs[@]}"
 python3 "$here/compare.py" combine "$out/summary.json" "${dirs[@]}"
+python3 "$here/compare.py" report "${dirs[@]}" > "$out/report.md"
 echo
-echo "per-suite details: $out/<suite>/summary.json and failures.jsonl; all suites: $out/summary.json"
+echo "per suite: $out/<suite>/summary.json and failures.jsonl"
+echo "all suites: $out/summary.json; breakdown (constructs, top warnings, token differences): $out/report.md"

@@ -5,6 +5,7 @@
                      --schema mathml4-core.rng --out DIR
     compare.py table DIR [DIR ...]          (prints the table of several scored suites, writes nothing)
     compare.py combine OUT.json DIR [DIR ...]
+    compare.py report DIR [DIR ...]         (Markdown: table, constructs, top warnings, token differences)
 
 `score` writes DIR/summary.json and DIR/failures.jsonl (one line per formula that fails anything)
 and prints one table row. Measures, per suite of n formulas:
@@ -326,6 +327,112 @@ def print_table(summaries, header=True):
                                                       f(s["tokens_equal_pct"]), s["silent_mismatches"]))
 
 
+# Constructs for the report: a formula "has" a construct when its TeX matches the pattern.
+CONSTRUCTS = [
+    ("\\over family (\\over \\atop \\choose \\brace \\brack \\above)", r"\\(over|atop|choose|brace|brack|above)(?![a-zA-Z])"),
+    ("\\frac \\dfrac \\tfrac \\cfrac \\binom \\genfrac", r"\\([dtc]?frac|[dt]?binom|genfrac)(?![a-zA-Z])"),
+    ("\\not and negated relations (\\neq \\notin \\nleq …)", r"\\(not|notin|n(eq|e|less|gtr|[lg]eqq?|[lg]eqslant|sim|cong|mid|parallel|su[bp]seteqq?|prec|succ|preceq|succeq|[vV][dD]ash|triangleleft|triangleright|trianglelefteq|trianglerighteq|shortmid|shortparallel|exists))(?![a-zA-Z])"),
+    ("primes ' and \\prime", r"'|\\prime(?![a-zA-Z])"),
+    ("\\operatorname, \\DeclareMathOperator, \\sin-like", r"\\(operatorname|DeclareMathOperator|sin|cos|tan|log|ln|exp|lim|max|min|sup|inf|det|gcd|arg|deg|dim|ker|Pr)(?![a-zA-Z])"),
+    ("accents (\\hat \\bar \\vec \\dot \\tilde \\overline \\underline …)", r"\\(hat|check|tilde|acute|grave|dot|ddot|dddot|breve|bar|vec|widehat|widetilde|widecheck|overline|underline|overrightarrow|overleftarrow|underbar|mathring)(?![a-zA-Z])|\\[`'^\"~=.]|\\[Hrvuc](?![a-zA-Z])"),
+    ("over/under scripts (\\overset \\underset \\stackrel \\overbrace \\underbrace)", r"\\(overset|underset|stackrel|overbrace|underbrace|xrightarrow|xleftarrow)(?![a-zA-Z])"),
+    ("spacing (\\, \\; \\quad \\! \\kern \\hspace \\mkern ~)", r"\\[,;:!> ]|\\(quad|qquad|kern|mkern|hspace|hskip|mspace|enspace|thinspace)(?![a-zA-Z])|~"),
+    ("text (\\text \\mathrm \\textrm \\mbox \\textbf …)", r"\\(text[a-z]*|mbox|hbox|mathrm|textup)(?![a-zA-Z])"),
+    ("font commands (\\mathbf \\mathbb \\mathcal \\boldsymbol \\rm \\bf …)", r"\\(math(bf|bb|cal|frak|scr|sf|tt|it|normal)|boldsymbol|bm|pmb|rm|bf|it|sf|tt|cal)(?![a-zA-Z])"),
+    ("\\left \\right \\middle \\big…", r"\\(left|right|middle|[bB]igg?[lrm]?)(?![a-zA-Z])"),
+    ("environments (\\begin{…})", r"\\begin\{"),
+    ("\\color \\textcolor \\colorbox", r"\\(color|textcolor|colorbox|fcolorbox)(?![a-zA-Z])"),
+    ("macros (\\def \\newcommand \\let …)", r"\\([gex]?def|newcommand|renewcommand|providecommand|let|global)(?![a-zA-Z])"),
+    ("\\tag", r"\\tag(?![a-zA-Z])"),
+    ("\\dots family", r"\\([lcvda]?dots[bcimo]?|dotso|dotsc)(?![a-zA-Z])"),
+]
+
+
+def load_records(d):
+    """Every formula of a scored suite: its TeX, clean?, katex ok?, tokens equal?"""
+    with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+        path = json.load(f)["path"]
+    suite, ours, katex = load(path), load(os.path.join(d, "ours.jsonl")), load(os.path.join(d, "katex.jsonl"))
+    failures = {}
+    with open(os.path.join(d, "failures.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            failures[r["index"]] = r
+    out = []
+    for i, (item, o, k) in enumerate(zip(suite, ours, katex)):
+        fr = failures.get(i, {})
+        out.append({"tex": item["tex"], "clean": not o["warnings"], "katex_ok": k["katex"] is not None,
+                    "tokens_equal": k["katex"] is not None and "edits" not in fr, "failure": fr})
+    return out
+
+
+def report(dirs, top_warnings=40, top_edits=40):
+    """Markdown: the table, constructs, warnings and token differences of scored suites."""
+    summaries = read_summaries(dirs)
+    lines = ["| suite | n | clean % | valid MathML Core % | KaTeX renders | clean % of those | tokens equal % | silent mismatches |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in summaries:
+        for row in [s] + s.get("groups", []):
+            lines.append("| %s | %d | %.1f | %.1f | %d | %s | %s | %d |" % (
+                row["suite"], row["n"], row["clean_pct"], row["valid_pct"], row["katex_ok"],
+                "—" if row["clean_among_katex_ok_pct"] is None else "%.1f" % row["clean_among_katex_ok_pct"],
+                "—" if row["tokens_equal_pct"] is None else "%.1f" % row["tokens_equal_pct"], row["silent_mismatches"]))
+    records = [(os.path.basename(d.rstrip("/")), r) for d in dirs for r in load_records(d)]
+    lines += ["", "### Constructs (all suites; among formulas KaTeX renders)", "",
+              "| construct | formulas | clean % | tokens equal % | tokens differ, no warning |", "|---|---:|---:|---:|---:|"]
+    for label, pattern in CONSTRUCTS:
+        rx = re.compile(pattern)
+        hit = [r for _, r in records if r["katex_ok"] and rx.search(r["tex"])]
+        if hit:
+            lines.append("| %s | %d | %.1f | %.1f | %d |" % (
+                label.replace("|", "\\|"), len(hit), pct(sum(r["clean"] for r in hit), len(hit)),
+                pct(sum(r["tokens_equal"] for r in hit), len(hit)),
+                sum(r["clean"] and not r["tokens_equal"] for r in hit)))
+    counts, per_suite, example = collections.Counter(), collections.defaultdict(collections.Counter), {}
+    for s in summaries:
+        for w in s["warnings"]:
+            counts[w["warning"]] += w["count"]
+            per_suite[w["warning"]][s["suite"]] += w["count"]
+            example.setdefault(w["warning"], w["example"])
+    lines += ["", "### Warnings (formulas with the warning, all suites)", "",
+              "| # | warning | formulas | suites | example |", "|---:|---|---:|---|---|"]
+    for rank, (w, c) in enumerate(counts.most_common(top_warnings), 1):
+        lines.append("| %d | %s | %d | %s | %s |" % (rank, md_code(w), c,
+                     ", ".join("%s %d" % kv for kv in per_suite[w].most_common()), md_code(short(example[w]))))
+    rest = counts.most_common()[top_warnings:]
+    if rest:
+        lines.append("")
+        lines.append("%d more warnings in %d formula-warnings: %s" % (
+            len(rest), sum(c for _, c in rest), ", ".join(md_code(w.replace("Unknown command ", "")) for w, _ in rest)))
+    edits_clean = collections.Counter()
+    examples = collections.defaultdict(list)
+    for suite, r in records:
+        fr = r["failure"]
+        if r["clean"] and "edits" in fr:
+            for e in dict.fromkeys(fr["edits"]):
+                edits_clean[e] += 1
+                if len(examples[e]) < 2:
+                    examples[e].append((suite, fr["tex"]))
+    lines += ["", "### Token differences in formulas converted without warning (ours → KaTeX)", "",
+              "| difference | formulas | example (suite) |", "|---|---:|---|"]
+    for e, c in edits_clean.most_common(top_edits):
+        suite, tex = examples[e][0]
+        lines.append("| %s | %d | %s (%s) |" % (md_code(e), c, md_code(short(tex)), suite))
+    return "\n".join(lines)
+
+
+def short(tex, limit=90):
+    tex = " ".join(tex.split())
+    return tex if len(tex) <= limit else tex[:limit - 1] + "…"
+
+
+def md_code(text):
+    text = text.replace("|", "\\|")
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return "%s%s%s%s%s" % (fence, pad, text, pad, fence)
+
+
 def read_summaries(dirs):
     out = []
     for d in dirs:
@@ -342,6 +449,8 @@ def main():
         s.add_argument("--" + name, required=True)
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
+    rp = sub.add_parser("report")
+    rp.add_argument("dirs", nargs="+")
     c = sub.add_parser("combine")
     c.add_argument("output")
     c.add_argument("dirs", nargs="+")
@@ -350,6 +459,8 @@ def main():
         score(args)
     elif args.command == "table":
         print_table(read_summaries(args.dirs))
+    elif args.command == "report":
+        print(report(args.dirs))
     else:
         summaries = read_summaries(args.dirs)
         with open(args.output, "w", encoding="utf-8") as f:
