@@ -271,6 +271,19 @@ def read_argument(tex, i):
     return tex[i], i + 1
 
 
+def substitute(body, args):
+    """body with #1… replaced by args; command words stay whole tokens (\\circ#2 with c gives
+    \\circ c, not \\circc; #1x with \\alpha gives \\alpha x)."""
+    def replace(p):
+        k = int(p.group(2))
+        if k > len(args):
+            return p.group(0)
+        command, arg = p.group(1) or "", args[k - 1]
+        after = " " if p.group(3) and re.search(r"\\[A-Za-z]+$", arg) else ""
+        return command + (" " if command and arg[:1].isalpha() else "") + arg + after
+    return re.sub(r"(\\[A-Za-z]+)?#([1-9])(?=([A-Za-z])?)", replace, body)
+
+
 def expand(tex, macros):
     """(expanded tex, expanded names, remaining document macros)."""
     used = []
@@ -291,9 +304,7 @@ def expand(tex, macros):
                 end = arg[1]
             if not ok:
                 continue
-            text = body
-            for k, arg in enumerate(args, start=1):
-                text = text.replace("#%d" % k, arg)
+            text = substitute(body, args)
             # keep a following letter from gluing onto a body that ends in a command word
             if re.search(r"\\[A-Za-z]+$", text) and end < len(tex) and tex[end].isalpha():
                 text += " "
