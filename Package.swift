@@ -69,6 +69,7 @@ let package = Package(
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
         .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),
         .executableTarget(name: "lectern-bench-render", dependencies: ["LecternRender", "LecternRandom"], path: "benchmarks/RenderBench"),
+        .executableTarget(name: "lectern-bench-tex", dependencies: ["TeXMath"], path: "benchmarks/TeXBench"),
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
