@@ -39,6 +39,7 @@ public enum TeXMath {
     public static func convert(_ tex: String, display: Bool) -> MathMLConversion {
         let converter = Converter(source: tex, display: display)
         var content = converter.parseTop()
+        if let tag = converter.pendingTag { content.append(tag) }
         if converter.stream.limitExceeded {
             converter.warn("Macro expansion limit exceeded (recursive definition?); the rest is not rendered")
             content.append(.error("macro expansion limit exceeded"))

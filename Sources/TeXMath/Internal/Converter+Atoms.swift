@@ -27,7 +27,7 @@ extension Converter {
     func parseArgumentNodes() -> [MathNode] {
         switch argumentStart() {
         case .group:
-            let nodes = parseList(.endGroup)
+            let nodes = scoped { parseList(.endGroup) }
             expectEndGroup()
             return nodes.isEmpty ? [MathNode(.mrow)] : nodes
         case .atom:
@@ -84,7 +84,7 @@ extension Converter {
     /// Parses one atom. `single` limits numbers and words to one character (arguments).
     func parseAtom(single: Bool = false) -> MathNode? {
         guard let token = stream.next() else { return nil }
-        if token == .beginGroup { return finishGroup(parseList(.endGroup)) }
+        if token == .beginGroup { return finishGroup(scoped { parseList(.endGroup) }) }
         if case .command(let name) = token { return command(name) }
         return simpleAtom(token, single: single)
     }

@@ -106,7 +106,7 @@ extension Converter {
         "nonumber", "notag", "hline", "hdashline", "relax", "displaybreak", "allowbreak", "nobreak",
         "nolinebreak", "protect", "hfil", "hfill", "hfilll", "/", "-", "noindent", "nulldelimiterspace",
         "centering", "raggedright", "raggedleft", "limits", "nolimits", "displaylimits",
-        "nonscript", "scriptspace", "*", "global", "long", "noexpand", "protected", "begingroup", "endgroup",
+        "nonscript", "scriptspace", "*", "long", "noexpand", "protected", "begingroup", "endgroup",
     ]
 
     /// Commands whose single argument is consumed and dropped.
@@ -318,6 +318,7 @@ extension Converter {
         "displaylines": { $0.handleMatrix($1) },
         "eqalign": { $0.handleMatrix($1) },
         "eqalignno": { $0.handleMatrix($1) },
+        "global": { $0.handleGlobal($1) },
         "newcommand": { $0.handleNewcommand($1) },
         "renewcommand": { $0.handleNewcommand($1) },
         "providecommand": { $0.handleNewcommand($1) },
@@ -642,7 +643,12 @@ extension Converter {
             if token == .beginGroup { depth += 1 }
             if token == .endGroup { depth -= 1 }
             if depth == 0, token == .char("|") {
-                tokens[index] = .command("mid")
+                // `||` is the double bar.
+                if index + 1 < tokens.count, tokens[index + 1] == .char("|") {
+                    tokens.replaceSubrange(index...(index + 1), with: [.command("Vert")])
+                } else {
+                    tokens[index] = .command("mid")
+                }
                 break
             }
         }
@@ -709,7 +715,19 @@ extension Converter {
         if starred { _ = stream.next() }
         let content = textArgument(font: textFont)
         let label: [MathNode] = starred ? content : [.mtext("(")] + content + [.mtext(")")]
-        return MathNode(.mrow, [.space("2em")] + label)
+        let tag = MathNode(.mrow, [.space("2em")] + label)
+        // Outside a table the tag goes at the end of the formula, wherever it was written.
+        guard tableDepth > 0 || pendingTag != nil else {
+            pendingTag = tag
+            return nil
+        }
+        if tableDepth == 0 { warn("Multiple \\tag") }
+        return tableDepth > 0 ? tag : nil
+    }
+
+    fileprivate func handleGlobal(_ name: String) -> MathNode? {
+        nextDefinitionIsGlobal = true
+        return nil
     }
 
     fileprivate func handleEnsuremath(_ name: String) -> MathNode? {

@@ -161,7 +161,9 @@ extension Converter {
         case .smallMatrix, .substack: cellStyle = style.scriptChild
         case .matrix, .array: cellStyle = .text
         }
+        tableDepth += 1
         let rows = parseRows(terminator: terminator, cellStyle: cellStyle)
+        tableDepth -= 1
         return buildTable(rows, kind: kind)
     }
 

@@ -284,6 +284,7 @@ extension Converter {
     /// \newcommand, \renewcommand, \providecommand, \def, \let, \DeclareMathOperator,
     /// \newenvironment. Definitions are local to one formula.
     func defineMacro(_ kind: String) {
+        defer { nextDefinitionIsGlobal = false }
         switch kind {
         case "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand":
             if stream.peekRaw() == .char("*") { _ = stream.nextRaw() }
@@ -317,7 +318,9 @@ extension Converter {
             }
             let body = stream.readBalancedRaw()
             if delimited { warn("Delimited parameters of \\\(name) are not supported") }
-            stream.macros[name] = MacroDefinition(parameterCount: count, optionalDefault: nil, body: body)
+            let definition = MacroDefinition(parameterCount: count, optionalDefault: nil, body: body)
+            stream.macros[name] = definition
+            if kind == "gdef" || kind == "xdef" || nextDefinitionIsGlobal { globalMacros[name] = definition }
         case "let":
             stream.skipRawSpaces()
             guard case .command(let name)? = stream.nextRaw() else {

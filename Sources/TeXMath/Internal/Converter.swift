@@ -102,6 +102,23 @@ final class Converter {
     var textFont: MathFont?
     /// Column types defined by `\newcolumntype{C}{spec}` earlier in the formula.
     var columnTypes: [Unicode.Scalar: [Token]] = [:]
+    /// Tables being parsed (a `\tag` outside them goes to the end of the formula).
+    var tableDepth = 0
+    /// A `\tag` outside a table: written at the end of the formula, where amsmath puts it.
+    var pendingTag: MathNode?
+    /// Macros defined with `\gdef`, `\xdef` or `\global`: they outlive the group they are defined in.
+    var globalMacros: [String: MacroDefinition] = [:]
+    /// `\global` was read: the next definition is global.
+    var nextDefinitionIsGlobal = false
+
+    /// `body` in a TeX group: definitions made inside it end with it, unless global.
+    func scoped<T>(_ body: () -> T) -> T {
+        let saved = stream.macros
+        let result = body()
+        stream.macros = saved
+        for (name, definition) in globalMacros { stream.macros[name] = definition }
+        return result
+    }
 
     init(source: String, display: Bool) {
         stream = TokenStream(tokens: Lexer.tokenize(source))
