@@ -42,21 +42,28 @@ extension Converter {
             for suffix in ["l", "r", "m"] { names.insert(size + suffix) }
         }
         names.remove("")
+        // MediaWiki's aliases (\sub, \part, \real, \empty …) render, but are English words too
+        // often for a bare one in math to mean a lost backslash.
+        names.subtract(Symbols.texvcAliases)
         return names
     }()
 
     static let singleSymbolCommandNames: Set<String> = Set(
-        Symbols.table.filter { $0.value.symbolClass != .function && $0.value.symbolClass != .namedOperator }.keys)
+        Symbols.table.filter { $0.value.symbolClass != .function && $0.value.symbolClass != .namedOperator }.keys
+    ).subtracting(Symbols.texvcAliases)
 
     static let operatorNameCommandNames: Set<String> = Set(
-        Symbols.table.filter { $0.value.symbolClass == .function || $0.value.symbolClass == .namedOperator }.keys)
+        Symbols.table.filter { $0.value.symbolClass == .function || $0.value.symbolClass == .namedOperator }.keys
+    ).subtracting(Symbols.texvcAliases)
 }
 
 extension TeXMath {
     /// Every control-sequence name `convert` recognises, without the backslash: symbols, Greek
     /// letters, functions, accents, fonts, spaces, structural commands (`frac`, `sqrt`, `left`,
     /// `begin` …) and the text-mode commands of `\text{…}`. Includes control symbols such as `,`
-    /// and `{`; a name not in this set renders as an error.
+    /// and `{`; a name not in this set renders as an error, apart from MediaWiki's alternative
+    /// names (`\\sub`, `\\part`, `\\real` …), which render but are left out of these sets: as bare
+    /// words in math they are more often words than commands that lost their backslash.
     public static var knownCommands: Set<String> { Converter.allCommandNames }
 
     /// The subset of ``knownCommands`` that stands alone for one symbol and takes no argument:

@@ -110,7 +110,7 @@ extension Converter {
     ]
 
     /// Commands whose single argument is consumed and dropped.
-    static let ignoredWithArgument: Set<String> = ["label", "leftroot", "uproot", "cline"]
+    static let ignoredWithArgument: Set<String> = ["label", "leftroot", "uproot", "cline", "message", "errmessage"]
 
     // MARK: Dispatch
 

@@ -204,8 +204,22 @@ extension Converter {
             } else {
                 warn("Invalid \\unicode code point \"\(code)\"")
             }
-        case "label":
+        case "label", "message", "errmessage":
             _ = readRawArgumentTokens()
+        case "KaTeX": buffer.append(contentsOf: "KaTeX".unicodeScalars)
+        case "textdollar": buffer.append("$")
+        case "TextOrMath":
+            // The text branch, read as this text's next argument.
+            let text = readRawArgumentTokens()
+            _ = readRawArgumentTokens()
+            stream.pushFront([.beginGroup] + text + [.endGroup])
+            return .text(textFont)
+        case "underline", "llap", "rlap", "clap", "fbox":
+            return .text(textFont)
+        case "phantom", "hphantom":
+            return .node(MathNode(.mphantom, textArgument(font: textFont)))
+        case "tiny", "Tiny", "scriptsize", "footnotesize", "small", "normalsize", "large", "Large", "LARGE", "huge", "Huge":
+            break  // sizes are not drawn in text
         default:
             if let info = Symbols.table[name], info.symbolClass != .function, info.symbolClass != .namedOperator {
                 // A math symbol in text (`\text{\alpha}`): its character is the best reading.

@@ -31,6 +31,14 @@ enum Symbols {
     static let table: [String: SymbolInfo] = parse(mathSymbolData)
     static let textTable: [String: String] = parseText(textSymbolData)
 
+    /// MediaWiki texvc's alternative names, which KaTeX and MathJax accept too.
+    static let texvcAliases: Set<String> = [
+        "lang", "rang", "darr", "dArr", "Darr", "uarr", "uArr", "Uarr", "harr", "hArr", "Harr", "larr", "lArr", "Larr",
+        "rarr", "rArr", "Rarr", "lrarr", "lrArr", "Lrarr", "N", "R", "Z", "natnums", "reals", "Reals", "cnums", "Complex",
+        "alef", "alefsym", "clubs", "diamonds", "hearts", "spades", "Dagger", "empty", "exist", "image", "real", "infin",
+        "sdot", "bull", "sect", "part", "thetasym", "sub", "sube", "supe", "plim", "minuso",
+    ]
+
     /// Negations for `\not`: what `\not\X` or `\not X` becomes.
     static let negations: [String: String] = [
         "=": "≠", "<": "≮", ">": "≯", "in": "∉", "ni": "∌", "equiv": "≢", "sim": "≁", "simeq": "≄",
@@ -590,6 +598,10 @@ vert F |
 Vert F ‖
 | F ‖
 lgroup O ⟮
+sub o ⊂
+sube o ⊆
+supe o ⊇
+minuso o ⦵
 vcentcolon o :
 ordinarycolon i :
 lang O ⟨
@@ -723,6 +735,7 @@ tanh f tanh
 tg f tg
 th f th
 lim m lim
+plim m plim
 limsup m lim~sup
 liminf m lim~inf
 max m max
