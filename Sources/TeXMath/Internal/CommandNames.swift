@@ -62,7 +62,7 @@ extension TeXMath {
     /// letters, functions, accents, fonts, spaces, structural commands (`frac`, `sqrt`, `left`,
     /// `begin` …) and the text-mode commands of `\text{…}`. Includes control symbols such as `,`
     /// and `{`; a name not in this set renders as an error, apart from MediaWiki's alternative
-    /// names (`\\sub`, `\\part`, `\\real` …), which render but are left out of these sets: as bare
+    /// names (`\sub`, `\part`, `\real` …), which render but are left out of these sets: as bare
     /// words in math they are more often words than commands that lost their backslash.
     public static var knownCommands: Set<String> { Converter.allCommandNames }
 

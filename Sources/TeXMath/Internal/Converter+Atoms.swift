@@ -143,7 +143,8 @@ extension Converter {
         case ")", "]": return .mo(String(c), [(.stretchy, "false")], role: .closing)
         case "|": return .mo("|", [(.stretchy, "false")], role: .ordinary)
         case "'": return .mo("′", role: .ordinary)
-        case ".", "@", "\"", "`", "#": return .mi(String(c))
+        case "`": return .mo("‘", role: .ordinary)
+        case ".", "@", "\"", "#": return .mi(String(c))
         default: return unicodeAtom(c)
         }
     }

@@ -272,6 +272,7 @@ extension Converter {
         "rule": { $0.handleRule($1) },
         "LaTeX": { $0.handleLaTeX($1) },
         "KaTeX": { $0.handleLaTeX($1) },
+        "dots": { $0.handleDots($1) },
         "set": { $0.handleSet($1) },
         "Set": { $0.handleSet($1) },
         "char": { $0.handleChar($1) },
@@ -632,6 +633,24 @@ extension Converter {
 
     fileprivate func handleLaTeX(_ name: String) -> MathNode? {
         return .mtext(name)
+    }
+
+    /// amsmath's `\dots`: centred (⋯) before a binary operator, a relation or an integral
+    /// (`\dotsb`, `\dotsi`), on the baseline (…) otherwise.
+    fileprivate func handleDots(_ name: String) -> MathNode? {
+        var skipped: [Token] = []
+        while stream.peek() == .space { skipped.append(stream.next()!) }
+        var centred = false
+        switch stream.peek() {
+        case .char(let c)?: centred = "+-=<>*".unicodeScalars.contains(c)
+        case .command(let next)?:
+            if let info = Symbols.table[next] {
+                centred = info.symbolClass == .integral || (info.symbolClass == .operatorSymbol && ![",", ";", ":", "."].contains(info.text))
+            }
+        default: break
+        }
+        stream.pushFront(skipped)
+        return .mo(centred ? "⋯" : "…")
     }
 
     /// braket's `\set{x | x > 0}` and `\Set{…}` (braces that grow): the first `|` at the top
@@ -1046,8 +1065,12 @@ extension Converter {
         }
         let saved = font
         font = .roman
-        let nodes = parseArgumentNodes().filter { !($0.tag == .mrow && $0.children.isEmpty) }
+        var nodes = parseArgumentNodes().filter { !($0.tag == .mrow && $0.children.isEmpty) }
         font = saved
+        // In an operator name, `-` is a hyphen and `*` an asterisk (amsmath sets them as text).
+        for index in nodes.indices where nodes[index].tag == .mo && nodes[index].children.isEmpty {
+            if nodes[index].text == "−" { nodes[index] = .mo("-") } else if nodes[index].text == "∗" { nodes[index] = .mo("*") }
+        }
         var flat = ""
         var flattenable = true
         for node in nodes {

@@ -196,11 +196,12 @@ extension Converter {
             switch token {
             case .alignment:
                 _ = stream.next()
-            case .command("\\"), .command("cr"), .command("newline"), .command("tabularnewline"):
+            case .command(let name) where name == "\\" || name == "cr" || name == "newline" || name == "tabularnewline":
                 _ = stream.next()
                 if stream.peek() == .char("*") { _ = stream.next() }
                 // `\\[2pt]`: extra row spacing; MathML Core has no per-row gap, so it is dropped.
-                if stream.peek() == .char("[") { _ = stream.readOptionalRaw() }
+                // `\cr` and `\newline` take no such argument: `\cr[c]` starts a row with "[c]".
+                if name == "\\" || name == "tabularnewline", stream.peek() == .char("[") { _ = stream.readOptionalRaw() }
                 rows.append(row)
                 row = []
             default:

@@ -119,6 +119,9 @@ extension Converter {
             return .group
         case .char(let c):
             switch c {
+            case "-" where textFont == .monospace, "`" where textFont == .monospace, "'" where textFont == .monospace:
+                // Typewriter text has no ligatures: ``, '' and -- stay as typed.
+                append(c)
             case "-" where stream.peek() == .char("-"):
                 _ = stream.next()
                 if stream.peek() == .char("-") {

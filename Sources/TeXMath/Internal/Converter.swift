@@ -390,7 +390,7 @@ final class Converter {
         case "\\", "cr", "newline", "tabularnewline":
             // A row break outside a table: TeX would complain; there is nothing to break.
             _ = stream.next()
-            _ = stream.readOptionalRaw()
+            if name == "\\" { _ = stream.readOptionalRaw() }
         default:
             return .atom
         }
