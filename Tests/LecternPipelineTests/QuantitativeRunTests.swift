@@ -145,9 +145,10 @@ struct QuantitativeRunTests {
     @Test func rootsInArabicAreIsolatedAndStillChecked() async throws {
         let id = "exam-item/quantitative/basic-operations/easy-01"
         func item(_ wrong: [String]) -> JSONValue {
-            [
+            let feedback = ["√12": "هذا هو العدد نفسه قبل التبسيط.", "4√3": "هذا يساوي √٤٨ لا √١٢.", "3√2": "هذا يساوي √١٨ لا √١٢.", "6": "هذا نصف العدد لا جذره."]
+            return [
                 "prompt": "ما أبسط صورة للجذر التربيعي للعدد ١٢؟", "correct_answer": ["text": "2√3", "feedback": "صحيح: ١٢ = ٤ × ٣."],
-                "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "راجع تحليل العدد ١٢ إلى عوامله."] }),
+                "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": .string(feedback[$0] ?? "راجع الحساب.")] }),
                 "explanation": "نحلل ١٢ إلى ٤ × ٣، وجذر ٤ هو ٢، فيكون الناتج ٢√٣.", "solution": "sqrt(12)",
             ]
         }
