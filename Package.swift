@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "LecternCore", "LecternLLM", "LecternPipeline", "LecternBundle", "LecternRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(name: "lectern", dependencies: ["LecternCLI"]),
         .executableTarget(name: "lectern-bench-http", dependencies: ["LecternLLM"], path: "benchmarks/HTTPBench"),

@@ -9,15 +9,25 @@ struct VerifyCommand: ParsableCommand {
         abstract:
             "Check every file of a bundle against the SHA-256 and size in its manifest, and every local link of its XHTML files; exit 0 when intact, 1 when not.",
         discussion:
-            "A local link (a stylesheet, link or image that is not an http, https or mailto address or a #fragment) must name a file of the bundle, relative to the document that holds it."
+            "A local link (a stylesheet, link or image that is not an http, https or mailto address or a #fragment) must name a file of the bundle, relative to the document that holds it. A .lectern package (from 'lectern package') is checked whole against --public-key or --trusted-keys: its signature, the listing, and every file against the signed manifest; a flipped byte, a swapped listing or a package re-signed with another key is refused, saying which."
     )
 
-    @Argument(help: ArgumentHelp("Bundle directories, e.g. output/python-basics/1.0.0.", valueName: "BUNDLE"))
+    @Argument(help: ArgumentHelp("Bundle directories (e.g. output/python-basics/1.0.0) or .lectern packages.", valueName: "BUNDLE|FILE.lectern"))
     var bundles: [String]
+
+    @Option(name: .long, help: ArgumentHelp("A public key a package may be signed with (repeatable).", valueName: "KEY.pub"))
+    var publicKey: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A folder of trusted public keys (*.pub) a package may be signed with.", valueName: "DIR"))
+    var trustedKeys: String?
 
     func run() throws {
         var bad = false
         for path in bundles {
+            if path.hasSuffix(".lectern") {
+                if try !Self.verifyPackage(path, publicKeys: publicKey, trustedKeys: trustedKeys) { bad = true }
+                continue
+            }
             do {
                 let report = try BundleVerifier.verify(URL(fileURLWithPath: path, isDirectory: true))
                 if report.problems.isEmpty {

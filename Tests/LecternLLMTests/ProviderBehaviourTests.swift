@@ -253,7 +253,10 @@ struct ProviderBehaviourTests {
         let provider = try flavor.provider(flavor.configuration(server), rig: rig)
         let start = ContinuousClock.now
         let task = Task { try await provider.complete(simpleRequest(flavor), context: testContext) }
-        try await Task.sleep(for: .milliseconds(200))
+        // In flight: the server has the request (on a loaded machine that can take more than 200 ms).
+        let arrival = ContinuousClock.now
+        while server.requests.isEmpty && ContinuousClock.now - arrival < .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         let result = await task.result
         #expect(ContinuousClock.now - start < .seconds(60), "the server would have taken 120–240 s (bound generous for a loaded 2-core machine)")
