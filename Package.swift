@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore"]),
+        .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore", "LecternRandom"]),
         .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "LecternBundle", "LecternRender", "lectern"], resources: [.copy("Fixtures")]),
         .testTarget(
