@@ -1,0 +1,216 @@
+import Foundation
+import LecternCore
+
+/// What changed between two bundles of one job, item by item: `lectern diff OLD NEW`, the review
+/// step when CI regenerates fixtures or a publisher a catalogue.
+///
+/// Items are named as the pipeline names them: a course's `lecture/s01-t02` (compared by its
+/// Markdown, with a line diff), `engagement-question/…`, `bonus-question/…`,
+/// `reinforcement/s01-t02/level-3`, `ending-project/s01` and `course` (title, description, tone);
+/// an exam's `item/<id>`, `passage/<id>`, `form/<id>` and `exam`. Files the items do not cover
+/// (`file/lectern.css`, figures) are compared by their manifest hash.
+public enum BundleDiff {
+    public struct Change: Codable, Sendable, Hashable {
+        public var id: String
+        /// A unified line diff for text (lectures, passages); nil for structured items.
+        public var diff: String?
+
+        public init(id: String, diff: String?) {
+            self.id = id
+            self.diff = diff
+        }
+    }
+
+    public struct Report: Codable, Sendable, Hashable {
+        public var added: [String]
+        public var removed: [String]
+        public var changed: [Change]
+        public var unchanged: Int
+        public var equal: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+
+        enum CodingKeys: String, CodingKey { case added, removed, changed, unchanged, equal }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(equal, forKey: .equal)
+            try c.encode(added, forKey: .added)
+            try c.encode(removed, forKey: .removed)
+            try c.encode(changed, forKey: .changed)
+            try c.encode(unchanged, forKey: .unchanged)
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            added = try c.decode([String].self, forKey: .added)
+            removed = try c.decode([String].self, forKey: .removed)
+            changed = try c.decode([Change].self, forKey: .changed)
+            unchanged = try c.decode(Int.self, forKey: .unchanged)
+        }
+
+        init(added: [String], removed: [String], changed: [Change], unchanged: Int) {
+            self.added = added
+            self.removed = removed
+            self.changed = changed
+            self.unchanged = unchanged
+        }
+
+        /// "2 changed, 1 added, 0 removed, 34 unchanged".
+        public var summary: String {
+            "\(changed.count) changed, \(added.count) added, \(removed.count) removed, \(unchanged) unchanged"
+        }
+    }
+
+    /// An item's comparable content: text (diffed by line) or canonical JSON.
+    enum Content: Equatable {
+        case text(String)
+        case data(Data)
+    }
+
+    public static func compare(_ old: URL, _ new: URL) throws -> Report {
+        let (oldManifest, oldItems) = try items(of: old)
+        let (newManifest, newItems) = try items(of: new)
+        guard oldManifest.kind == newManifest.kind else {
+            throw BundleError(.invalid, "\(old.path) is a \(oldManifest.kind) bundle and \(new.path) a \(newManifest.kind) bundle: there is nothing to compare item by item")
+        }
+        var report = Report(added: [], removed: [], changed: [], unchanged: 0)
+        for id in Set(oldItems.keys).union(newItems.keys).sorted(by: order) {
+            switch (oldItems[id], newItems[id]) {
+            case (nil, _?): report.added.append(id)
+            case (_?, nil): report.removed.append(id)
+            case (let a?, let b?) where a == b: report.unchanged += 1
+            case (let a?, let b?):
+                if case .text(let x) = a, case .text(let y) = b {
+                    report.changed.append(Change(id: id, diff: LineDiff.unified(x, y)))
+                } else {
+                    report.changed.append(Change(id: id, diff: nil))
+                }
+            default: break
+            }
+        }
+        return report
+    }
+
+    /// Pipeline order: `course`/`exam` first, then by id with numbers compared as numbers.
+    static func order(_ a: String, _ b: String) -> Bool {
+        let rank = { (id: String) in id == "course" || id == "exam" ? 0 : id.hasPrefix("file/") ? 2 : 1 }
+        if rank(a) != rank(b) { return rank(a) < rank(b) }
+        return a.compare(b, options: .numeric) == .orderedAscending
+    }
+
+    static func items(of bundle: URL) throws -> (Manifest, [String: Content]) {
+        let report = try BundleVerifier.verify(bundle)
+        guard report.problems.isEmpty else {
+            throw BundleError(.invalid, "\(bundle.path) does not verify (\(report.problems.count) problems, the first: \(report.problems[0])); compare intact bundles")
+        }
+        let manifest = report.manifest
+        func read(_ path: String) -> Data? { FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) }
+        func canonical(_ value: Any) -> Content {
+            .data((try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])) ?? Data())
+        }
+        var items: [String: Content] = [:]
+        var covered = Set<String>([Manifest.fileName])
+        if manifest.kind == "exam", let data = read("exam.json"), let exam = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            covered.insert("exam.json")
+            for item in exam["items"] as? [[String: Any]] ?? [] { if let id = item["id"] as? String { items["item/" + id] = canonical(item) } }
+            for passage in exam["passages"] as? [[String: Any]] ?? [] {
+                if let id = passage["id"] as? String { items["passage/" + id] = (passage["text"] as? String).map(Content.text) ?? canonical(passage) }
+            }
+            for form in exam["forms"] as? [[String: Any]] ?? [] { if let id = form["id"] as? String { items["form/" + id] = canonical(form) } }
+            items["exam"] = canonical(exam.filter { !["items", "passages", "forms"].contains($0.key) })
+        } else if let data = read("course.json"), let course = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            covered.insert("course.json")
+            for subject in course["subjects"] as? [[String: Any]] ?? [] {
+                let subjectID = subject["id"] as? String ?? "?"
+                if let project = subject["project"] { items["ending-project/" + subjectID] = canonical(project) }
+                for topic in subject["topics"] as? [[String: Any]] ?? [] {
+                    let id = topic["id"] as? String ?? "?"
+                    if let lecture = topic["lecture"] as? [String: Any], let path = lecture["path"] as? String {
+                        covered.insert(path)
+                        if let xhtml = lecture["xhtml_path"] as? String { covered.insert(xhtml) }
+                        items["lecture/" + id] = .text(read(path).map { String(decoding: $0, as: UTF8.self) } ?? "")
+                    }
+                    if let question = topic["engagement_question"] { items["engagement-question/" + id] = canonical(question) }
+                    if let question = topic["bonus_question"] { items["bonus-question/" + id] = canonical(question) }
+                    for (index, question) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
+                        let level = question["level"] as? Int ?? index + 1
+                        items["reinforcement/\(id)/level-\(level)"] = canonical(question)
+                    }
+                    var rest = topic
+                    for key in ["lecture", "engagement_question", "bonus_question", "reinforcement"] { rest[key] = nil }
+                    items["topic/" + id] = canonical(rest)
+                }
+                var rest = subject
+                rest["topics"] = nil
+                rest["project"] = nil
+                items["subject/" + subjectID] = canonical(rest)
+            }
+            items["course"] = canonical(course.filter { $0.key != "subjects" })
+        }
+        for (path, entry) in manifest.files where !covered.contains(path) {
+            items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
+        }
+        return (manifest, items)
+    }
+}
+
+/// A unified diff of two texts by line (longest common subsequence), with three lines of context.
+enum LineDiff {
+    static let maxCells = 4_000_000
+
+    static func unified(_ old: String, _ new: String, context: Int = 3) -> String {
+        let a = old.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let b = new.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard a.count * b.count <= maxCells else { return "(\(a.count) → \(b.count) lines: too long to diff line by line)" }
+        // lcs[i][j]: the longest common subsequence of a[i...] and b[j...].
+        var lcs = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in stride(from: a.count - 1, through: 0, by: -1) {
+            for j in stride(from: b.count - 1, through: 0, by: -1) {
+                lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+            }
+        }
+        enum Op { case same(String), removed(String), added(String) }
+        var ops: [Op] = []
+        var (i, j) = (0, 0)
+        while i < a.count || j < b.count {
+            if i < a.count, j < b.count, a[i] == b[j] {
+                ops.append(.same(a[i])); i += 1; j += 1
+            } else if i < a.count, j == b.count || lcs[i + 1][j] >= lcs[i][j + 1] {
+                ops.append(.removed(a[i])); i += 1
+            } else {
+                ops.append(.added(b[j])); j += 1
+            }
+        }
+        // Hunks: changed lines with `context` unchanged lines around them.
+        let changed = ops.indices.filter { if case .same = ops[$0] { return false } else { return true } }
+        guard !changed.isEmpty else { return "" }
+        var lines: [String] = []
+        var start = 0
+        while start < changed.count {
+            var end = start
+            while end + 1 < changed.count, changed[end + 1] - changed[end] <= 2 * context + 1 { end += 1 }
+            let from = max(0, changed[start] - context)
+            let to = min(ops.count - 1, changed[end] + context)
+            var oldLine = 1, newLine = 1
+            for op in ops[..<from] {
+                switch op {
+                case .same: oldLine += 1; newLine += 1
+                case .removed: oldLine += 1
+                case .added: newLine += 1
+                }
+            }
+            let hunk = ops[from...to]
+            let oldCount = hunk.filter { if case .added = $0 { return false } else { return true } }.count
+            let newCount = hunk.filter { if case .removed = $0 { return false } else { return true } }.count
+            lines.append("@@ -\(oldLine),\(oldCount) +\(newLine),\(newCount) @@")
+            for op in hunk {
+                switch op {
+                case .same(let s): lines.append(" " + s)
+                case .removed(let s): lines.append("-" + s)
+                case .added(let s): lines.append("+" + s)
+                }
+            }
+            start = end + 1
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// `lectern diff OLD NEW` on the golden bundle and edited copies of it.
+struct DiffCommandTests {
+    typealias Directory = CheckCommandTests.Directory
+    static let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
+
+    /// A copy of the golden bundle with `edit` applied to its files, the manifest rewritten to match.
+    static func editedCopy(in dir: Directory, _ edit: String) throws -> String {
+        let copy = dir.root.appendingPathComponent("new")
+        try FileManager.default.copyItem(at: golden, to: copy)
+        let script = """
+            import hashlib, json, sys
+            b = sys.argv[1]
+            def text(path): return open(b + '/' + path).read()
+            def write(path, data): open(b + '/' + path, 'w').write(data)
+            course = json.load(open(b + '/course.json'))
+            \(edit)
+            json.dump(course, open(b + '/course.json', 'w'), indent=2, sort_keys=True)
+            m = json.load(open(b + '/manifest.json'))
+            for f in list(m['files']):
+                d = open(b + '/' + f, 'rb').read(); m['files'][f] = {'sha256': hashlib.sha256(d).hexdigest(), 'bytes': len(d)}
+            json.dump(m, open(b + '/manifest.json', 'w'), indent=2, sort_keys=True)
+            """
+        let result = try CLITests.runBlocking(["-c", script, copy.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(result.status == 0, "\(result.stderr)")
+        return copy.path
+    }
+
+    @Test func equalBundlesExitZeroAndChangesAreListedByItem() async throws {
+        let dir = try Directory()
+        let same = try await CLITests.lectern(["diff", Self.golden.path, Self.golden.path], in: dir.root)
+        #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 40 unchanged\n", "\(same)")
+
+        let new = try Self.editedCopy(
+            in: dir,
+            """
+            write('lectures/01-01-understanding-values.md', text('lectures/01-01-understanding-values.md').replace('toy box', 'treasure chest', 1))
+            course['subjects'][0]['topics'][0]['reinforcement'][0]['prompt'] += ' (edited)'
+            del course['subjects'][1]['topics'][0]['reinforcement'][3]
+            """)
+        let changed = try await CLITests.lectern(["diff", Self.golden.path, new], in: dir.root)
+        #expect(changed.status == 1, "\(changed)")
+        #expect(changed.stdout.contains("changed  lecture/s01-t01\n    @@ -1,7 +1,7 @@\n     # Understanding Values\n"), "\(changed.stdout)")
+        #expect(changed.stdout.contains("\n    -Imagine you have a toy box. In this toy box,"))
+        #expect(changed.stdout.contains("\n    +Imagine you have a treasure chest. In this toy box,"))
+        #expect(changed.stdout.contains("changed  reinforcement/s01-t01/level-1\n"))
+        #expect(changed.stdout.contains("removed  reinforcement/s02-t01/level-4\n"))
+        #expect(changed.stdout.hasSuffix("2 changed, 0 added, 1 removed, 37 unchanged\n"))
+        // Reversed, what was removed is added.
+        let reversed = try await CLITests.lectern(["diff", new, Self.golden.path, "--brief"], in: dir.root)
+        #expect(reversed.status == 1 && reversed.stdout.contains("added    reinforcement/s02-t01/level-4") && !reversed.stdout.contains("@@"))
+
+        let json = try await CLITests.lectern(["diff", Self.golden.path, new, "--json"], in: dir.root)
+        #expect(json.status == 1)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(report["equal"] as? Bool == false)
+        #expect(report["removed"] as? [String] == ["reinforcement/s02-t01/level-4"])
+        #expect((report["changed"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["lecture/s01-t01", "reinforcement/s01-t01/level-1"])
+        #expect(report["unchanged"] as? Int == 37)
+    }
+
+    @Test func bundlesThatCannotBeComparedExitTwo() async throws {
+        let dir = try Directory()
+        let broken = dir.root.appendingPathComponent("broken")
+        try FileManager.default.copyItem(at: Self.golden, to: broken)
+        try Data("changed".utf8).write(to: broken.appendingPathComponent("course.json"))
+        let refused = try await CLITests.lectern(["diff", Self.golden.path, broken.path], in: dir.root)
+        #expect(refused.status == 2 && refused.stderr.contains("does not verify") && refused.stderr.contains("course.json"), "\(refused)")
+        let missing = try await CLITests.lectern(["diff", Self.golden.path, dir.root.path], in: dir.root)
+        #expect(missing.status == 2 && missing.stderr.contains("has no manifest.json"), "\(missing)")
+    }
+}
