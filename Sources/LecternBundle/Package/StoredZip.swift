@@ -22,11 +22,15 @@ public enum StoredZip {
 
     /// The archive of `entries` (name → bytes), names sorted.
     public static func write(_ entries: [String: Data]) -> Data {
+        write(ordered: entries.keys.sorted().map { ($0, entries[$0]!) })
+    }
+
+    /// The archive of `entries` in the order given (EPUB's `mimetype` must come first).
+    public static func write(ordered entries: [(name: String, data: Data)]) -> Data {
         var out = Data()
         var central = Data()
-        let names = entries.keys.sorted()
-        for name in names {
-            let data = entries[name]!
+        let names = entries.map(\.name)
+        for (name, data) in entries {
             let nameBytes = Data(name.utf8)
             let crc = CRC32.checksum(data)
             let offset = UInt32(out.count)

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// `lectern export --format epub`, checked by epubcheck (Debian's, installed by .ci/run): the
+/// golden course, the math course replayed from its cassette, and an Arabic copy.
+struct ExportCommandTests {
+    typealias Directory = CheckCommandTests.Directory
+    static let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
+    static let epubcheck = "/usr/share/java/epubcheck.jar"
+
+    static func epubcheck(_ file: URL, in dir: URL) throws -> CLITests.Output {
+        try CLITests.runBlocking(["-jar", epubcheck, file.path], in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/java"))
+    }
+
+    static func entry(_ name: String, of epub: URL, in dir: URL) throws -> String {
+        try CLITests.runBlocking(
+            ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist()[0]); print(z.read(sys.argv[2]).decode())", epub.path, name],
+            in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3")
+        ).stdout
+    }
+
+    @Test func aCourseExportsToAnEPUBThatEpubcheckAccepts() async throws {
+        #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by .ci/run (apt-get install epubcheck)")
+        let dir = try Directory()
+        let exported = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub"], in: dir.root)
+        #expect(exported.status == 0, "\(exported)")
+        let epub = dir.root.appendingPathComponent("python-basics-1.0.0.epub")
+        let check = try Self.epubcheck(epub, in: dir.root)
+        #expect(check.status == 0 && check.stdout.contains("No errors or warnings detected"), "\(check.stdout)\(check.stderr)")
+        let opf = try Self.entry("OEBPS/content.opf", of: epub, in: dir.root)
+        #expect(opf.hasPrefix("mimetype\n"), "mimetype is the first entry")
+        #expect(opf.contains("<dc:title>Introduction to Programming with Python</dc:title>"), "\(opf)")
+        #expect(opf.components(separatedBy: "<itemref idref=\"l").count - 1 == 4, "the four lectures in the spine")
+        #expect(!opf.contains("page-progression-direction"))
+        // The same bundle, the same bytes.
+        _ = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub", "--output", "again.epub"], in: dir.root)
+        #expect(try Data(contentsOf: epub) == Data(contentsOf: dir.root.appendingPathComponent("again.epub")))
+        let unknown = try await CLITests.lectern(["export", Self.golden.path, "--format", "pdf"], in: dir.root)
+        #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub"), "\(unknown)")
+    }
+
+    @Test func mathLecturesAndArabicPassEpubcheck() async throws {
+        let dir = try Directory()
+        let repo = CLITests.repository
+        let run = try await CLITests.lectern(
+            [
+                "run", "pipelines/examples/intro-probability.yaml", "--cache", "offline", "--cassette",
+                repo.appendingPathComponent("pipelines/cassettes/intro-probability.jsonl").path, "--cache-dir", dir.root.appendingPathComponent("cache").path,
+                "--output", dir.root.appendingPathComponent("out").path,
+            ], in: repo)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bundle = dir.root.appendingPathComponent("out/intro-probability/1.0.0")
+        let epub = dir.root.appendingPathComponent("probability.epub")
+        #expect(try await CLITests.lectern(["export", bundle.path, "--format", "epub", "--output", epub.path], in: dir.root).status == 0)
+        let check = try Self.epubcheck(epub, in: dir.root)
+        #expect(check.status == 0 && check.stdout.contains("No errors or warnings detected"), "\(check.stdout)\(check.stderr)")
+        #expect(try Self.entry("OEBPS/content.opf", of: epub, in: dir.root).contains("properties=\"mathml\""))
+
+        // The same course marked Arabic: right-to-left page progression, and still valid.
+        let arabic = dir.root.appendingPathComponent("arabic")
+        try FileManager.default.copyItem(at: bundle, to: arabic)
+        let script = """
+            import hashlib, json, sys
+            b = sys.argv[1]
+            m = json.load(open(b + '/manifest.json')); m['language'] = 'ar'
+            json.dump(m, open(b + '/manifest.json', 'w'))
+            """
+        _ = try CLITests.runBlocking(["-c", script, arabic.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let rtl = dir.root.appendingPathComponent("rtl.epub")
+        #expect(try await CLITests.lectern(["export", arabic.path, "--format", "epub", "--output", rtl.path], in: dir.root).status == 0)
+        let opf = try Self.entry("OEBPS/content.opf", of: rtl, in: dir.root)
+        #expect(opf.contains("page-progression-direction=\"rtl\"") && opf.contains("<dc:language>ar</dc:language>"), "\(opf)")
+        let rtlCheck = try Self.epubcheck(rtl, in: dir.root)
+        #expect(rtlCheck.status == 0, "\(rtlCheck.stdout)\(rtlCheck.stderr)")
+    }
+}
