@@ -203,7 +203,9 @@ struct CLITests {
         let expected = Self.files(reference.root.appendingPathComponent("output/cli-course/1.0.0"))
         #expect(expected.count > 5)
 
-        let ws = try Workspace(delayMilliseconds: 150)
+        // Slow answers, so that the run cannot finish before the kill even when this test's polling
+        // is starved on a loaded machine (the whole run takes over 10 s; the kill comes at 8 calls).
+        let ws = try Workspace(delayMilliseconds: 600)
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ws.arguments(["run", "job.yaml", "--log-format", "json"])
