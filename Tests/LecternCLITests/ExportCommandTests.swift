@@ -36,7 +36,61 @@ struct ExportCommandTests {
         _ = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub", "--output", "again.epub"], in: dir.root)
         #expect(try Data(contentsOf: epub) == Data(contentsOf: dir.root.appendingPathComponent("again.epub")))
         let unknown = try await CLITests.lectern(["export", Self.golden.path, "--format", "pdf"], in: dir.root)
-        #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub"), "\(unknown)")
+        #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub, csv, tsv"), "\(unknown)")
+    }
+
+    /// The question table, read back with Python's csv module: every question once, the key letter
+    /// the option course.json marks correct, the TSV with the same rows; an exam bank's items too.
+    @Test func questionsExportAsCSVAndTSV() async throws {
+        let dir = try Directory()
+        #expect(try await CLITests.lectern(["export", Self.golden.path, "--format", "csv"], in: dir.root).status == 0)
+        #expect(try await CLITests.lectern(["export", Self.golden.path, "--format", "tsv"], in: dir.root).status == 0)
+        let script = """
+            import csv, json, sys
+            rows = list(csv.DictReader(open(sys.argv[1], encoding='utf-8-sig', newline='')))
+            assert open(sys.argv[1], 'rb').read(3) == b'\\xef\\xbb\\xbf', 'BOM'
+            course = json.load(open(sys.argv[3]))
+            keys = {}
+            for s in course['subjects']:
+                for t in s['topics']:
+                    for name, q in [('engagement-question/' + t['id'], t['engagement_question']), ('bonus-question/' + t['id'], t['bonus_question'])] + [
+                            ('reinforcement/%s/level-%d' % (t['id'], r['level']), r) for r in t['reinforcement']]:
+                        keys[name] = ''.join('ABCDEF'[i] for i, o in enumerate(q.get('options', [])) if o['correct'])
+            assert len(rows) == len(keys) == len({r['id'] for r in rows}), (len(rows), len(keys))
+            assert all(keys[r['id']] == r['correct'] for r in rows)
+            assert all(r['reference_answer'] for r in rows if r['format'] == 'free_text')
+            tsv = [line.split('\\t') for line in open(sys.argv[2], encoding='utf-8').read().split('\\n') if line]
+            assert len(tsv) == len(rows) + 1 and all(len(f) == 21 for f in tsv)
+            assert [f[0] for f in tsv[1:]] == [r['id'] for r in rows]
+            print(len(rows), sum(1 for r in rows if r['format'] == 'multiple_choice'))
+            """
+        let checked = try CLITests.runBlocking(
+            [
+                "-c", script, dir.root.appendingPathComponent("python-basics-1.0.0.csv").path, dir.root.appendingPathComponent("python-basics-1.0.0.tsv").path,
+                Self.golden.appendingPathComponent("course.json").path,
+            ], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(checked.status == 0 && checked.stdout == "24 12\n", "\(checked)")
+
+        // An exam bank, replayed from its cassette: one row an item, its section/category as topic.
+        let repo = CLITests.repository
+        let run = try await CLITests.lectern(
+            [
+                "run", "pipelines/examples/world-geography-exam.yaml", "--cache", "offline", "--cassette",
+                repo.appendingPathComponent("pipelines/cassettes/world-geography-exam.jsonl").path, "--cache-dir",
+                dir.root.appendingPathComponent("cache").path, "--output", dir.root.appendingPathComponent("out").path,
+            ], in: repo)
+        #expect(run.status == 0, "\(run.stderr)")
+        let exam = dir.root.appendingPathComponent("out/world-geography-exam/1.0.0")
+        #expect(try await CLITests.lectern(["export", exam.path, "--format", "csv", "--output", "exam.csv"], in: dir.root).status == 0)
+        let items = try CLITests.runBlocking(
+            [
+                "-c",
+                "import csv, json, sys; rows = list(csv.DictReader(open(sys.argv[1], encoding='utf-8-sig', newline=''))); bank = json.load(open(sys.argv[2]));"
+                    + " assert [r['id'] for r in rows] == [i['id'] for i in bank['items']]; assert all(r['kind'] == 'exam-item' and len(r['correct']) == 1 for r in rows);"
+                    + " print(len(rows))",
+                dir.root.appendingPathComponent("exam.csv").path, exam.appendingPathComponent("exam.json").path,
+            ], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(items.status == 0 && items.stdout == "7\n", "\(items)")
     }
 
     @Test func mathLecturesAndArabicPassEpubcheck() async throws {

@@ -15,7 +15,7 @@ public protocol BundleExporter {
 }
 
 public enum Exporters {
-    public static let all: [any BundleExporter.Type] = [EPUBExporter.self]
+    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, CSVExporter.self, TSVExporter.self]
 
     public static func exporter(for format: String) -> (any BundleExporter.Type)? {
         all.first { $0.format == format }
