@@ -66,4 +66,13 @@ struct StoredZipTests {
         // Every damage is either refused or (a byte of a header field nobody reads) harmless.
         #expect(refused > 1_500)
     }
+
+    /// Exports hold the model's text: control characters (a JSON escape that ate a TeX backslash)
+    /// become U+FFFD, and a `]]>` inside Moodle's CDATA is split, so the XML stays well-formed.
+    @Test func exportedTextIsAlwaysWellFormed() {
+        #expect(Exporters.textCharacters("$\u{08}inom{n}{k}$ \u{0C}rac12 \t ok\n") == "$\u{FFFD}inom{n}{k}$ \u{FFFD}rac12 \t ok\n")
+        #expect(Exporters.textCharacters("plain") == "plain")
+        #expect(MoodleXMLExporter.cdata("a ]]> b\u{01}") == "<![CDATA[a ]]]]><![CDATA[> b\u{FFFD}]]>")
+        #expect(MoodleXMLExporter.escape("x < y & \u{0B}") == "x &lt; y &amp; \u{FFFD}")
+    }
 }

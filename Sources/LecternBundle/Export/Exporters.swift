@@ -15,7 +15,18 @@ public protocol BundleExporter {
 }
 
 public enum Exporters {
-    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, CSVExporter.self, TSVExporter.self]
+    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, CSVExporter.self, TSVExporter.self, MoodleXMLExporter.self]
+
+    /// Control characters (other than tab and line breaks) and U+FFFE/U+FFFF as U+FFFD. A
+    /// bundle's text is the model's: a control character where a JSON escape ate a TeX backslash
+    /// must not make an XML export unreadable or a spreadsheet cell garbled.
+    static func textCharacters(_ text: String) -> String {
+        func allowed(_ c: Unicode.Scalar) -> Bool {
+            c.value >= 0x20 ? c.value != 0x7F && c.value != 0xFFFE && c.value != 0xFFFF : c == "\t" || c == "\n" || c == "\r"
+        }
+        guard text.unicodeScalars.contains(where: { !allowed($0) }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { allowed($0) ? $0 : "\u{FFFD}" }))
+    }
 
     public static func exporter(for format: String) -> (any BundleExporter.Type)? {
         all.first { $0.format == format }

@@ -31,7 +31,7 @@ enum QuestionTable {
             fields.append(question["reference_answer"] as? String ?? "")
             fields.append(question["explanation"] as? String ?? "")
             for index in 0..<6 { fields.append(index < options.count ? options[index]["feedback"] as? String ?? "" : "") }
-            rows.append(fields)
+            rows.append(fields.map(Exporters.textCharacters))
         }
         if manifest.kind == "exam" {
             for item in object["items"] as? [[String: Any]] ?? [] {
