@@ -20,23 +20,9 @@ struct ExportCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let exported: (fileName: String, data: Data)
-        do {
-            exported = try Exporters.export(URL(fileURLWithPath: bundle, isDirectory: true), format: format)
-        } catch let error as PackageError {
-            Console.error("error: \(error)")
-            throw LecternExit.usage
-        } catch let error as BundleError {
-            Console.error("error: \(error)")
-            throw LecternExit.usage
-        }
+        let exported = try reportingUsageErrors { try Exporters.export(URL(fileURLWithPath: bundle, isDirectory: true), format: format) }
         let destination = URL(fileURLWithPath: output ?? exported.fileName)
-        do {
-            try exported.data.write(to: destination, options: .atomic)
-        } catch {
-            Console.error("error: cannot write \(destination.path): \(error.localizedDescription)")
-            throw LecternExit.runtime
-        }
+        try writeOutput(exported.data, to: destination)
         Console.out("wrote \(destination.path) (\(exported.data.count) bytes, \(format))")
     }
 }

@@ -77,26 +77,40 @@ struct PackageCommand: ParsableCommand {
             Console.error(error.description)
             throw LecternExit.usage
         }
-        do {
+        let (signingKey, package) = try reportingUsageErrors {
             let signingKey = try PackageKeys.readPrivateKey(URL(fileURLWithPath: key))
-            let package = try MarketplacePackage.build(
-                bundle: URL(fileURLWithPath: bundle, isDirectory: true), listing: checked.listing, avatar: checked.avatar, key: signingKey)
-            let destination = URL(fileURLWithPath: output ?? package.fileName)
-            do {
-                try package.data.write(to: destination, options: .atomic)
-            } catch {
-                Console.error("error: cannot write \(destination.path): \(error.localizedDescription)")
-                throw LecternExit.runtime
-            }
-            Console.out(
-                "wrote \(destination.path) (\(package.data.count) bytes), signed by \(PackageKeys.fingerprint(signingKey.publicKey.rawRepresentation))")
-        } catch let error as PackageError {
-            Console.error("error: \(error)")
-            throw LecternExit.usage
-        } catch let error as BundleError {
-            Console.error("error: \(error)")
-            throw LecternExit.usage
+            return (
+                signingKey,
+                try MarketplacePackage.build(
+                    bundle: URL(fileURLWithPath: bundle, isDirectory: true), listing: checked.listing, avatar: checked.avatar, key: signingKey)
+            )
         }
+        let destination = URL(fileURLWithPath: output ?? package.fileName)
+        try writeOutput(package.data, to: destination)
+        Console.out("wrote \(destination.path) (\(package.data.count) bytes), signed by \(PackageKeys.fingerprint(signingKey.publicKey.rawRepresentation))")
+    }
+}
+
+/// `body`, with a package, export or bundle error reported as a usage error (exit 2).
+func reportingUsageErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as PackageError {
+        Console.error("error: \(error)")
+        throw LecternExit.usage
+    } catch let error as BundleError {
+        Console.error("error: \(error)")
+        throw LecternExit.usage
+    }
+}
+
+/// Writes `data` to `destination` in one step, or reports why not (exit 5).
+func writeOutput(_ data: Data, to destination: URL) throws {
+    do {
+        try data.write(to: destination, options: .atomic)
+    } catch {
+        Console.error("error: cannot write \(destination.path): \(error.localizedDescription)")
+        throw LecternExit.runtime
     }
 }
 

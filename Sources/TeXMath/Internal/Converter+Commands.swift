@@ -672,16 +672,7 @@ extension Converter {
             }
         }
         stream.pushFront([.beginGroup] + tokens + [.endGroup])
-        let content = parseArgumentNodes()
-        let open = "{", close = "}"
-        if name == "Set" {
-            var row = MathNode(.mrow, [stretchyFence(open, role: .opening)] + content + [stretchyFence(close, role: .closing)])
-            row.role = .opening
-            return row
-        }
-        return MathNode(
-            .mrow,
-            [.mo(open, [(.stretchy, "false")], role: .opening)] + content + [.mo(close, [(.stretchy, "false")], role: .closing)])
+        return bracketed(parseArgumentNodes(), open: "{", close: "}", growing: name == "Set")
     }
 
     /// `\char` with a number: decimal `\char65`, hexadecimal `\char"41`, octal `\char'101`, or a
@@ -795,9 +786,13 @@ extension Converter {
     fileprivate func handleBra(_ name: String) -> MathNode? {
         let content = parseArgumentNodes()
         let lower = name.lowercased()
-        let open = lower == "ket" ? "|" : "⟨"
-        let close = lower == "bra" ? "|" : "⟩"
-        if name.first == "B" {
+        return bracketed(content, open: lower == "ket" ? "|" : "⟨", close: lower == "bra" ? "|" : "⟩", growing: name.first == "B")
+    }
+
+    /// `content` between `open` and `close`: fences that grow with it (braket's capitalised
+    /// forms), or fixed ones.
+    private func bracketed(_ content: [MathNode], open: String, close: String, growing: Bool) -> MathNode {
+        if growing {
             var row = MathNode(.mrow, [stretchyFence(open, role: .opening)] + content + [stretchyFence(close, role: .closing)])
             row.role = .opening
             return row
