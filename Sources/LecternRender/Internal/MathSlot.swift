@@ -15,8 +15,9 @@ import Foundation
 /// Parsing that MathML again only to re-check it cost about a third of rendering. The converter
 /// emits only elements and attributes of the sanitizer's allowlist, with generated values and
 /// escaped text (`TeXMath` documents this; `TrustedMathMLTests` renders the corpora and the fuzz
-/// corpus both ways and compares them byte for byte). A slot written as raw HTML in the Markdown
-/// can only repeat one of the document's own formulas, and only outside MathML.
+/// corpus both ways and compares them byte for byte). Only the writer makes slots (it omits the
+/// Markdown's raw HTML), and the sanitizer fills one only outside MathML and only with an index
+/// the writer issued.
 enum MathSlot {
     static let namespace = "urn:x-lectern:math-slot"
 
@@ -45,8 +46,9 @@ enum MathSlot {
 }
 
 /// Formulas converted once per process: lectures, questions and flashcards repeat their formulas
-/// (`x`, `n`, `\frac{1}{2}`), and conversion is the larger part of rendering math. Bounded: at
-/// 20,000 entries it starts again empty.
+/// (`x`, `n`, `\frac{1}{2}`), and conversion is the larger part of rendering math. Bounded: a
+/// formula longer than 2,000 bytes is not kept, and at 20,000 entries or 32 MB of MathML the
+/// cache starts again empty.
 final class FormulaCache: @unchecked Sendable {
     static let shared = FormulaCache()
 
@@ -57,18 +59,26 @@ final class FormulaCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [Key: MathMLConversion] = [:]
+    private var bytes = 0
     private static let capacity = 20_000
+    private static let maximumBytes = 32 << 20
+    private static let maximumFormulaBytes = 2_000
 
     func convert(_ tex: String, display: Bool) -> MathMLConversion {
+        guard tex.utf8.count <= Self.maximumFormulaBytes else { return TeXMath.convert(tex, display: display) }
         let key = Key(tex: tex, display: display)
         lock.lock()
         let cached = entries[key]
         lock.unlock()
         if let cached { return cached }
         let conversion = TeXMath.convert(tex, display: display)
+        let size = conversion.mathML.utf8.count + tex.utf8.count
         lock.lock()
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[key] = conversion
+        if entries.count >= Self.capacity || bytes + size > Self.maximumBytes {
+            entries.removeAll(keepingCapacity: true)
+            bytes = 0
+        }
+        if entries.updateValue(conversion, forKey: key) == nil { bytes += size }
         lock.unlock()
         return conversion
     }
