@@ -1,0 +1,169 @@
+import Foundation
+import LecternCore
+
+/// `lectern preview BUNDLE`: a static site of a bundle to read as its users will: an index with
+/// the outline, the lectures as rendered (XHTML + MathML), each topic's questions with their
+/// feedback behind a click (`<details>`, no script), an exam's forms and passages. Right to left
+/// for right-to-left languages. Every page is reachable from `index.xhtml`.
+public enum BundlePreview {
+    public struct Site: Sendable {
+        public var index: URL
+        public var pages: Int
+    }
+
+    public static func write(bundle: URL, to output: URL) throws -> Site {
+        let report = try BundleVerifier.verify(bundle)
+        guard report.problems.isEmpty else {
+            throw PackageError("the bundle does not verify; fix or regenerate it first:\n  " + report.problems.joined(separator: "\n  "))
+        }
+        let manifest = report.manifest
+        let fm = FileManager.default
+        if fm.fileExists(atPath: output.path) {
+            guard fm.fileExists(atPath: output.appendingPathComponent(".lectern-preview").path) else {
+                throw PackageError("\(output.path) exists and is not a Lectern preview; choose an empty or new folder")
+            }
+            try fm.removeItem(at: output)
+        }
+        try fm.createDirectory(at: output, withIntermediateDirectories: true)
+        try Data("a folder `lectern preview` wrote; it is replaced on the next preview\n".utf8).write(to: output.appendingPathComponent(".lectern-preview"))
+        // The bundle's own documents and assets, as they are.
+        for path in manifest.files.keys where !path.hasSuffix(".json") && !path.hasSuffix(".md") {
+            let destination = output.appendingPathComponent(path)
+            try fm.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try fm.copyItem(at: bundle.appendingPathComponent(path), to: destination)
+        }
+        let rtl = ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(manifest.language.split(separator: "-").first.map(String.init) ?? "")
+        let page = Page(language: manifest.language, direction: rtl ? "rtl" : "ltr", arabic: manifest.language.hasPrefix("ar"))
+        var pages = 1
+        var body = "<h1>\(escape(manifest.title))</h1>\n"
+        func object(_ name: String) throws -> [String: Any] {
+            guard let data = fm.contents(atPath: bundle.appendingPathComponent(name).path),
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { throw PackageError("the bundle has no readable \(name): only course and exam bundles have a preview") }
+            return object
+        }
+        if manifest.kind == "exam" {
+            let exam = try object("exam.json")
+            if let description = exam["description"] as? String { body += "<p>\(escape(description))</p>\n" }
+            body += "<h2>\(page.label("Forms", "النماذج"))</h2>\n<ul>\n"
+            for path in manifest.files.keys.sorted() where path.hasPrefix("forms/") && path.hasSuffix(".xhtml") {
+                body += "<li><a href=\"\(escape(path))\">\(escape(title(ofDocument: output.appendingPathComponent(path)) ?? path))</a></li>\n"
+            }
+            body += "</ul>\n"
+            let passages = manifest.files.keys.sorted().filter { $0.hasPrefix("passages/") && $0.hasSuffix(".xhtml") }
+            if !passages.isEmpty {
+                body += "<h2>\(page.label("Passages", "النصوص"))</h2>\n<ul>\n"
+                for path in passages { body += "<li><a href=\"\(escape(path))\">\(escape(title(ofDocument: output.appendingPathComponent(path)) ?? path))</a></li>\n" }
+                body += "</ul>\n"
+            }
+            body += "<p>\(page.label("Items in the bank", "أسئلة البنك")): \((exam["items"] as? [Any])?.count ?? 0)</p>\n"
+        } else {
+            let course = try object("course.json")
+            if let description = course["description"] as? String { body += "<p>\(escape(description))</p>\n" }
+            if manifest.files["tone-preview.xhtml"] != nil {
+                body += "<p><a href=\"tone-preview.xhtml\">\(page.label("Tone preview", "معاينة الأسلوب"))</a></p>\n"
+            }
+            try fm.createDirectory(at: output.appendingPathComponent("questions"), withIntermediateDirectories: true)
+            for subject in course["subjects"] as? [[String: Any]] ?? [] {
+                body += "<h2>\(escape(subject["title"] as? String ?? ""))</h2>\n<ol>\n"
+                for topic in subject["topics"] as? [[String: Any]] ?? [] {
+                    let id = topic["id"] as? String ?? ""
+                    let topicTitle = topic["title"] as? String ?? id
+                    var links: [String] = []
+                    if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String, manifest.files[path] != nil {
+                        links.append("<a href=\"\(escape(path))\">\(page.label("lecture", "المحاضرة"))</a>")
+                    }
+                    var questions: [(String, [String: Any])] = []
+                    if let q = topic["engagement_question"] as? [String: Any] { questions.append((page.label("Engagement question", "سؤال التفاعل"), q)) }
+                    if let q = topic["bonus_question"] as? [String: Any] { questions.append((page.label("Bonus question", "سؤال إضافي"), q)) }
+                    for (index, q) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
+                        questions.append((page.label("Reinforcement, level", "تعزيز، المستوى") + " \(q["level"] as? Int ?? index + 1)", q))
+                    }
+                    if !questions.isEmpty {
+                        let path = "questions/\(id).xhtml"
+                        let html = questions.map { questionHTML(title: $0.0, $0.1, page: page) }.joined(separator: "\n")
+                        try Data(page.document(title: topicTitle, stylesheet: "../lectern.css", body: "<p><a href=\"../index.xhtml\">\(escape(manifest.title))</a></p>\n<h1>\(escape(topicTitle))</h1>\n" + html).utf8)
+                            .write(to: output.appendingPathComponent(path))
+                        pages += 1
+                        links.append("<a href=\"\(escape(path))\">\(page.label("questions", "الأسئلة")) (\(questions.count))</a>")
+                    }
+                    body += "<li>\(escape(topicTitle)) — \(links.joined(separator: " · "))</li>\n"
+                }
+                body += "</ol>\n"
+                if let project = subject["project"] as? [String: Any] {
+                    let label = page.label("Project", "المشروع")
+                    var name = project["title"] as? String ?? ""
+                    // "Project: Project: …" when the title starts with the word already.
+                    if name.lowercased().hasPrefix(label.lowercased()) { name = String(name.dropFirst(label.count)).trimmingCharacters(in: CharacterSet(charactersIn: ": ")) }
+                    body += "<details><summary>\(label): \(escape(name))</summary><p>\(escape(project["brief"] as? String ?? ""))</p></details>\n"
+                }
+            }
+        }
+        let index = output.appendingPathComponent("index.xhtml")
+        try Data(page.document(title: manifest.title, stylesheet: "lectern.css", body: body).utf8).write(to: index)
+        return Site(index: index, pages: pages + manifest.files.keys.filter { $0.hasSuffix(".xhtml") }.count)
+    }
+
+    struct Page {
+        var language: String
+        var direction: String
+        var arabic: Bool
+
+        func label(_ english: String, _ arabic: String) -> String { self.arabic ? arabic : english }
+
+        func document(title: String, stylesheet: String, body: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE html>
+            <html xmlns="http://www.w3.org/1999/xhtml" lang="\(escape(language))" xml:lang="\(escape(language))" dir="\(direction)">
+            <head>
+            <meta charset="utf-8"/>
+            <title>\(escape(title))</title>
+            <link rel="stylesheet" href="\(stylesheet)"/>
+            </head>
+            <body>
+            \(body)
+            </body>
+            </html>
+
+            """
+        }
+    }
+
+    /// One question: its rendered prompt, each option with its feedback behind a click, and the
+    /// explanation.
+    static func questionHTML(title: String, _ q: [String: Any], page: Page) -> String {
+        var html = "<section class=\"lectern-question\">\n<h2>\(escape(title))</h2>\n"
+        html += (q["prompt_xhtml"] as? String) ?? "<p>\(escape(q["prompt"] as? String ?? ""))</p>"
+        let options = q["options"] as? [[String: Any]] ?? []
+        if !options.isEmpty {
+            html += "\n<ol type=\"A\">\n"
+            for option in options {
+                let correct = option["correct"] as? Bool == true
+                let verdict = correct ? page.label("✓ Right", "✓ صحيحة") : page.label("✗ Not right", "✗ غير صحيحة")
+                html += "<li><details><summary>\(escape(option["text"] as? String ?? ""))</summary><p><strong>\(verdict).</strong> \(escape(option["feedback"] as? String ?? ""))</p></details></li>\n"
+            }
+            html += "</ol>\n"
+        }
+        if let reference = q["reference_answer"] as? String, !reference.isEmpty {
+            html += "<details><summary>\(page.label("Reference answer", "الإجابة النموذجية"))</summary><p>\(escape(reference))</p></details>\n"
+        }
+        if let explanation = q["explanation"] as? String, !explanation.isEmpty {
+            html += "<details><summary>\(page.label("Explanation", "الشرح"))</summary><p>\(escape(explanation))</p></details>\n"
+        }
+        return html + "</section>"
+    }
+
+    static func title(ofDocument url: URL) -> String? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let text = String(decoding: data.prefix(4_096), as: UTF8.self)
+        guard let start = text.range(of: "<title>"), let end = text.range(of: "</title>", range: start.upperBound..<text.endIndex) else { return nil }
+        return String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">")
+    }
+
+    static func escape(_ text: String) -> String {
+        Exporters.textCharacters(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
