@@ -19,6 +19,18 @@ struct ExportCommandTests {
         ).stdout
     }
 
+    /// An example's bundle replayed offline from its cassette into `dir`: its path.
+    static func replayed(_ id: String, spec: String, in dir: URL) async throws -> URL {
+        let repo = CLITests.repository
+        let run = try await CLITests.lectern(
+            [
+                "run", spec, "--cache", "offline", "--cassette", repo.appendingPathComponent("pipelines/cassettes/\(id).jsonl").path,
+                "--cache-dir", dir.appendingPathComponent("cache-\(id)").path, "--output", dir.appendingPathComponent("out").path,
+            ], in: repo)
+        #expect(run.status == 0, "\(run.stderr)")
+        return dir.appendingPathComponent("out/\(id)/1.0.0")
+    }
+
     @Test func aCourseExportsToAnEPUBThatEpubcheckAccepts() async throws {
         #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by .ci/run (apt-get install epubcheck)")
         let dir = try Directory()
@@ -72,15 +84,7 @@ struct ExportCommandTests {
         #expect(checked.status == 0 && checked.stdout == "24 12\n", "\(checked)")
 
         // An exam bank, replayed from its cassette: one row an item, its section/category as topic.
-        let repo = CLITests.repository
-        let run = try await CLITests.lectern(
-            [
-                "run", "pipelines/examples/world-geography-exam.yaml", "--cache", "offline", "--cassette",
-                repo.appendingPathComponent("pipelines/cassettes/world-geography-exam.jsonl").path, "--cache-dir",
-                dir.root.appendingPathComponent("cache").path, "--output", dir.root.appendingPathComponent("out").path,
-            ], in: repo)
-        #expect(run.status == 0, "\(run.stderr)")
-        let exam = dir.root.appendingPathComponent("out/world-geography-exam/1.0.0")
+        let exam = try await Self.replayed("world-geography-exam", spec: "pipelines/examples/world-geography-exam.yaml", in: dir.root)
         #expect(try await CLITests.lectern(["export", exam.path, "--format", "csv", "--output", "exam.csv"], in: dir.root).status == 0)
         let items = try CLITests.runBlocking(
             [
@@ -95,15 +99,7 @@ struct ExportCommandTests {
 
     @Test func mathLecturesAndArabicPassEpubcheck() async throws {
         let dir = try Directory()
-        let repo = CLITests.repository
-        let run = try await CLITests.lectern(
-            [
-                "run", "pipelines/examples/intro-probability.yaml", "--cache", "offline", "--cassette",
-                repo.appendingPathComponent("pipelines/cassettes/intro-probability.jsonl").path, "--cache-dir", dir.root.appendingPathComponent("cache").path,
-                "--output", dir.root.appendingPathComponent("out").path,
-            ], in: repo)
-        #expect(run.status == 0, "\(run.stderr)")
-        let bundle = dir.root.appendingPathComponent("out/intro-probability/1.0.0")
+        let bundle = try await Self.replayed("intro-probability", spec: "pipelines/examples/intro-probability.yaml", in: dir.root)
         let epub = dir.root.appendingPathComponent("probability.epub")
         #expect(try await CLITests.lectern(["export", bundle.path, "--format", "epub", "--output", epub.path], in: dir.root).status == 0)
         let check = try Self.epubcheck(epub, in: dir.root)

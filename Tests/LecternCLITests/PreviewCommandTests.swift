@@ -60,17 +60,9 @@ struct PreviewCommandTests {
         let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
         #expect(FileManager.default.fileExists(atPath: chromium.path), "Debian's chromium is installed by .ci/run")
         let dir = try Directory()
-        let repo = CLITests.repository
-        let run = try await CLITests.lectern(
-            [
-                "run", "pipelines/examples/intro-probability.yaml", "--cache", "offline", "--cassette",
-                repo.appendingPathComponent("pipelines/cassettes/intro-probability.jsonl").path, "--cache-dir", dir.root.appendingPathComponent("cache").path,
-                "--output", dir.root.appendingPathComponent("out").path,
-            ], in: repo)
-        #expect(run.status == 0, "\(run.stderr)")
+        let bundle = try await ExportCommandTests.replayed("intro-probability", spec: "pipelines/examples/intro-probability.yaml", in: dir.root)
         let site = dir.root.appendingPathComponent("site")
-        let made = try await CLITests.lectern(
-            ["preview", dir.root.appendingPathComponent("out/intro-probability/1.0.0").path, "--output", site.path], in: dir.root)
+        let made = try await CLITests.lectern(["preview", bundle.path, "--output", site.path], in: dir.root)
         #expect(made.status == 0, "\(made)")
         let crawl = try Self.crawl(site)
         #expect(crawl.broken.isEmpty && crawl.reachable == crawl.pages, "\(crawl.broken) \(crawl.pages.subtracting(crawl.reachable))")
