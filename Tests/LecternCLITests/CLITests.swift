@@ -85,6 +85,16 @@ struct CLITests {
         }
     }
 
+    /// Another program (python3, java, chromium), off the cooperative pool like `lectern`: a test
+    /// that blocked a pool thread while epubcheck or a browser ran would starve the timing tests.
+    static func external(_ arguments: [String], in directory: URL, environment: [String: String] = [:], executable: URL) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, in: directory, environment: environment, executable: executable) })
+            }
+        }
+    }
+
     static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String], executable: URL = binary) throws -> Output {
         let process = Process()
         process.executableURL = executable

@@ -7,7 +7,7 @@ struct DiffCommandTests {
     static let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
 
     /// A copy of the golden bundle with `edit` applied to its files, the manifest rewritten to match.
-    static func editedCopy(in dir: Directory, _ edit: String) throws -> String {
+    static func editedCopy(in dir: Directory, _ edit: String) async throws -> String {
         let copy = dir.root.appendingPathComponent("new")
         try FileManager.default.copyItem(at: golden, to: copy)
         let script = """
@@ -23,7 +23,7 @@ struct DiffCommandTests {
                 d = open(b + '/' + f, 'rb').read(); m['files'][f] = {'sha256': hashlib.sha256(d).hexdigest(), 'bytes': len(d)}
             json.dump(m, open(b + '/manifest.json', 'w'), indent=2, sort_keys=True)
             """
-        let result = try CLITests.runBlocking(["-c", script, copy.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let result = try await CLITests.external(["-c", script, copy.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(result.status == 0, "\(result.stderr)")
         return copy.path
     }
@@ -33,7 +33,7 @@ struct DiffCommandTests {
         let same = try await CLITests.lectern(["diff", Self.golden.path, Self.golden.path], in: dir.root)
         #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 40 unchanged\n", "\(same)")
 
-        let new = try Self.editedCopy(
+        let new = try await Self.editedCopy(
             in: dir,
             """
             write('lectures/01-01-understanding-values.md', text('lectures/01-01-understanding-values.md').replace('toy box', 'treasure chest', 1))

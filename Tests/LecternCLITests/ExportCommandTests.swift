@@ -8,12 +8,12 @@ struct ExportCommandTests {
     static let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
     static let epubcheck = "/usr/share/java/epubcheck.jar"
 
-    static func epubcheck(_ file: URL, in dir: URL) throws -> CLITests.Output {
-        try CLITests.runBlocking(["-jar", epubcheck, file.path], in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/java"))
+    static func epubcheck(_ file: URL, in dir: URL) async throws -> CLITests.Output {
+        try await CLITests.external(["-jar", epubcheck, file.path], in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/java"))
     }
 
-    static func entry(_ name: String, of epub: URL, in dir: URL) throws -> String {
-        try CLITests.runBlocking(
+    static func entry(_ name: String, of epub: URL, in dir: URL) async throws -> String {
+        try await CLITests.external(
             ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist()[0]); print(z.read(sys.argv[2]).decode())", epub.path, name],
             in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3")
         ).stdout
@@ -37,9 +37,9 @@ struct ExportCommandTests {
         let exported = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub"], in: dir.root)
         #expect(exported.status == 0, "\(exported)")
         let epub = dir.root.appendingPathComponent("python-basics-1.0.0.epub")
-        let check = try Self.epubcheck(epub, in: dir.root)
+        let check = try await Self.epubcheck(epub, in: dir.root)
         #expect(check.status == 0 && check.stdout.contains("No errors or warnings detected"), "\(check.stdout)\(check.stderr)")
-        let opf = try Self.entry("OEBPS/content.opf", of: epub, in: dir.root)
+        let opf = try await Self.entry("OEBPS/content.opf", of: epub, in: dir.root)
         #expect(opf.hasPrefix("mimetype\n"), "mimetype is the first entry")
         #expect(opf.contains("<dc:title>Introduction to Programming with Python</dc:title>"), "\(opf)")
         #expect(opf.components(separatedBy: "<itemref idref=\"l").count - 1 == 4, "the four lectures in the spine")
@@ -76,7 +76,7 @@ struct ExportCommandTests {
             assert [f[0] for f in tsv[1:]] == [r['id'] for r in rows]
             print(len(rows), sum(1 for r in rows if r['format'] == 'multiple_choice'))
             """
-        let checked = try CLITests.runBlocking(
+        let checked = try await CLITests.external(
             [
                 "-c", script, dir.root.appendingPathComponent("python-basics-1.0.0.csv").path, dir.root.appendingPathComponent("python-basics-1.0.0.tsv").path,
                 Self.golden.appendingPathComponent("course.json").path,
@@ -86,7 +86,7 @@ struct ExportCommandTests {
         // An exam bank, replayed from its cassette: one row an item, its section/category as topic.
         let exam = try await Self.replayed("world-geography-exam", spec: "pipelines/examples/world-geography-exam.yaml", in: dir.root)
         #expect(try await CLITests.lectern(["export", exam.path, "--format", "csv", "--output", "exam.csv"], in: dir.root).status == 0)
-        let items = try CLITests.runBlocking(
+        let items = try await CLITests.external(
             [
                 "-c",
                 "import csv, json, sys; rows = list(csv.DictReader(open(sys.argv[1], encoding='utf-8-sig', newline=''))); bank = json.load(open(sys.argv[2]));"
@@ -102,9 +102,9 @@ struct ExportCommandTests {
         let bundle = try await Self.replayed("intro-probability", spec: "pipelines/examples/intro-probability.yaml", in: dir.root)
         let epub = dir.root.appendingPathComponent("probability.epub")
         #expect(try await CLITests.lectern(["export", bundle.path, "--format", "epub", "--output", epub.path], in: dir.root).status == 0)
-        let check = try Self.epubcheck(epub, in: dir.root)
+        let check = try await Self.epubcheck(epub, in: dir.root)
         #expect(check.status == 0 && check.stdout.contains("No errors or warnings detected"), "\(check.stdout)\(check.stderr)")
-        #expect(try Self.entry("OEBPS/content.opf", of: epub, in: dir.root).contains("properties=\"mathml\""))
+        #expect(try await Self.entry("OEBPS/content.opf", of: epub, in: dir.root).contains("properties=\"mathml\""))
 
         // Moodle XML of the same course: well-formed (whatever control characters recorded answers
         // hold; StoredZipTests covers them); one category per topic; each
@@ -130,7 +130,7 @@ struct ExportCommandTests {
                     assert q.get('type') == 'essay' and len(q.find('graderinfo/text').text) > 10
             print(len(questions), sum(1 for q in questions if q.get('type') == 'multichoice'))
             """
-        let parsed = try CLITests.runBlocking(
+        let parsed = try await CLITests.external(
             ["-c", moodleCheck, moodle.path, bundle.appendingPathComponent("course.json").path], in: dir.root, environment: [:],
             executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(parsed.status == 0 && parsed.stdout == "14 7\n", "seven topics: an engagement and a bonus question each: \(parsed)")
@@ -144,12 +144,12 @@ struct ExportCommandTests {
             m = json.load(open(b + '/manifest.json')); m['language'] = 'ar'
             json.dump(m, open(b + '/manifest.json', 'w'))
             """
-        _ = try CLITests.runBlocking(["-c", script, arabic.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        _ = try await CLITests.external(["-c", script, arabic.path], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         let rtl = dir.root.appendingPathComponent("rtl.epub")
         #expect(try await CLITests.lectern(["export", arabic.path, "--format", "epub", "--output", rtl.path], in: dir.root).status == 0)
-        let opf = try Self.entry("OEBPS/content.opf", of: rtl, in: dir.root)
+        let opf = try await Self.entry("OEBPS/content.opf", of: rtl, in: dir.root)
         #expect(opf.contains("page-progression-direction=\"rtl\"") && opf.contains("<dc:language>ar</dc:language>"), "\(opf)")
-        let rtlCheck = try Self.epubcheck(rtl, in: dir.root)
+        let rtlCheck = try await Self.epubcheck(rtl, in: dir.root)
         #expect(rtlCheck.status == 0, "\(rtlCheck.stdout)\(rtlCheck.stderr)")
     }
 }

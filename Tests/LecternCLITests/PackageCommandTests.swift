@@ -10,7 +10,7 @@ struct PackageCommandTests {
 
     /// Rewrites a package's entries with Python's zipfile (stored, valid CRCs): tampering as a
     /// person with ordinary tools would do it. `edits`: a Python expression per entry name.
-    static func tamper(_ package: URL, to output: URL, python: String, in dir: URL) throws {
+    static func tamper(_ package: URL, to output: URL, python: String, in dir: URL) async throws {
         let script = """
             import sys, zipfile
             src = zipfile.ZipFile(sys.argv[1]); out = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED)
@@ -20,7 +20,7 @@ struct PackageCommandTests {
                 out.writestr(name, data)
             out.close()
             """
-        let result = try CLITests.runBlocking(
+        let result = try await CLITests.external(
             ["-c", script, package.path, output.path], in: dir, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(result.status == 0, "\(result.stderr)")
     }
@@ -49,7 +49,7 @@ struct PackageCommandTests {
         #expect(second.status == 0)
         #expect(try Data(contentsOf: dir.root.appendingPathComponent("again.lectern")) == first, "same inputs, same bytes")
         #expect(!String(decoding: first, as: UTF8.self).contains(try String(contentsOf: privateKey, encoding: .utf8).split(separator: "\n")[1]))
-        let listed = try CLITests.runBlocking(
+        let listed = try await CLITests.external(
             [
                 "-c",
                 "import json, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; l = json.loads(z.read('listing.json'));"
@@ -81,7 +81,7 @@ struct PackageCommandTests {
         #expect(damaged.status == 1 && damaged.stderr.contains("CRC-32 does not match"), "\(damaged)")
 
         // The same change re-zipped with valid CRCs: the signed manifest catches it.
-        try Self.tamper(
+        try await Self.tamper(
             package, to: dir.root.appendingPathComponent("edited.lectern"),
             python: "if name.endswith('01-01-understanding-values.md'): data = data.replace(b'value', b'Value', 1)", in: dir.root)
         let edited = try await CLITests.lectern(["verify", "edited.lectern", "--trusted-keys", keys.path], in: dir.root)
@@ -90,12 +90,12 @@ struct PackageCommandTests {
             "\(edited)")
 
         // A swapped listing (a lower price), a file added, the avatar replaced.
-        try Self.tamper(
+        try await Self.tamper(
             package, to: dir.root.appendingPathComponent("listing.lectern"),
             python: "if name == 'listing.json': data = data.replace(b'499', b'99')", in: dir.root)
         let swapped = try await CLITests.lectern(["verify", "listing.lectern", "--trusted-keys", keys.path], in: dir.root)
         #expect(swapped.status == 1 && swapped.stderr.contains("listing.json was changed after signing"), "\(swapped)")
-        try Self.tamper(
+        try await Self.tamper(
             package, to: dir.root.appendingPathComponent("avatar.lectern"),
             python: "if name == 'listing/avatar.png': data = data[:-20] + bytes(20)", in: dir.root)
         let avatar = try await CLITests.lectern(["verify", "avatar.lectern", "--trusted-keys", keys.path], in: dir.root)

@@ -88,7 +88,7 @@ struct PreviewCommandTests {
             </script></body></html>
             """
         try harness.write(to: site.appendingPathComponent("harness.html"), atomically: true, encoding: .utf8)
-        let browser = try CLITests.runBlocking(
+        let browser = try await CLITests.external(
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom",
                 site.appendingPathComponent("harness.html").absoluteString,
