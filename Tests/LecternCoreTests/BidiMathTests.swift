@@ -21,6 +21,8 @@ struct BidiMathTests {
         // Plain numbers, sums and words are left to the sentence's direction.
         #expect(BidiMath.isolatingTerms("٦ − ٢ = ٤، و ٣/٤", language: "ar") == "٦ − ٢ = ٤، و ٣/٤")
         #expect(BidiMath.isolatingTerms("س٢√٣", language: "ar") == "س٢√٣", "a term glued to a word is not one")
+        #expect(BidiMath.isolatingTerms("٢√٣ و٣√٢", language: "ar") == "\(i)٢\(m)√٣\(p) و\(i)٣\(m)√٢\(p)", "'and' glued to a term")
+        #expect(BidiMath.isolatingTerms("سو٢√٣", language: "ar") == "سو٢√٣", "و inside a word is not the proclitic")
     }
 
     @Test func leftToRightTextIsUnchanged() {

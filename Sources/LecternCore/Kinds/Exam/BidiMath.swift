@@ -102,7 +102,12 @@ public enum BidiMath {
     /// The end of a root or power term starting at `index` (not in the middle of a number or a
     /// word), or nil when none starts there.
     private static func termEnd(_ s: [Unicode.Scalar], from index: Int) -> Int? {
-        if index > 0, isDigit(s[index - 1]) || isDecimalSeparator(s[index - 1]) || s[index - 1].properties.isAlphabetic { return nil }
+        if index > 0, isDigit(s[index - 1]) || isDecimalSeparator(s[index - 1]) { return nil }
+        // Glued to a word, a term is part of it ("س٢√٣"); an Arabic one-letter proclitic glued to
+        // it (و، ف، ب، ل، ك: "و٢√٣", "and 2√3") is a word of its own.
+        if index > 0, s[index - 1].properties.isAlphabetic {
+            guard "وفبلك".unicodeScalars.contains(s[index - 1]), index == 1 || !s[index - 2].properties.isAlphabetic else { return nil }
+        }
         var position = index
         if let end = numberEnd(s, from: position) {
             position = end
