@@ -21,7 +21,8 @@ public enum BundleDiff {
         }
     }
 
-    public struct Report: Codable, Sendable, Hashable {
+    /// `equal` is derived, and written into the JSON for CI.
+    public struct Report: Encodable, Sendable, Hashable {
         public var added: [String]
         public var removed: [String]
         public var changed: [Change]
@@ -37,14 +38,6 @@ public enum BundleDiff {
             try c.encode(removed, forKey: .removed)
             try c.encode(changed, forKey: .changed)
             try c.encode(unchanged, forKey: .unchanged)
-        }
-
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            added = try c.decode([String].self, forKey: .added)
-            removed = try c.decode([String].self, forKey: .removed)
-            changed = try c.decode([Change].self, forKey: .changed)
-            unchanged = try c.decode(Int.self, forKey: .unchanged)
         }
 
         init(added: [String], removed: [String], changed: [Change], unchanged: Int) {
@@ -109,7 +102,9 @@ public enum BundleDiff {
         }
         var items: [String: Content] = [:]
         var covered = Set<String>([Manifest.fileName])
-        if manifest.kind == "exam", let data = read("exam.json"), let exam = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+        let document = try BundleContent.document(of: bundle, manifest: manifest)
+        if manifest.kind == "exam" {
+            let exam = document
             covered.insert("exam.json")
             for item in exam["items"] as? [[String: Any]] ?? [] { if let id = item["id"] as? String { items["item/" + id] = canonical(item) } }
             for passage in exam["passages"] as? [[String: Any]] ?? [] {
@@ -117,7 +112,8 @@ public enum BundleDiff {
             }
             for form in exam["forms"] as? [[String: Any]] ?? [] { if let id = form["id"] as? String { items["form/" + id] = canonical(form) } }
             items["exam"] = canonical(exam.filter { !["items", "passages", "forms"].contains($0.key) })
-        } else if let data = read("course.json"), let course = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+        } else {
+            let course = document
             covered.insert("course.json")
             for subject in course["subjects"] as? [[String: Any]] ?? [] {
                 let subjectID = subject["id"] as? String ?? "?"
@@ -129,12 +125,6 @@ public enum BundleDiff {
                         if let xhtml = lecture["xhtml_path"] as? String { covered.insert(xhtml) }
                         items["lecture/" + id] = .text(read(path).map { String(decoding: $0, as: UTF8.self) } ?? "")
                     }
-                    if let question = topic["engagement_question"] { items["engagement-question/" + id] = canonical(question) }
-                    if let question = topic["bonus_question"] { items["bonus-question/" + id] = canonical(question) }
-                    for (index, question) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
-                        let level = question["level"] as? Int ?? index + 1
-                        items["reinforcement/\(id)/level-\(level)"] = canonical(question)
-                    }
                     var rest = topic
                     for key in ["lecture", "engagement_question", "bonus_question", "reinforcement"] { rest[key] = nil }
                     items["topic/" + id] = canonical(rest)
@@ -144,6 +134,7 @@ public enum BundleDiff {
                 rest["project"] = nil
                 items["subject/" + subjectID] = canonical(rest)
             }
+            for question in BundleContent.questions(in: course, kind: "course") { items[question.id] = canonical(question.fields) }
             items["course"] = canonical(course.filter { $0.key != "subjects" })
         }
         for (path, entry) in manifest.files where !covered.contains(path) {

@@ -32,18 +32,13 @@ public enum BundlePreview {
             try fm.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try fm.copyItem(at: bundle.appendingPathComponent(path), to: destination)
         }
-        let rtl = ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(manifest.language.split(separator: "-").first.map(String.init) ?? "")
+        let rtl = LanguageDirection.isRightToLeft(manifest.language)
         let page = Page(language: manifest.language, direction: rtl ? "rtl" : "ltr", arabic: manifest.language.hasPrefix("ar"))
         var pages = 1
         var body = "<h1>\(escape(manifest.title))</h1>\n"
-        func object(_ name: String) throws -> [String: Any] {
-            guard let data = fm.contents(atPath: bundle.appendingPathComponent(name).path),
-                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { throw PackageError("the bundle has no readable \(name): only course and exam bundles have a preview") }
-            return object
-        }
+        let document = try BundleContent.document(of: bundle, manifest: manifest)
         if manifest.kind == "exam" {
-            let exam = try object("exam.json")
+            let exam = document
             if let description = exam["description"] as? String { body += "<p>\(escape(description))</p>\n" }
             body += "<h2>\(page.label("Forms", "النماذج"))</h2>\n<ul>\n"
             for path in manifest.files.keys.sorted() where path.hasPrefix("forms/") && path.hasSuffix(".xhtml") {
@@ -58,7 +53,8 @@ public enum BundlePreview {
             }
             body += "<p>\(page.label("Items in the bank", "أسئلة البنك")): \((exam["items"] as? [Any])?.count ?? 0)</p>\n"
         } else {
-            let course = try object("course.json")
+            let course = document
+            let questions = Dictionary(grouping: BundleContent.questions(in: course, kind: "course"), by: \.topicID)
             if let description = course["description"] as? String { body += "<p>\(escape(description))</p>\n" }
             if manifest.files["tone-preview.xhtml"] != nil {
                 body += "<p><a href=\"tone-preview.xhtml\">\(page.label("Tone preview", "معاينة الأسلوب"))</a></p>\n"
@@ -73,11 +69,12 @@ public enum BundlePreview {
                     if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String, manifest.files[path] != nil {
                         links.append("<a href=\"\(escape(path))\">\(page.label("lecture", "المحاضرة"))</a>")
                     }
-                    var questions: [(String, [String: Any])] = []
-                    if let q = topic["engagement_question"] as? [String: Any] { questions.append((page.label("Engagement question", "سؤال التفاعل"), q)) }
-                    if let q = topic["bonus_question"] as? [String: Any] { questions.append((page.label("Bonus question", "سؤال إضافي"), q)) }
-                    for (index, q) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
-                        questions.append((page.label("Reinforcement, level", "تعزيز، المستوى") + " \(q["level"] as? Int ?? index + 1)", q))
+                    let questions = (questions[id] ?? []).map { q -> (String, [String: Any]) in
+                        switch q.kind {
+                        case "engagement": return (page.label("Engagement question", "سؤال التفاعل"), q.fields)
+                        case "bonus": return (page.label("Bonus question", "سؤال إضافي"), q.fields)
+                        default: return (page.label("Reinforcement, level", "تعزيز، المستوى") + " \(q.level ?? 0)", q.fields)
+                        }
                     }
                     if !questions.isEmpty {
                         let path = "questions/\(id).xhtml"
@@ -162,8 +159,5 @@ public enum BundlePreview {
             .replacingOccurrences(of: "&gt;", with: ">")
     }
 
-    static func escape(_ text: String) -> String {
-        Exporters.textCharacters(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { BundleContent.xmlEscaped(text) }
 }

@@ -73,6 +73,6 @@ struct StoredZipTests {
         #expect(Exporters.textCharacters("$\u{08}inom{n}{k}$ \u{0C}rac12 \t ok\n") == "$\u{FFFD}inom{n}{k}$ \u{FFFD}rac12 \t ok\n")
         #expect(Exporters.textCharacters("plain") == "plain")
         #expect(MoodleXMLExporter.cdata("a ]]> b\u{01}") == "<![CDATA[a ]]]]><![CDATA[> b\u{FFFD}]]>")
-        #expect(MoodleXMLExporter.escape("x < y & \u{0B}") == "x &lt; y &amp; \u{FFFD}")
+        #expect(BundleContent.xmlEscaped("x < y & \"q\" \u{0B}") == "x &lt; y &amp; &quot;q&quot; \u{FFFD}")
     }
 }

@@ -19,11 +19,9 @@ public enum EPUBExporter: BundleExporter {
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
         guard manifest.kind == "course" else { throw PackageError("the epub exporter takes a course bundle; this one is \(manifest.kind)") }
-        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent("course.json").path),
-            let course = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw PackageError("the bundle has no readable course.json") }
+        let course = try BundleContent.document(of: bundle, manifest: manifest)
         let language = manifest.language
-        let rtl = ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(language.split(separator: "-").first.map(String.init) ?? "")
+        let rtl = LanguageDirection.isRightToLeft(language)
         var files: [(String, Data)] = [("mimetype", Data("application/epub+zip".utf8))]
         files.append(("META-INF/container.xml", Data(container.utf8)))
 
@@ -177,8 +175,5 @@ public enum EPUBExporter: BundleExporter {
             """
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { BundleContent.xmlEscaped(text) }
 }

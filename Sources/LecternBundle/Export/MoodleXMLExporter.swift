@@ -13,35 +13,32 @@ public enum MoodleXMLExporter: BundleExporter {
     public static let summary = "a Moodle XML question bank: a category per topic, multichoice and essay questions with feedback"
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        let name = manifest.kind == "exam" ? "exam.json" : "course.json"
-        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent(name).path),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw PackageError("the bundle has no readable \(name): only course and exam bundles are exported to Moodle") }
+        let document = try BundleContent.document(of: bundle, manifest: manifest)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n"
         let root = "$course$/top/" + categoryName(manifest.title)
         func category(_ path: String) {
-            out += "  <question type=\"category\">\n    <category><text>\(escape(root + "/" + categoryName(path)))</text></category>\n  </question>\n"
+            out += "  <question type=\"category\">\n    <category><text>\(BundleContent.xmlEscaped(root + "/" + categoryName(path)))</text></category>\n  </question>\n"
         }
         func question(name: String, _ q: [String: Any]) {
             let options = q["options"] as? [[String: Any]] ?? []
-            let text = (q["prompt_xhtml"] as? String) ?? "<p>" + escape(q["prompt"] as? String ?? "") + "</p>"
-            let explanation = "<p>" + escape(q["explanation"] as? String ?? "") + "</p>"
+            let text = (q["prompt_xhtml"] as? String) ?? "<p>" + BundleContent.xmlEscaped(q["prompt"] as? String ?? "") + "</p>"
+            let explanation = "<p>" + BundleContent.xmlEscaped(q["explanation"] as? String ?? "") + "</p>"
             if options.isEmpty {
                 out += "  <question type=\"essay\">\n"
-                out += "    <name><text>\(escape(name))</text></name>\n"
+                out += "    <name><text>\(BundleContent.xmlEscaped(name))</text></name>\n"
                 out += "    <questiontext format=\"html\"><text>\(cdata(text))</text></questiontext>\n"
                 out += "    <generalfeedback format=\"html\"><text>\(cdata(explanation))</text></generalfeedback>\n"
                 out += "    <defaultgrade>1</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n"
                 out += "    <responseformat>editor</responseformat>\n    <responserequired>1</responserequired>\n    <responsefieldlines>10</responsefieldlines>\n"
                 out += "    <attachments>0</attachments>\n"
-                out += "    <graderinfo format=\"html\"><text>\(cdata("<p>" + escape(q["reference_answer"] as? String ?? "") + "</p>"))</text></graderinfo>\n"
+                out += "    <graderinfo format=\"html\"><text>\(cdata("<p>" + BundleContent.xmlEscaped(q["reference_answer"] as? String ?? "") + "</p>"))</text></graderinfo>\n"
                 out += "    <responsetemplate format=\"html\"><text></text></responsetemplate>\n"
                 out += "  </question>\n"
                 return
             }
             let correctCount = options.filter { $0["correct"] as? Bool == true }.count
             out += "  <question type=\"multichoice\">\n"
-            out += "    <name><text>\(escape(name))</text></name>\n"
+            out += "    <name><text>\(BundleContent.xmlEscaped(name))</text></name>\n"
             out += "    <questiontext format=\"html\"><text>\(cdata(text))</text></questiontext>\n"
             out += "    <generalfeedback format=\"html\"><text>\(cdata(explanation))</text></generalfeedback>\n"
             out += "    <defaultgrade>1</defaultgrade>\n    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n"
@@ -50,34 +47,20 @@ public enum MoodleXMLExporter: BundleExporter {
                 let correct = option["correct"] as? Bool == true
                 let fraction = correct ? (correctCount > 1 ? String(format: "%.5f", 100.0 / Double(correctCount)) : "100") : "0"
                 out += "    <answer fraction=\"\(fraction)\" format=\"html\">\n"
-                out += "      <text>\(cdata("<p>" + escape(option["text"] as? String ?? "") + "</p>"))</text>\n"
-                out += "      <feedback format=\"html\"><text>\(cdata("<p>" + escape(option["feedback"] as? String ?? "") + "</p>"))</text></feedback>\n"
+                out += "      <text>\(cdata("<p>" + BundleContent.xmlEscaped(option["text"] as? String ?? "") + "</p>"))</text>\n"
+                out += "      <feedback format=\"html\"><text>\(cdata("<p>" + BundleContent.xmlEscaped(option["feedback"] as? String ?? "") + "</p>"))</text></feedback>\n"
                 out += "    </answer>\n"
             }
             out += "  </question>\n"
         }
-        if manifest.kind == "exam" {
-            var current = ""
-            for item in object["items"] as? [[String: Any]] ?? [] {
-                let path = [item["section"] as? String, item["category"] as? String].compactMap { $0 }.joined(separator: "/")
-                if path != current {
-                    category(path)
-                    current = path
-                }
-                question(name: item["id"] as? String ?? "", item)
+        var current: String?
+        for q in BundleContent.questions(in: document, kind: manifest.kind) {
+            let path = q.subject.isEmpty ? q.topic : q.subject + "/" + q.topic
+            if path != current {
+                category(path)
+                current = path
             }
-        } else {
-            for subject in object["subjects"] as? [[String: Any]] ?? [] {
-                for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                    let id = topic["id"] as? String ?? ""
-                    category((subject["title"] as? String ?? "") + "/" + (topic["title"] as? String ?? id))
-                    if let q = topic["engagement_question"] as? [String: Any] { question(name: "engagement-question/\(id)", q) }
-                    if let q = topic["bonus_question"] as? [String: Any] { question(name: "bonus-question/\(id)", q) }
-                    for (index, q) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
-                        question(name: "reinforcement/\(id)/level-\(q["level"] as? Int ?? index + 1)", q)
-                    }
-                }
-            }
+            question(name: q.id, q.fields)
         }
         out += "</quiz>\n"
         return Data(out.utf8)
@@ -87,11 +70,6 @@ public enum MoodleXMLExporter: BundleExporter {
     /// (Moodle's own escape for it), and line breaks become spaces.
     static func categoryName(_ title: String) -> String {
         title.split(separator: "/", omittingEmptySubsequences: false).map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "/")
-    }
-
-    static func escape(_ text: String) -> String {
-        Exporters.textCharacters(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
     }
 
     /// HTML inside `<![CDATA[…]]>`, as Moodle writes it; a `]]>` inside is split across sections.

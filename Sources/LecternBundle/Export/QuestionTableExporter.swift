@@ -16,47 +16,22 @@ enum QuestionTable {
     ]
 
     static func rows(bundle: URL, manifest: Manifest) throws -> [[String]] {
-        let name = manifest.kind == "exam" ? "exam.json" : "course.json"
-        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent(name).path),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw PackageError("the bundle has no readable \(name): only course and exam bundles are exported as question tables") }
-        var rows: [[String]] = []
-        func row(id: String, kind: String, topic: String, difficulty: String, _ question: [String: Any]) {
-            let options = question["options"] as? [[String: Any]] ?? []
-            let letters = ["A", "B", "C", "D", "E", "F"]
-            var fields = [id, kind, topic, question["format"] as? String ?? (options.isEmpty ? "free_text" : "multiple_choice"), difficulty]
-            fields.append(question["prompt"] as? String ?? "")
+        let document = try BundleContent.document(of: bundle, manifest: manifest)
+        let letters = ["A", "B", "C", "D", "E", "F"]
+        return BundleContent.questions(in: document, kind: manifest.kind).map { question in
+            let q = question.fields
+            let options = q["options"] as? [[String: Any]] ?? []
+            var fields = [
+                question.id, question.kind, question.topic, q["format"] as? String ?? (options.isEmpty ? "free_text" : "multiple_choice"),
+                q["difficulty"] as? String ?? "", q["prompt"] as? String ?? "",
+            ]
             for index in 0..<6 { fields.append(index < options.count ? options[index]["text"] as? String ?? "" : "") }
             fields.append(options.indices.filter { options[$0]["correct"] as? Bool == true }.map { letters[min($0, 5)] }.joined(separator: ","))
-            fields.append(question["reference_answer"] as? String ?? "")
-            fields.append(question["explanation"] as? String ?? "")
+            fields.append(q["reference_answer"] as? String ?? "")
+            fields.append(q["explanation"] as? String ?? "")
             for index in 0..<6 { fields.append(index < options.count ? options[index]["feedback"] as? String ?? "" : "") }
-            rows.append(fields.map(Exporters.textCharacters))
+            return fields.map(Exporters.textCharacters)
         }
-        if manifest.kind == "exam" {
-            for item in object["items"] as? [[String: Any]] ?? [] {
-                let topic = [item["section"] as? String, item["category"] as? String].compactMap { $0 }.joined(separator: "/")
-                row(id: item["id"] as? String ?? "", kind: "exam-item", topic: topic, difficulty: item["difficulty"] as? String ?? "", item)
-            }
-        } else {
-            for subject in object["subjects"] as? [[String: Any]] ?? [] {
-                for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                    let id = topic["id"] as? String ?? ""
-                    let title = topic["title"] as? String ?? id
-                    if let question = topic["engagement_question"] as? [String: Any] {
-                        row(id: "engagement-question/\(id)", kind: "engagement", topic: title, difficulty: "", question)
-                    }
-                    if let question = topic["bonus_question"] as? [String: Any] {
-                        row(id: "bonus-question/\(id)", kind: "bonus", topic: title, difficulty: "", question)
-                    }
-                    for (index, question) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
-                        let level = question["level"] as? Int ?? index + 1
-                        row(id: "reinforcement/\(id)/level-\(level)", kind: "reinforcement", topic: title, difficulty: question["difficulty"] as? String ?? "", question)
-                    }
-                }
-            }
-        }
-        return rows
     }
 
     static func csv(_ rows: [[String]]) -> Data {

@@ -208,7 +208,7 @@ public enum MarketplacePackage {
 
     /// What the bundle holds, for the listing.
     static func contents(of bundle: URL, manifest: Manifest) throws -> Listing.Contents {
-        let object = try jsonObject(bundle, manifest.kind == "exam" ? "exam.json" : "course.json")
+        let object = try BundleContent.document(of: bundle, manifest: manifest)
         if manifest.kind == "exam" {
             let items = (object["items"] as? [Any])?.count ?? 0
             let forms = object["forms"] as? [[String: Any]] ?? []
@@ -218,14 +218,8 @@ public enum MarketplacePackage {
         }
         let subjects = object["subjects"] as? [[String: Any]] ?? []
         let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }
-        var questions = 0
-        var minutes = 0
-        for topic in topics {
-            if topic["engagement_question"] is [String: Any] { questions += 1 }
-            if topic["bonus_question"] is [String: Any] { questions += 1 }
-            questions += (topic["reinforcement"] as? [Any])?.count ?? 0
-            minutes += ((topic["lecture"] as? [String: Any])?["reading_minutes"] as? Int) ?? 0
-        }
+        let questions = BundleContent.questions(in: object, kind: "course").count
+        let minutes = topics.compactMap { ($0["lecture"] as? [String: Any])?["reading_minutes"] as? Int }.reduce(0, +)
         let projects = subjects.filter { $0["project"] is [String: Any] }.count
         return Listing.Contents(
             kind: "course", counts: ["subjects": subjects.count, "lectures": topics.count, "questions": questions, "projects": projects],
@@ -234,16 +228,9 @@ public enum MarketplacePackage {
 
     /// The ids a listing's free samples may name: topic ids (course) or form ids (exam).
     static func sampleIDs(of bundle: URL, manifest: Manifest) throws -> Set<String> {
-        let object = try jsonObject(bundle, manifest.kind == "exam" ? "exam.json" : "course.json")
+        let object = try BundleContent.document(of: bundle, manifest: manifest)
         if manifest.kind == "exam" { return Set((object["forms"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }) }
         let subjects = object["subjects"] as? [[String: Any]] ?? []
         return Set(subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }.compactMap { $0["id"] as? String })
-    }
-
-    private static func jsonObject(_ bundle: URL, _ name: String) throws -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent(name).path),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw PackageError("the bundle has no readable \(name): only course and exam bundles can be packaged so far") }
-        return object
     }
 }

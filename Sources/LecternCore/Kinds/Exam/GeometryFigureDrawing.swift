@@ -341,8 +341,8 @@ public enum GeometryFigureDrawing {
 }
 
 /// Which scripts are written right to left.
-enum LanguageDirection {
-    static func isRightToLeft(_ language: String) -> Bool {
+public enum LanguageDirection {
+    public static func isRightToLeft(_ language: String) -> Bool {
         let primary = language.split(separator: "-").first.map { String($0).lowercased() } ?? ""
         return ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(primary)
     }

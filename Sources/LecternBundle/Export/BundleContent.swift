@@ -1,0 +1,68 @@
+import Foundation
+import LecternCore
+
+/// What the exporters, the preview and the package read from a verified bundle: its content
+/// document (course.json or exam.json) and its questions in pipeline order, named by the
+/// pipeline's item ids. One place, so that a new kind or add-on is taught to all of them at once.
+enum BundleContent {
+    /// One question of the bundle.
+    struct Question {
+        /// The pipeline's item id: `engagement-question/s01-t02`, `reinforcement/s01-t02/level-3`, an exam item's id.
+        var id: String
+        /// `engagement`, `bonus`, `reinforcement` or `exam-item`.
+        var kind: String
+        /// A course topic's id and title; an exam's `section/category` for both.
+        var topicID: String
+        var topic: String
+        /// The course subject's title; empty for an exam.
+        var subject: String
+        /// Reinforcement level; nil otherwise.
+        var level: Int?
+        var fields: [String: Any]
+    }
+
+    /// course.json or exam.json, parsed.
+    static func document(of bundle: URL, manifest: Manifest) throws -> [String: Any] {
+        let name = manifest.kind == "exam" ? "exam.json" : "course.json"
+        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent(name).path),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw PackageError("the bundle has no readable \(name): only course and exam bundles can be exported, packaged or previewed") }
+        return object
+    }
+
+    /// Every question, in the order the pipeline makes them.
+    static func questions(in document: [String: Any], kind: String) -> [Question] {
+        var found: [Question] = []
+        if kind == "exam" {
+            for item in document["items"] as? [[String: Any]] ?? [] {
+                let path = [item["section"] as? String, item["category"] as? String].compactMap { $0 }.joined(separator: "/")
+                found.append(Question(id: item["id"] as? String ?? "", kind: "exam-item", topicID: path, topic: path, subject: "", level: nil, fields: item))
+            }
+            return found
+        }
+        for subject in document["subjects"] as? [[String: Any]] ?? [] {
+            let subjectTitle = subject["title"] as? String ?? ""
+            for topic in subject["topics"] as? [[String: Any]] ?? [] {
+                let id = topic["id"] as? String ?? ""
+                let title = topic["title"] as? String ?? id
+                func add(_ itemID: String, _ kind: String, _ level: Int?, _ fields: [String: Any]) {
+                    found.append(Question(id: itemID, kind: kind, topicID: id, topic: title, subject: subjectTitle, level: level, fields: fields))
+                }
+                if let q = topic["engagement_question"] as? [String: Any] { add("engagement-question/\(id)", "engagement", nil, q) }
+                if let q = topic["bonus_question"] as? [String: Any] { add("bonus-question/\(id)", "bonus", nil, q) }
+                for (index, q) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
+                    let level = q["level"] as? Int ?? index + 1
+                    add("reinforcement/\(id)/level-\(level)", "reinforcement", level, q)
+                }
+            }
+        }
+        return found
+    }
+
+    /// `text` escaped for XML text and attribute values, with the characters XML cannot hold
+    /// (`Exporters.textCharacters`) replaced.
+    static func xmlEscaped(_ text: String) -> String {
+        Exporters.textCharacters(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
