@@ -3,17 +3,22 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SPEC ?= pipelines/examples/python-basics.yaml
 OUTPUT ?= output
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev python3-jsonschema
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev python3-jsonschema
+# Python tools the tests run as their users would (an Anki import, a QTI converter), in a venv
+# of their own; pinned, installed from PyPI once.
+TEST_TOOLS ?= $(HOME)/.cache/lectern/test-tools
+TEST_PYPI := anki==26.9.3 citolab-qti-convert==0.2.0
+export LECTERN_TEST_TOOLS := $(TEST_TOOLS)
 # `make install` puts lectern under $(DESTDIR)$(PREFIX); BIN_DIR is the build it copies.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BIN_DIR ?= .build/release
 
-.PHONY: deps build release test demo model fixtures bench clean help install install-files uninstall
+.PHONY: deps test-tools build release test demo model fixtures bench clean help install install-files uninstall
 
 help:
 	@echo "make demo      run the main job (python-basics) on the local model; installs what it needs"
-	@echo "make test      install system packages if missing, then run every test"
+	@echo "make test      install system packages and test tools if missing, then run every test"
 	@echo "make install   build the release binary and install it as \$$(PREFIX)/bin/lectern (PREFIX=$(PREFIX))"
 	@echo "make uninstall remove what 'make install' put under \$$(PREFIX)"
 	@echo "make model     install the local model (llama.cpp server + Qwen2.5-Coder-1.5B, once)"
@@ -29,13 +34,19 @@ deps:
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi; \
 	fi
 
+test-tools:
+	@if ! "$(TEST_TOOLS)/bin/python" -c "import anki, qti_convert" >/dev/null 2>&1; then \
+	  echo "installing the test tools ($(TEST_PYPI)) into $(TEST_TOOLS)"; \
+	  rm -rf "$(TEST_TOOLS)" && python3 -m venv "$(TEST_TOOLS)" && "$(TEST_TOOLS)/bin/pip" install -q $(TEST_PYPI); \
+	fi
+
 build: deps
 	$(SWIFT) build
 
 release: deps
 	$(SWIFT) build -c release --product lectern
 
-test: deps
+test: deps test-tools
 	$(SWIFT) test
 
 model:

@@ -18,6 +18,10 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLecternSystem", path: "Sources/CLecternSystem"),
+        // SQLite, for the Anki export (an .apkg holds a collection database).
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
@@ -53,7 +57,7 @@ let package = Package(
         // Bundle writer/reader, manifest, verify.
         .target(
             name: "LecternBundle",
-            dependencies: ["LecternCore", "CLecternSystem", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["LecternCore", "LecternRender", "CLecternSystem", "CSQLite", .product(name: "Crypto", package: "swift-crypto")]),
         // Stages, work graph, engine.
         .target(
             name: "LecternPipeline",

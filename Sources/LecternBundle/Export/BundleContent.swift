@@ -1,5 +1,6 @@
 import Foundation
 import LecternCore
+import LecternRender
 
 /// What the exporters, the preview and the package read from a verified bundle: its content
 /// document (course.json or exam.json) and its questions in pipeline order, named by the
@@ -57,6 +58,37 @@ enum BundleContent {
             }
         }
         return found
+    }
+
+    /// Model text (Markdown with TeX) as an XHTML fragment with MathML, rendered and sanitized
+    /// as the bundle's lectures are; the escaped text in a paragraph if it does not render.
+    static func fragment(_ markdown: String, language: String) -> String {
+        guard !markdown.isEmpty else { return "" }
+        if let page = try? MarkdownRenderer().render(markdown, language: language, title: "", stylesheet: nil) {
+            return page.body.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return "<p>" + xmlEscaped(markdown) + "</p>"
+    }
+
+    /// A rendered fragment that is one paragraph, without its `<p>`: option text in a list item.
+    static func inline(_ fragment: String) -> String {
+        guard fragment.hasPrefix("<p>"), fragment.hasSuffix("</p>"), fragment.components(separatedBy: "<p>").count == 2 else { return fragment }
+        return String(fragment.dropFirst(3).dropLast(4))
+    }
+
+    /// The content of an XHTML document's `<body>` (a bundle's lecture, for instance).
+    static func body(ofDocument data: Data) -> String {
+        let text = String(decoding: data, as: UTF8.self)
+        guard let open = text.range(of: "<body"), let start = text.range(of: ">", range: open.upperBound..<text.endIndex),
+            let end = text.range(of: "</body>", options: .backwards)
+        else { return text }
+        return String(text[start.upperBound..<end.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A question's prompt as an XHTML fragment: the bundle's `prompt_xhtml`, or its prompt rendered.
+    static func prompt(_ question: [String: Any], language: String) -> String {
+        if let xhtml = question["prompt_xhtml"] as? String, !xhtml.isEmpty { return xhtml.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return fragment(question["prompt"] as? String ?? "", language: language)
     }
 
     /// `text` escaped for XML text and attribute values, with the characters XML cannot hold

@@ -1,0 +1,277 @@
+import Foundation
+import Crypto
+import LecternCore
+
+/// An Anki deck package (.apkg, the format every Anki client imports: File › Import): a note
+/// per question with its prompt, lettered options, the answer with its feedback, the explanation
+/// and where it comes from; a subdeck per subject and topic (an exam's section and category);
+/// tags for the question's kind, reinforcement level and topic id.
+///
+/// The package is a `StoredZip` of `collection.anki2` (a collection database in schema 11, the
+/// one every Anki version reads) and an empty `media` map. Math is written as Anki renders it
+/// with its built-in MathJax: each MathML formula of the rendered text becomes `\(…\)` (or
+/// `\[…\]` for display math) around its TeX annotation. Note guids and ids are derived from the
+/// bundle id and item id, so importing a regenerated bundle updates the same notes instead of
+/// adding copies; timestamps are one fixed date (a bundle has no clock time), so the same bundle
+/// gives the same bytes.
+public enum AnkiExporter: BundleExporter {
+    public static let format = "anki"
+    public static let fileExtension = "apkg"
+    public static let summary = "an Anki deck (.apkg): a note per question, a subdeck per topic, math as Anki's MathJax"
+
+    /// 2026-01-01T00:00:00Z: every `mod` and the collection's creation time.
+    static let epochSeconds: Int64 = 1_767_225_600
+    static let fieldNames = ["Prompt", "Options", "Answer", "Explanation", "Source", "ID"]
+
+    struct Note {
+        var id: Int64
+        var guid: String
+        var deck: String
+        var tags: [String]
+        var fields: [String]
+    }
+
+    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
+        let document = try BundleContent.document(of: bundle, manifest: manifest)
+        let language = manifest.language
+        let questions = BundleContent.questions(in: document, kind: manifest.kind)
+        guard !questions.isEmpty else { throw PackageError("the bundle has no questions to put in an Anki deck") }
+        let root = deckComponent(manifest.title)
+        var notes: [Note] = []
+        var usedIDs: Set<Int64> = []
+        for q in questions {
+            let fields = q.fields
+            let options = fields["options"] as? [[String: Any]] ?? []
+            var optionList = ""
+            var answer = ""
+            if !options.isEmpty {
+                optionList = "<ol type=\"A\" class=\"lectern-options\">"
+                for (index, option) in options.enumerated() {
+                    let text = BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language))
+                    optionList += "<li>" + text + "</li>"
+                    if option["correct"] as? Bool == true {
+                        let letter = index < 26 ? String(UnicodeScalar(UInt8(65 + index))) : String(index + 1)
+                        answer += "<p><b>" + letter + ".</b> " + text + "</p>"
+                        answer += BundleContent.fragment(option["feedback"] as? String ?? "", language: language)
+                    }
+                }
+                optionList += "</ol>"
+            } else {
+                answer = BundleContent.fragment(fields["reference_answer"] as? String ?? "", language: language)
+            }
+            let source = [q.subject, q.topic].filter { !$0.isEmpty }.map(BundleContent.xmlEscaped).joined(separator: " › ")
+            let values = [
+                BundleContent.prompt(fields, language: language), optionList, answer,
+                BundleContent.fragment(fields["explanation"] as? String ?? "", language: language), source, BundleContent.xmlEscaped(q.id),
+            ].map { mathJax(Exporters.textCharacters($0)).replacingOccurrences(of: "\u{1F}", with: " ") }
+            let deck = ([root] + (q.subject.isEmpty ? [] : [deckComponent(q.subject)]) + [deckComponent(q.topic)]).joined(separator: "::")
+            var tags = ["lectern::" + q.kind, "lectern::topic::" + tag(q.topicID)]
+            if let level = q.level { tags.append("lectern::level-\(level)") }
+            // A stable id from the bundle and item ids, made unique within the deck.
+            var id = stableID(manifest.id + "/" + q.id)
+            while !usedIDs.insert(id).inserted { id += 1 }
+            notes.append(Note(id: id, guid: guid(manifest.id + "/" + q.id), deck: deck, tags: tags, fields: values))
+        }
+        return try package(notes: notes, manifest: manifest)
+    }
+
+    // MARK: The collection
+
+    static func package(notes: [Note], manifest: Manifest) throws -> Data {
+        let rtl = LanguageDirection.isRightToLeft(manifest.language)
+        let modelID = stableID(rtl ? "lectern-question-rtl-v1" : "lectern-question-v1")
+        // Decks: every level of every path, in order of first use.
+        var deckIDs: [String: Int64] = [:]
+        var deckOrder: [String] = []
+        for note in notes {
+            let parts = note.deck.components(separatedBy: "::")
+            for depth in 1...parts.count {
+                let name = parts[..<depth].joined(separator: "::")
+                if deckIDs[name] == nil {
+                    deckIDs[name] = stableID("deck/" + name)
+                    deckOrder.append(name)
+                }
+            }
+        }
+        var decks: [String: Any] = ["1": deck(id: 1, name: "Default")]
+        for name in deckOrder { decks[String(deckIDs[name]!)] = deck(id: deckIDs[name]!, name: name) }
+        let models: [String: Any] = [String(modelID): model(id: modelID, rtl: rtl, language: manifest.language)]
+        let configuration: [String: Any] = [
+            "activeDecks": [1], "curDeck": 1, "newSpread": 0, "collapseTime": 1200, "timeLim": 0, "estTimes": true, "dueCounts": true,
+            "curModel": modelID, "nextPos": notes.count + 1, "sortType": "noteFld", "sortBackwards": false, "addToCur": true, "schedVer": 2,
+        ]
+
+        let db = try SQLiteFile()
+        try db.execute(schema)
+        try db.insert(
+            "INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')",
+            rows: [[.integer(epochSeconds), .integer(epochSeconds * 1000), .integer(epochSeconds * 1000), .text(json(configuration)),
+                .text(json(models)), .text(json(decks)), .text(json(["1": deckConfiguration]))]])
+        try db.insert(
+            "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
+            rows: notes.map { note in
+                let sortField = plainText(note.fields[0])
+                return [.integer(note.id), .text(note.guid), .integer(modelID), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
+                    .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField))]
+            })
+        // One new card a note (template 0), due in deck order.
+        try db.insert(
+            "INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
+            rows: notes.enumerated().map { index, note in
+                [.integer(note.id), .integer(note.id), .integer(deckIDs[note.deck]!), .integer(epochSeconds), .integer(Int64(index + 1))]
+            })
+        let collection = try db.finish()
+        return StoredZip.write(["collection.anki2": collection, "media": Data("{}".utf8)])
+    }
+
+    /// The note type: six fields, one card (prompt and options; then the answer, the
+    /// explanation and the source), styled for phones and desktops alike.
+    static func model(id: Int64, rtl: Bool, language: String) -> [String: Any] {
+        let direction = rtl ? " dir=\"rtl\"" : ""
+        let lang = " lang=\"" + BundleContent.xmlEscaped(language) + "\""
+        let front = "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{Prompt}}</div>{{#Options}}<div class=\"options\">{{Options}}</div>{{/Options}}</div>"
+        let back = "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
+            + "{{#Explanation}}<div class=\"explanation\">{{Explanation}}</div>{{/Explanation}}<div class=\"source\">{{Source}}</div></div>"
+        let fields: [[String: Any]] = fieldNames.enumerated().map { index, name in
+            ["name": name, "ord": index, "sticky": false, "rtl": rtl, "font": "Arial", "size": 20, "media": [], "description": ""]
+        }
+        return [
+            "id": id, "name": rtl ? "Lectern question (right to left)" : "Lectern question", "type": 0, "mod": epochSeconds, "usn": -1, "sortf": 0,
+            "did": 1, "flds": fields, "tags": [], "vers": [],
+            "tmpls": [["name": "Question", "ord": 0, "qfmt": front, "afmt": back, "bqfmt": "", "bafmt": "", "did": NSNull()]],
+            "css": css, "latexPre": latexPre, "latexPost": "\\end{document}", "latexsvg": false, "req": [[0, "any", [0]]],
+        ]
+    }
+
+    static func deck(id: Int64, name: String) -> [String: Any] {
+        [
+            "id": id, "name": name, "mod": epochSeconds, "usn": -1, "desc": "", "dyn": 0, "conf": 1, "collapsed": false, "browserCollapsed": false,
+            "extendNew": 0, "extendRev": 0, "newToday": [0, 0], "revToday": [0, 0], "lrnToday": [0, 0], "timeToday": [0, 0],
+        ]
+    }
+
+    /// Anki's stock deck options (schema 11): new cards 20 a day, reviews 200.
+    static var deckConfiguration: [String: Any] { [
+        "id": 1, "name": "Default", "mod": 0, "usn": 0, "maxTaken": 60, "autoplay": true, "timer": 0, "replayq": true, "dyn": false,
+        "new": ["bury": false, "delays": [1.0, 10.0], "initialFactor": 2500, "ints": [1, 4, 0], "order": 1, "perDay": 20],
+        "rev": ["bury": false, "ease4": 1.3, "ivlFct": 1.0, "maxIvl": 36500, "perDay": 200, "hardFactor": 1.2],
+        "lapse": ["delays": [10.0], "leechAction": 1, "leechFails": 8, "minInt": 1, "mult": 0.0],
+    ] }
+
+    static let css = """
+        .card { font-family: system-ui, sans-serif; font-size: 20px; line-height: 1.5; text-align: start; color: black; background-color: white; }
+        .nightMode .card, .card.nightMode { color: #eee; background-color: #222; }
+        .lectern { max-width: 40em; margin: 0 auto; }
+        .lectern .options li { margin: 0.25em 0; }
+        .lectern .explanation { margin-top: 1em; font-size: 0.9em; }
+        .lectern .source { margin-top: 1em; font-size: 0.75em; opacity: 0.7; }
+        .lectern pre { text-align: left; direction: ltr; overflow-x: auto; }
+        """
+
+    static let latexPre = """
+        \\documentclass[12pt]{article}
+        \\special{papersize=3in,5in}
+        \\usepackage[utf8]{inputenc}
+        \\usepackage{amssymb,amsmath}
+        \\pagestyle{empty}
+        \\setlength{\\parindent}{0in}
+        \\begin{document}
+
+        """
+
+    static let schema = """
+        CREATE TABLE col (id integer primary key, crt integer not null, mod integer not null, scm integer not null, ver integer not null,
+          dty integer not null, usn integer not null, ls integer not null, conf text not null, models text not null, decks text not null,
+          dconf text not null, tags text not null);
+        CREATE TABLE notes (id integer primary key, guid text not null, mid integer not null, mod integer not null, usn integer not null,
+          tags text not null, flds text not null, sfld integer not null, csum integer not null, flags integer not null, data text not null);
+        CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null, mod integer not null,
+          usn integer not null, type integer not null, queue integer not null, due integer not null, ivl integer not null,
+          factor integer not null, reps integer not null, lapses integer not null, left integer not null, odue integer not null,
+          odid integer not null, flags integer not null, data text not null);
+        CREATE TABLE revlog (id integer primary key, cid integer not null, usn integer not null, ease integer not null,
+          ivl integer not null, lastIvl integer not null, factor integer not null, time integer not null, type integer not null);
+        CREATE TABLE graves (usn integer not null, oid integer not null, type integer not null);
+        CREATE INDEX ix_notes_usn ON notes (usn);
+        CREATE INDEX ix_cards_usn ON cards (usn);
+        CREATE INDEX ix_revlog_usn ON revlog (usn);
+        CREATE INDEX ix_cards_nid ON cards (nid);
+        CREATE INDEX ix_cards_sched ON cards (did, queue, due);
+        CREATE INDEX ix_revlog_cid ON revlog (cid);
+        CREATE INDEX ix_notes_csum ON notes (csum);
+        """
+
+    // MARK: Text
+
+    /// Each `<math>` element as Anki's MathJax delimiters around its TeX annotation; MathML
+    /// without one (there is none from Lectern's renderer) is left as it is.
+    static func mathJax(_ html: String) -> String {
+        guard html.contains("<math") else { return html }
+        var out = ""
+        var rest = html[...]
+        while let start = rest.range(of: "<math"), let end = rest.range(of: "</math>", range: start.upperBound..<rest.endIndex) {
+            out += rest[..<start.lowerBound]
+            let element = rest[start.lowerBound..<end.upperBound]
+            let openTag = element[..<(element.firstIndex(of: ">") ?? element.endIndex)]
+            if let a = element.range(of: "<annotation encoding=\"application/x-tex\">"), let b = element.range(of: "</annotation>", range: a.upperBound..<element.endIndex) {
+                let tex = element[a.upperBound..<b.lowerBound]
+                out += openTag.contains("display=\"block\"") ? "\\[" + tex + "\\]" : "\\(" + tex + "\\)"
+            } else {
+                out += element
+            }
+            rest = rest[end.upperBound...]
+        }
+        return out + rest
+    }
+
+    /// The text Anki sorts and checks duplicates by: tags removed, entities decoded.
+    static func plainText(_ html: String) -> String {
+        var text = ""
+        var inTag = false
+        for c in html {
+            if c == "<" { inTag = true } else if c == ">" { inTag = false } else if !inTag { text.append(c) }
+        }
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Anki's field checksum: the first 8 hex digits of the SHA-1 of the sort field.
+    static func checksum(_ text: String) -> Int64 {
+        Int64(Insecure.SHA1.hash(data: Data(text.utf8)).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    /// A positive id below 2^53 (JSON numbers stay exact), stable for `key`.
+    static func stableID(_ key: String) -> Int64 {
+        let digest = SHA256.hash(data: Data(key.utf8))
+        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Int64(value % (1 << 52)) + (1 << 40)
+    }
+
+    /// A note guid (Anki's are ten printable characters): base-62 digits of a hash of `key`.
+    static func guid(_ key: String) -> String {
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        var value = SHA256.hash(data: Data(("guid/" + key).utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        var out = ""
+        for _ in 0..<10 {
+            out.append(alphabet[Int(value % 62)])
+            value /= 62
+        }
+        return out
+    }
+
+    /// A deck name's component: Anki splits names at `::`, so a title's `::` becomes `:`.
+    static func deckComponent(_ title: String) -> String {
+        let cleaned = title.replacingOccurrences(of: "::", with: ":").replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        return cleaned.isEmpty ? "Untitled" : cleaned
+    }
+
+    /// A tag: Anki separates tags with spaces.
+    static func tag(_ text: String) -> String {
+        let cleaned = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: "_")
+        return cleaned.isEmpty ? "none" : cleaned
+    }
+
+    static func json(_ object: Any) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
