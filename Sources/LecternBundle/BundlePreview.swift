@@ -4,7 +4,8 @@ import LecternCore
 /// `lectern preview BUNDLE`: a static site of a bundle to read as its users will: an index with
 /// the outline, the lectures as rendered (XHTML + MathML), each topic's questions with their
 /// feedback behind a click (`<details>`, no script), an exam's forms and passages. Right to left
-/// for right-to-left languages. Every page is reachable from `index.xhtml`.
+/// for right-to-left languages. Every page is reachable from `index.xhtml`. `PreviewServer`
+/// serves it on loopback.
 public enum BundlePreview {
     public struct Site: Sendable {
         public var index: URL
@@ -128,25 +129,26 @@ public enum BundlePreview {
     }
 
     /// One question: its rendered prompt, each option with its feedback behind a click, and the
-    /// explanation.
+    /// explanation; all of it rendered as the lectures are (Markdown, formulas as MathML).
     static func questionHTML(title: String, _ q: [String: Any], page: Page) -> String {
+        func rendered(_ text: Any?) -> String { BundleContent.fragment(text as? String ?? "", language: page.language) }
         var html = "<section class=\"lectern-question\">\n<h2>\(escape(title))</h2>\n"
-        html += (q["prompt_xhtml"] as? String) ?? "<p>\(escape(q["prompt"] as? String ?? ""))</p>"
+        html += BundleContent.prompt(q, language: page.language)
         let options = q["options"] as? [[String: Any]] ?? []
         if !options.isEmpty {
             html += "\n<ol type=\"A\">\n"
             for option in options {
                 let correct = option["correct"] as? Bool == true
                 let verdict = correct ? page.label("✓ Right", "✓ صحيحة") : page.label("✗ Not right", "✗ غير صحيحة")
-                html += "<li><details><summary>\(escape(option["text"] as? String ?? ""))</summary><p><strong>\(verdict).</strong> \(escape(option["feedback"] as? String ?? ""))</p></details></li>\n"
+                html += "<li><details><summary>\(BundleContent.inline(rendered(option["text"])))</summary><p><strong>\(verdict).</strong></p>\(rendered(option["feedback"]))</details></li>\n"
             }
             html += "</ol>\n"
         }
         if let reference = q["reference_answer"] as? String, !reference.isEmpty {
-            html += "<details><summary>\(page.label("Reference answer", "الإجابة النموذجية"))</summary><p>\(escape(reference))</p></details>\n"
+            html += "<details><summary>\(page.label("Reference answer", "الإجابة النموذجية"))</summary>\(rendered(reference))</details>\n"
         }
         if let explanation = q["explanation"] as? String, !explanation.isEmpty {
-            html += "<details><summary>\(page.label("Explanation", "الشرح"))</summary><p>\(escape(explanation))</p></details>\n"
+            html += "<details><summary>\(page.label("Explanation", "الشرح"))</summary>\(rendered(explanation))</details>\n"
         }
         return html + "</section>"
     }

@@ -48,7 +48,7 @@ struct ExportCommandTests {
         _ = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub", "--output", "again.epub"], in: dir.root)
         #expect(try Data(contentsOf: epub) == Data(contentsOf: dir.root.appendingPathComponent("again.epub")))
         let unknown = try await CLITests.lectern(["export", Self.golden.path, "--format", "pdf"], in: dir.root)
-        #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub, csv, tsv, moodle"), "\(unknown)")
+        #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub, anki, qti, cc, scorm, csv, tsv, moodle"), "\(unknown)")
     }
 
     /// The question table, read back with Python's csv module: every question once, the key letter
@@ -128,6 +128,8 @@ struct ExportCommandTests {
                     assert all(a.find('feedback/text').text for a in q.findall('answer'))
                 else:
                     assert q.get('type') == 'essay' and len(q.find('graderinfo/text').text) > 10
+            text = open(sys.argv[1], encoding='utf-8').read()
+            assert '<math' not in text and text.count('\\(') > 20, 'formulas as TeX for the MathJax filter'
             print(len(questions), sum(1 for q in questions if q.get('type') == 'multichoice'))
             """
         let parsed = try await CLITests.external(

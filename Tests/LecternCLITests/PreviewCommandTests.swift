@@ -100,4 +100,75 @@ struct PreviewCommandTests {
         #expect(results.allSatisfy { ($0["empty"] as? Int) == 0 }, "formulas without a size: \(results.filter { ($0["empty"] as? Int) != 0 })")
         #expect(results.map { $0["math"] as? Int ?? 0 }.reduce(0, +) > 50, "the lectures' formulas were measured")
     }
+
+    /// `lectern preview --serve`: the site over HTTP on loopback, every page reachable from the
+    /// index answering 200 with its media type; nothing outside the site, no hidden file, no
+    /// method but GET and HEAD.
+    @Test func serveAnswersThePagesAndNothingElse() async throws {
+        let dir = try Directory()
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["preview", Self.golden.path, "--output", dir.root.appendingPathComponent("site").path, "--serve", "--port", "0"]
+        process.currentDirectoryURL = dir.root
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        // The first line names the address.
+        let line: String = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes = Data()
+                while !bytes.contains(10) {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    bytes += chunk
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        let url = try #require(line.firstMatch(of: /serving (http:\/\/127\.0\.0\.1:\d+)\/index\.xhtml/)?.1, "\(line)")
+        let script = """
+            import re, sys, urllib.request, urllib.error, http.client
+            base = sys.argv[1]
+            def get(path, method='GET'):
+                request = urllib.request.Request(base + path, method=method)
+                try:
+                    with urllib.request.urlopen(request) as r: return r.status, r.headers.get('Content-Type'), r.read()
+                except urllib.error.HTTPError as e: return e.code, e.headers.get('Content-Type'), b''
+            seen, queue = set(), ['/index.xhtml']
+            while queue:
+                page = queue.pop()
+                if page in seen: continue
+                seen.add(page)
+                status, kind, body = get(page)
+                assert status == 200 and kind.startswith('application/xhtml+xml'), (page, status, kind)
+                folder = page.rsplit('/', 1)[0]
+                for href in re.findall(r'href="([^"#:]+)"', body.decode()):
+                    parts = (folder + '/' + href).split('/')
+                    path = []
+                    for p in parts:
+                        if p == '..': path.pop()
+                        elif p not in ('', '.'): path.append(p)
+                    target = '/' + '/'.join(path)
+                    if target.endswith('.xhtml'): queue.append(target)
+                    else: assert get(target)[0] == 200, target
+            assert get('/')[0] == 200 and get('/lectern.css')[1].startswith('text/css')
+            refused = ['/../manifest.json', '/%2e%2e/%2e%2e/etc/passwd', '/.lectern-preview', '/lectures', '/nothing.xhtml', '/lectures/..%2f..%2fetc%2fpasswd']
+            for path in refused:
+                connection = http.client.HTTPConnection(base.split('//')[1])
+                connection.request('GET', path)
+                assert connection.getresponse().status == 404, path
+            assert get('/index.xhtml', 'POST')[0] == 405
+            status, kind, body = get('/index.xhtml', 'HEAD')
+            assert status == 200 and body == b''
+            print(len(seen))
+            """
+        let checked = try await CLITests.external(["-c", script, String(url)], in: dir.root, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(checked.status == 0 && checked.stdout == "10\n", "index, tone preview, 4 lectures, 4 question pages: \(checked)")
+        // A port that is taken is refused with the reason.
+        let port = String(String(url).split(separator: ":").last!)
+        let taken = try await CLITests.lectern(["preview", Self.golden.path, "--output", "other", "--serve", "--port", port], in: dir.root)
+        #expect(taken.status == 2 && taken.stderr.contains("cannot listen on 127.0.0.1:\(port)"), "\(taken)")
+    }
 }

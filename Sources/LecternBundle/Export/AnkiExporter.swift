@@ -63,7 +63,7 @@ public enum AnkiExporter: BundleExporter {
             let values = [
                 BundleContent.prompt(fields, language: language), optionList, answer,
                 BundleContent.fragment(fields["explanation"] as? String ?? "", language: language), source, BundleContent.xmlEscaped(q.id),
-            ].map { mathJax(Exporters.textCharacters($0)).replacingOccurrences(of: "\u{1F}", with: " ") }
+            ].map { BundleContent.mathJax(Exporters.textCharacters($0)).replacingOccurrences(of: "\u{1F}", with: " ") }
             let deck = ([root] + (q.subject.isEmpty ? [] : [deckComponent(q.subject)]) + [deckComponent(q.topic)]).joined(separator: "::")
             var tags = ["lectern::" + q.kind, "lectern::topic::" + tag(q.topicID)]
             if let level = q.level { tags.append("lectern::level-\(level)") }
@@ -202,27 +202,6 @@ public enum AnkiExporter: BundleExporter {
         """
 
     // MARK: Text
-
-    /// Each `<math>` element as Anki's MathJax delimiters around its TeX annotation; MathML
-    /// without one (there is none from Lectern's renderer) is left as it is.
-    static func mathJax(_ html: String) -> String {
-        guard html.contains("<math") else { return html }
-        var out = ""
-        var rest = html[...]
-        while let start = rest.range(of: "<math"), let end = rest.range(of: "</math>", range: start.upperBound..<rest.endIndex) {
-            out += rest[..<start.lowerBound]
-            let element = rest[start.lowerBound..<end.upperBound]
-            let openTag = element[..<(element.firstIndex(of: ">") ?? element.endIndex)]
-            if let a = element.range(of: "<annotation encoding=\"application/x-tex\">"), let b = element.range(of: "</annotation>", range: a.upperBound..<element.endIndex) {
-                let tex = element[a.upperBound..<b.lowerBound]
-                out += openTag.contains("display=\"block\"") ? "\\[" + tex + "\\]" : "\\(" + tex + "\\)"
-            } else {
-                out += element
-            }
-            rest = rest[end.upperBound...]
-        }
-        return out + rest
-    }
 
     /// The text Anki sorts and checks duplicates by: tags removed, entities decoded.
     static func plainText(_ html: String) -> String {

@@ -87,8 +87,43 @@ enum BundleContent {
 
     /// A question's prompt as an XHTML fragment: the bundle's `prompt_xhtml`, or its prompt rendered.
     static func prompt(_ question: [String: Any], language: String) -> String {
-        if let xhtml = question["prompt_xhtml"] as? String, !xhtml.isEmpty { return xhtml.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let xhtml = question["prompt_xhtml"] as? String, !xhtml.isEmpty {
+            return Exporters.textCharacters(xhtml).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         return fragment(question["prompt"] as? String ?? "", language: language)
+    }
+
+    /// Each `<math>` element as MathJax's TeX delimiters (`\(…\)`, `\[…\]` for display math)
+    /// around its TeX annotation, for tools that render TeX with MathJax (Anki, Canvas, Moodle);
+    /// MathML without an annotation (Lectern's renderer writes none) is left as it is.
+    static func mathJax(_ html: String) -> String {
+        guard html.contains("<math") else { return html }
+        var out = ""
+        var rest = html[...]
+        while let start = rest.range(of: "<math"), let end = rest.range(of: "</math>", range: start.upperBound..<rest.endIndex) {
+            out += rest[..<start.lowerBound]
+            let element = rest[start.lowerBound..<end.upperBound]
+            let openTag = element[..<(element.firstIndex(of: ">") ?? element.endIndex)]
+            if let a = element.range(of: "<annotation encoding=\"application/x-tex\">"), let b = element.range(of: "</annotation>", range: a.upperBound..<element.endIndex) {
+                let tex = element[a.upperBound..<b.lowerBound]
+                out += openTag.contains("display=\"block\"") ? "\\[" + tex + "\\]" : "\\(" + tex + "\\)"
+            } else {
+                out += element
+            }
+            rest = rest[end.upperBound...]
+        }
+        return out + rest
+    }
+
+    /// An XML `ID` (an NCName, also a QTI identifier) from an item or topic id: ASCII letters,
+    /// digits, `-`, `_` and `.`, anything else `_`; a letter first.
+    static func identifier(_ text: String) -> String {
+        var out = String(text.unicodeScalars.map { scalar -> Character in
+            let c = Character(scalar)
+            return (c.isASCII && (c.isLetter || c.isNumber)) || c == "-" || c == "_" || c == "." ? c : "_"
+        })
+        if let first = out.first, !(first.isASCII && first.isLetter) { out = "t" + out }
+        return out.isEmpty ? "t" : out
     }
 
     /// `text` escaped for XML text and attribute values, with the characters XML cannot hold

@@ -5,8 +5,9 @@ import LecternCore
 /// format): one category per course topic (or exam section/category), a `multichoice` question
 /// for every multiple-choice question with its options, the key at 100 % and per-option
 /// feedback, and an `essay` question with the reference answer as grader information for every
-/// free-text one. Question text is the bundle's rendered XHTML (`prompt_xhtml`, MathML included)
-/// where it has one, else the escaped prompt.
+/// free-text one. Text is the bundle's rendered XHTML (`prompt_xhtml`; options, feedback and
+/// explanations rendered the same way), with each formula as TeX in `\(…\)` for Moodle's MathJax
+/// filter (its HTML cleaning drops MathML).
 public enum MoodleXMLExporter: BundleExporter {
     public static let format = "moodle"
     public static let fileExtension = "xml"
@@ -19,10 +20,12 @@ public enum MoodleXMLExporter: BundleExporter {
         func category(_ path: String) {
             out += "  <question type=\"category\">\n    <category><text>\(BundleContent.xmlEscaped(root + "/" + categoryName(path)))</text></category>\n  </question>\n"
         }
+        let language = manifest.language
+        func html(_ markdown: Any?) -> String { BundleContent.mathJax(BundleContent.fragment(markdown as? String ?? "", language: language)) }
         func question(name: String, _ q: [String: Any]) {
             let options = q["options"] as? [[String: Any]] ?? []
-            let text = (q["prompt_xhtml"] as? String) ?? "<p>" + BundleContent.xmlEscaped(q["prompt"] as? String ?? "") + "</p>"
-            let explanation = "<p>" + BundleContent.xmlEscaped(q["explanation"] as? String ?? "") + "</p>"
+            let text = BundleContent.mathJax(BundleContent.prompt(q, language: language))
+            let explanation = html(q["explanation"])
             if options.isEmpty {
                 out += "  <question type=\"essay\">\n"
                 out += "    <name><text>\(BundleContent.xmlEscaped(name))</text></name>\n"
@@ -31,7 +34,7 @@ public enum MoodleXMLExporter: BundleExporter {
                 out += "    <defaultgrade>1</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n"
                 out += "    <responseformat>editor</responseformat>\n    <responserequired>1</responserequired>\n    <responsefieldlines>10</responsefieldlines>\n"
                 out += "    <attachments>0</attachments>\n"
-                out += "    <graderinfo format=\"html\"><text>\(cdata("<p>" + BundleContent.xmlEscaped(q["reference_answer"] as? String ?? "") + "</p>"))</text></graderinfo>\n"
+                out += "    <graderinfo format=\"html\"><text>\(cdata(html(q["reference_answer"])))</text></graderinfo>\n"
                 out += "    <responsetemplate format=\"html\"><text></text></responsetemplate>\n"
                 out += "  </question>\n"
                 return
@@ -47,8 +50,8 @@ public enum MoodleXMLExporter: BundleExporter {
                 let correct = option["correct"] as? Bool == true
                 let fraction = correct ? (correctCount > 1 ? String(format: "%.5f", 100.0 / Double(correctCount)) : "100") : "0"
                 out += "    <answer fraction=\"\(fraction)\" format=\"html\">\n"
-                out += "      <text>\(cdata("<p>" + BundleContent.xmlEscaped(option["text"] as? String ?? "") + "</p>"))</text>\n"
-                out += "      <feedback format=\"html\"><text>\(cdata("<p>" + BundleContent.xmlEscaped(option["feedback"] as? String ?? "") + "</p>"))</text></feedback>\n"
+                out += "      <text>\(cdata(html(option["text"])))</text>\n"
+                out += "      <feedback format=\"html\"><text>\(cdata(html(option["feedback"])))</text></feedback>\n"
                 out += "    </answer>\n"
             }
             out += "  </question>\n"

@@ -53,7 +53,7 @@ public enum SCORMExporter: BundleExporter {
                 }
                 guard !body.isEmpty else { continue }
                 topicCount += 1
-                let key = identifier(id.isEmpty ? "topic-\(topicCount)" : id)
+                let key = BundleContent.identifier(id.isEmpty ? "topic-\(topicCount)" : id)
                 let path = "sco/\(key).html"
                 files[path] = Data(page(title: title, language: language, rtl: rtl, body: body).utf8)
                 items += "        <item identifier=\"item-\(key)\" identifierref=\"res-\(key)\" isvisible=\"true\">\n"
@@ -69,7 +69,7 @@ public enum SCORMExporter: BundleExporter {
         let css = FileManager.default.contents(atPath: bundle.appendingPathComponent("lectern.css").path) ?? Data()
         files["shared/lectern.css"] = css + Data(quizStylesheet.utf8)
         files["shared/lectern-scorm.js"] = Data(runtime.utf8)
-        let id = identifier("lectern-\(manifest.id)-\(manifest.version)")
+        let id = BundleContent.identifier("lectern-\(manifest.id)-\(manifest.version)")
         files["imsmanifest.xml"] = Data("""
             <?xml version="1.0" encoding="UTF-8"?>
             <manifest identifier="\(id)" version="\(BundleContent.xmlEscaped(manifest.version))"
@@ -94,16 +94,6 @@ public enum SCORMExporter: BundleExporter {
 
             """.utf8)
         return StoredZip.write(files)
-    }
-
-    /// An XML `ID` (an NCName) from a topic id: letters, digits, `-`, `_`, `.`; a letter first.
-    static func identifier(_ text: String) -> String {
-        var out = String(text.unicodeScalars.map { scalar -> Character in
-            let c = Character(scalar)
-            return (c.isASCII && (c.isLetter || c.isNumber)) || c == "-" || c == "_" || c == "." ? c : "_"
-        })
-        if let first = out.first, !(first.isASCII && first.isLetter) { out = "t" + out }
-        return out
     }
 
     static func question(_ q: BundleContent.Question, language: String, label: (String, String) -> String) -> String {

@@ -1,0 +1,134 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `lectern preview --serve`: the preview site over HTTP on loopback, for browsers that will not
+/// run a page's script from `file://` and for phones on an emulator's host loopback. GET and
+/// HEAD of files inside the site only (a path that leaves it, a hidden file, a link pointing out
+/// is a 404), with the right media types (`application/xhtml+xml` for the XHTML pages, so that
+/// MathML and XHTML parsing apply), `no-store` so a rebuilt preview shows at once. One thread a
+/// connection; each response closes its connection.
+public final class PreviewServer: @unchecked Sendable {
+    public let port: Int
+    let root: URL
+    private let listener: Int32
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Listens on 127.0.0.1:`port` (0 picks a free one) and serves `root`.
+    public init(root: URL, port requested: Int) throws {
+        guard (0...65535).contains(requested) else { throw Failure(description: "port \(requested) is not 0–65535") }
+        self.root = root.standardizedFileURL.resolvingSymlinksInPath()
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(requested).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")  // loopback only
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(description: "cannot listen on 127.0.0.1:\(requested): \(reason); choose another --port")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Accepts connections until the process ends.
+    public func serveForever() -> Never {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            Thread.detachNewThread { [self] in
+                handle(client)
+                close(client)
+            }
+        }
+    }
+
+    static let mediaTypes: [String: String] = [
+        "xhtml": "application/xhtml+xml; charset=utf-8", "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
+        "js": "text/javascript; charset=utf-8", "json": "application/json", "svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg",
+        "jpeg": "image/jpeg", "webp": "image/webp", "mp3": "audio/mpeg", "ogg": "audio/ogg", "opus": "audio/ogg", "wav": "audio/wav",
+        "m4a": "audio/mp4", "txt": "text/plain; charset=utf-8", "md": "text/markdown; charset=utf-8",
+    ]
+
+    func handle(_ client: Int32) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // The request head (up to 16 KiB); the body, if any, is not read.
+        var head = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while head.count < 16_384 {
+            let n = recv(client, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            head += buffer[0..<n]
+            if Self.endOfHead(head, from: max(0, head.count - n - 3)) { break }
+        }
+        let requestLine = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self).split(separator: " ")
+        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return respond(client, 400, "Bad Request", body: Data("bad request\n".utf8)) }
+        let method = requestLine[0]
+        guard method == "GET" || method == "HEAD" else { return respond(client, 405, "Method Not Allowed", body: Data("GET or HEAD only\n".utf8)) }
+        guard let file = resolve(String(requestLine[1])), let data = FileManager.default.contents(atPath: file.path) else {
+            return respond(client, 404, "Not Found", body: Data("not found\n".utf8), head: method == "HEAD")
+        }
+        respond(client, 200, "OK", type: Self.mediaTypes[file.pathExtension.lowercased()] ?? "application/octet-stream", body: data, head: method == "HEAD")
+    }
+
+    static func endOfHead(_ bytes: [UInt8], from start: Int) -> Bool {
+        var i = start
+        while i + 3 < bytes.count {
+            if bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The file a request target names inside the site, or nil: percent-decoded, query and
+    /// fragment dropped, `/` as index.xhtml; no `..`, no hidden files, symbolic links resolved and
+    /// required to stay inside.
+    func resolve(_ target: String) -> URL? {
+        guard target.hasPrefix("/") else { return nil }
+        let path = String(target.prefix { $0 != "?" && $0 != "#" })
+        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0"), !decoded.contains("\\") else { return nil }
+        let parts = decoded.split(separator: "/", omittingEmptySubsequences: true)
+        guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.hasPrefix(".") }) else { return nil }
+        var url = root
+        for part in parts { url.appendPathComponent(String(part)) }
+        if parts.isEmpty || decoded.hasSuffix("/") { url.appendPathComponent("index.xhtml") }
+        let real = url.resolvingSymlinksInPath().standardizedFileURL
+        guard real.path.hasPrefix(root.path + "/") else { return nil }
+        var directory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: real.path, isDirectory: &directory), !directory.boolValue else { return nil }
+        return real
+    }
+
+    func respond(_ client: Int32, _ status: Int, _ reason: String, type: String = "text/plain; charset=utf-8", body: Data, head: Bool = false) {
+        var response = Data("HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n".utf8)
+        response += Data("Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n".utf8)
+        if !head { response += body }
+        response.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let n = send(client, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                if n <= 0 { return }
+                sent += n
+            }
+        }
+    }
+}
