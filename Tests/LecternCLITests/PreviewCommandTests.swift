@@ -90,12 +90,14 @@ struct PreviewCommandTests {
         try harness.write(to: site.appendingPathComponent("harness.html"), atomically: true, encoding: .utf8)
         let browser = try await CLITests.external(
             [
-                "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom",
+                "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=60000", "--enable-logging=stderr", "--v=0", "--dump-dom",
                 site.appendingPathComponent("harness.html").absoluteString,
             ], in: dir.root, environment: [:], executable: chromium)
         let json = try #require(browser.stdout.firstMatch(of: /<pre id="out">(.*?)<\/pre>/)?.1, "\(browser.stdout.suffix(500)) \(browser.stderr.suffix(500))")
         let results = try #require(try JSONSerialization.jsonObject(with: Data(String(json).replacingOccurrences(of: "&quot;", with: "\"").utf8)) as? [[String: Any]])
         #expect(results.count == pages.count)
+        // Chromium logs every console message of every frame (a script error, a console.error): none.
+        #expect(!browser.stderr.contains(":CONSOLE"), "\(browser.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") })")
         #expect(results.allSatisfy { ($0["sheets"] as? Int ?? 0) >= 1 && ($0["title"] as? Int ?? 0) > 0 }, "\(results)")
         #expect(results.allSatisfy { ($0["empty"] as? Int) == 0 }, "formulas without a size: \(results.filter { ($0["empty"] as? Int) != 0 })")
         #expect(results.map { $0["math"] as? Int ?? 0 }.reduce(0, +) > 50, "the lectures' formulas were measured")

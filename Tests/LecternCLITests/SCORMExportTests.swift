@@ -98,13 +98,15 @@ struct SCORMExportTests {
         try harness.write(to: site.appendingPathComponent("lms.html"), atomically: true, encoding: .utf8)
         let browser = try await CLITests.external(
             [
-                "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom",
+                "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=60000", "--enable-logging=stderr", "--v=0", "--dump-dom",
                 site.appendingPathComponent("lms.html").absoluteString,
             ], in: dir, environment: [:], executable: chromium)
         let json = try #require(browser.stdout.firstMatch(of: /<pre id="out">(.*?)<\/pre>/)?.1, "\(browser.stdout.suffix(500)) \(browser.stderr.suffix(500))")
         let results = try #require(
             try JSONSerialization.jsonObject(with: Data(String(json).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&").utf8))
                 as? [[String: Any]])
+        // Chromium logs every console message of every frame (a script error, a console.error): none.
+        #expect(!browser.stderr.contains(":CONSOLE"), "\(browser.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") })")
         return results
     }
 
