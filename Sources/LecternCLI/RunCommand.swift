@@ -51,12 +51,24 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Override the spec's model.max_concurrency.", valueName: "N"))
     var maxConcurrency: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run shard K of N into the cache and write no bundle (0/N: the shared planning stages only). Merge the shards' caches with `lectern cache export`/`import`, then a run without --shard assembles the bundle from the cache (docs/scale.md).",
+            valueName: "K/N"))
+    var shard: String?
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
         if let maxConcurrency, !(1...1024).contains(maxConcurrency) {
             throw ValidationError("--max-concurrency must be between 1 and 1024")
+        }
+        if let shard, Shard(parsing: shard) == nil {
+            throw ValidationError("--shard must be K/N with 1 ≤ N ≤ 10000 and 0 ≤ K ≤ N (0/N runs the shared planning stages only), e.g. --shard 2/4")
+        }
+        if shard != nil, recordCassette != nil {
+            throw ValidationError("--record-cassette records a whole run; record it from the assembling run, without --shard")
         }
     }
 
@@ -137,7 +149,8 @@ struct RunCommand: AsyncParsableCommand {
         let task = Task {
             try await runner.run(
                 options: JobRunner.Options(
-                    outputRoot: URL(fileURLWithPath: output, isDirectory: true), allowPartial: allowPartial, maxConcurrency: maxConcurrency))
+                    outputRoot: URL(fileURLWithPath: output, isDirectory: true), allowPartial: allowPartial, maxConcurrency: maxConcurrency,
+                    shard: shard.flatMap(Shard.init(parsing:))))
         }
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.cancel() }
@@ -172,6 +185,11 @@ struct RunCommand: AsyncParsableCommand {
                 "\(real.count) item\(real.count == 1 ? "" : "s") failed\(skipped > 0 ? " (\(skipped) more not started because of them)" : ""):")
             for failure in real.prefix(20) { Console.error("  " + failure.description.replacingOccurrences(of: "\n", with: "\n  ")) }
         }
+        if let shard = result.shard {
+            Console.error(
+                "shard \(shard.shard): \(result.itemCount) items run or read from the cache; \(shard.otherShards) left to other shards, "
+                    + "\(shard.leftForAssembly) to the assembling run; no bundle written (merge the caches, then run without --shard)")
+        }
         switch result.bundle {
         case .written(let url)?: Console.out("wrote \(url.path)")
         case .unchanged(let url)?: Console.out("unchanged \(url.path) (identical content is already there)")
@@ -183,7 +201,9 @@ struct RunCommand: AsyncParsableCommand {
         case .itemsFailed:
             // Only a run that may call the model can give failed items another round.
             let again = mode == .record ? "re-run to give the failed items another round of attempts (finished items are cached)" : nil
-            if result.bundle == nil {
+            if result.shard != nil {
+                if let again { Console.error(again) }
+            } else if result.bundle == nil {
                 Console.error("no bundle written; " + [again, "fix the spec or prompts", "or pass --allow-partial"].compactMap { $0 }.joined(separator: ", "))
             } else if let again {
                 Console.error(again)

@@ -11,7 +11,7 @@ import LecternMockLLM
 ///     lectern-bench-orchestration --lectern .build-x/release/lectern --script FILE --presets DIR
 ///         [--python benchmarks/.venv/bin/python --peer benchmarks/orchestration_peer.py]
 ///         [--subjects 6 --topics-per-subject 5 --latency-ms 300 --concurrency 16]
-///         [--scale-subjects 50 --scale-topics-per-subject 20 --scale-latency-ms 50] [--skip-scale]
+///         [--scale-subjects 50 --scale-topics-per-subject 20 --scale-latency-ms 50] [--skip-scale] [--shards 4]
 ///         [--work DIR] [--json FILE]
 ///
 /// Phases: record cassettes with the scripted provider; orchestration (cold run); rebuild
@@ -217,6 +217,81 @@ struct OrchestrationBench {
                     Double(bundleSize.bytes) / 1e6))
         }
 
+        // 7. The scale course in local shards: a planning run, N shards at once (each with its own
+        //    cache and the same concurrency), the caches merged, the bundle assembled offline.
+        if !options.skipScale {
+            let n = options.shards
+            let largeSpec = work.appendingPathComponent("scale.yaml")
+            let base = work.appendingPathComponent("shards")
+            try? FileManager.default.removeItem(at: base)
+            try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+            server.resetStats()
+            func cache(_ name: String) -> URL { base.appendingPathComponent("\(name)-cache") }
+            let unused = base.appendingPathComponent("unused")
+            let planning = try Child.run(
+                options.lectern, runArguments(largeSpec, cache("plan"), unused) + ["--shard", "0/\(n)"], log: base.appendingPathComponent("plan.log"))
+            guard planning.status == 0 else { throw BenchError("the planning shard failed; see \(base.path)/plan.log") }
+            let plan = base.appendingPathComponent("plan.jsonl")
+            _ = try Child.run(options.lectern, ["cache", "export", plan.path, "--cache-dir", cache("plan").path], log: base.appendingPathComponent("merge.log"))
+            final class Results: @unchecked Sendable {
+                let lock = NSLock()
+                var runs: [Int: Child] = [:]
+                func set(_ k: Int, _ child: Child?) { lock.lock(); runs[k] = child; lock.unlock() }
+            }
+            let results = Results()
+            var counts = [Int](repeating: 0, count: n + 1)
+            let done = DispatchSemaphore(value: 0)
+            let started = Machine.monotonic()
+            let lectern = options.lectern
+            for k in 1...n {
+                let directory = cache("shard-\(k)")
+                let log = base.appendingPathComponent("shard-\(k).log")
+                let importArguments = ["cache", "import", plan.path, "--cache-dir", directory.path]
+                let shardArguments = runArguments(largeSpec, directory, unused) + ["--shard", "\(k)/\(n)"]
+                Thread.detachNewThread {
+                    let child = try? { () throws -> Child in
+                        _ = try Child.run(lectern, importArguments, log: log)
+                        return try Child.run(lectern, shardArguments, log: log)
+                    }()
+                    results.set(k, child)
+                    done.signal()
+                }
+            }
+            for _ in 1...n { done.wait() }
+            let shardsWall = Machine.monotonic() - started
+            for k in 1...n {
+                guard let run = results.runs[k], run.status == 0 else { throw BenchError("shard \(k) failed; see \(base.path)/shard-\(k).log") }
+                counts[k] = DiskUsage.of(cache("shard-\(k)").appendingPathComponent("exchanges")).files
+            }
+            let shardCalls = server.stats.answered
+            let repeated = server.stats.repeatedAnswers
+            let mergeStart = Machine.monotonic()
+            for k in 1...n {
+                let file = base.appendingPathComponent("shard-\(k).jsonl")
+                _ = try Child.run(options.lectern, ["cache", "export", file.path, "--cache-dir", cache("shard-\(k)").path], log: base.appendingPathComponent("merge.log"))
+                _ = try Child.run(options.lectern, ["cache", "import", file.path, "--cache-dir", cache("merged").path], log: base.appendingPathComponent("merge.log"))
+            }
+            let mergeWall = Machine.monotonic() - mergeStart
+            let assembly = try Child.run(
+                options.lectern, runArguments(largeSpec, cache("merged"), base.appendingPathComponent("output")) + ["--cache", "offline"],
+                log: base.appendingPathComponent("assemble.log"))
+            guard assembly.status == 0 else { throw BenchError("the assembling run failed; see \(base.path)/assemble.log") }
+            let single = work.appendingPathComponent("scale-output")
+            let identical = Machine.sameTree(single, base.appendingPathComponent("output"))
+            let perShard = (1...n).map { counts[$0] }
+            report.add(
+                "shards",
+                [
+                    "shards": .int(n), "calls": .int(shardCalls), "repeated": .int(repeated), "shards_wall_s": .double(shardsWall),
+                    "merge_s": .double(mergeWall), "assembly_s": .double(assembly.wall), "identical": .int(identical ? 1 : 0),
+                ])
+            say(
+                String(
+                    format: "shards: %d local shards of the scale course: %d calls (%d repeated), cache entries per shard %@; all shards %.2f s wall; merge (export + import ×%d) %.2f s; assembly (offline, 0 calls) %.2f s wall, peak RSS %.1f MB; bundle %@ the single run's",
+                    n, shardCalls, repeated, perShard.map(String.init).joined(separator: "/"), shardsWall, n, mergeWall, assembly.wall, assembly.maxRSSMB,
+                    identical ? "byte-identical to" : "DIFFERENT from"))
+        }
+
         report.loadAfter = Machine.loadAverage()
         let benchCPU = Machine.selfCPUSeconds() - selfCPUStart
         say(String(format: "load average after: %@; this driver + mock server CPU: %.2f s", report.loadAfter, benchCPU))
@@ -268,6 +343,8 @@ struct Options {
     var scaleTopicsPerSubject = 20
     var scaleLatencyMS = 50
     var skipScale = false
+    /// The scale course again in this many local shards (`run --shard`), merged and assembled.
+    var shards = 4
     var work: URL
     var json: URL?
 
@@ -308,6 +385,7 @@ struct Options {
         scaleSubjects = try int("scale-subjects", scaleSubjects)
         scaleTopicsPerSubject = try int("scale-topics-per-subject", scaleTopicsPerSubject)
         scaleLatencyMS = try int("scale-latency-ms", scaleLatencyMS)
+        shards = try int("shards", shards)
         skipScale = flags.contains("--skip-scale")
         work = url("work") ?? FileManager.default.temporaryDirectory.appendingPathComponent("lectern-orchestration-\(getpid())")
         json = url("json")
@@ -388,6 +466,23 @@ enum Machine {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec)
             / 1e6
+    }
+
+    /// Whether two directory trees hold the same files with the same bytes.
+    static func sameTree(_ a: URL, _ b: URL) -> Bool {
+        func files(_ root: URL) -> [String: Data] {
+            var out: [String: Data] = [:]
+            let base = root.standardizedFileURL.path
+            for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+                var directory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: url.path, isDirectory: &directory), !directory.boolValue {
+                    out[String(url.standardizedFileURL.path.dropFirst(base.count))] = FileManager.default.contents(atPath: url.path)
+                }
+            }
+            return out
+        }
+        let left = files(a)
+        return !left.isEmpty && left == files(b)
     }
 
     static func loadAverage() -> String {

@@ -92,6 +92,9 @@ public struct EngineOutcome: Sendable {
     /// A provider failure that would fail every call (401, unreachable) stopped scheduling.
     public var providerStopped: Bool
     public var cancelled: Bool
+    /// With a shard: the items left to other shards, and those left to the assembling run.
+    public var otherShards: Int = 0
+    public var leftForAssembly: Int = 0
 }
 
 /// Runs work items as their dependencies finish, concurrently up to the limits, with structured
@@ -101,11 +104,17 @@ public struct Engine: Sendable {
     public var modelConcurrency: Int
     public var localConcurrency: Int
     public var events: any EngineEventSink
+    /// Runs only this shard's items (and the shared ones); nil runs everything.
+    public var shard: ShardFilter?
 
-    public init(modelConcurrency: Int, localConcurrency: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), events: any EngineEventSink) {
+    public init(
+        modelConcurrency: Int, localConcurrency: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), events: any EngineEventSink,
+        shard: ShardFilter? = nil
+    ) {
         self.modelConcurrency = max(1, modelConcurrency)
         self.localConcurrency = max(1, localConcurrency)
         self.events = events
+        self.shard = shard
     }
 
     public func run(_ initial: [WorkItem], results: ResultStore) async -> EngineOutcome {
@@ -132,9 +141,34 @@ public struct Engine: Sendable {
             }
         }
 
+        /// An item's shard assignment, from its dependencies' (those of the same batch first).
+        func assignment(of item: WorkItem, batch: [String: WorkItem], filter: ShardFilter, visiting: inout Set<String>) -> Shard.Assignment {
+            if let known = state.assignments[item.id] { return known }
+            visiting.insert(item.id)
+            let dependencies = item.dependencies.map { id -> Shard.Assignment in
+                if let known = state.assignments[id] { return known }
+                if let pending = batch[id], !visiting.contains(id) { return assignment(of: pending, batch: batch, filter: filter, visiting: &visiting) }
+                return .assembly  // unknown here: only a run with every item can have it
+            }
+            let result = filter.shard.assignment(id: item.id, stage: item.stage, dependencies: dependencies, sharedStages: filter.sharedStages)
+            state.assignments[item.id] = result
+            return result
+        }
+
         func add(_ newItems: [WorkItem]) {
             var grew = false
+            let batch = shard == nil ? [:] : Dictionary(newItems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             for item in newItems where state.items[item.id] == nil {
+                if let shard {
+                    var visiting = Set<String>()
+                    let place = assignment(of: item, batch: batch, filter: shard, visiting: &visiting)
+                    if !shard.shard.runs(place) {
+                        if state.leftOut.insert(item.id).inserted {
+                            if place == .assembly { state.leftForAssembly += 1 } else { state.otherShards += 1 }
+                        }
+                        continue
+                    }
+                }
                 state.items[item.id] = item
                 state.totals[item.stage, default: 0] += 1
                 grew = true
@@ -251,7 +285,8 @@ public struct Engine: Sendable {
         }
         return EngineOutcome(
             completed: state.completed, failures: state.failureOrder.compactMap { state.failed[$0] }, reports: state.reports,
-            budgetExceeded: budgetExceeded, providerStopped: providerStopped, cancelled: Task.isCancelled)
+            budgetExceeded: budgetExceeded, providerStopped: providerStopped, cancelled: Task.isCancelled, otherShards: state.otherShards,
+            leftForAssembly: state.leftForAssembly)
     }
 }
 
@@ -271,6 +306,11 @@ struct SchedulerState {
     var dependents: [String: [String]] = [:]
     var readyModel = FIFO<WorkItem>()
     var readyLocal = FIFO<WorkItem>()
+    /// With a shard: each item's assignment, and the items this process leaves to others.
+    var assignments: [String: Shard.Assignment] = [:]
+    var leftOut = Set<String>()
+    var otherShards = 0
+    var leftForAssembly = 0
 
     mutating func enqueue(_ item: WorkItem) {
         if item.usesModel { readyModel.append(item) } else { readyLocal.append(item) }

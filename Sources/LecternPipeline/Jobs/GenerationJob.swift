@@ -100,6 +100,9 @@ public struct AssembledBundle: Sendable {
 public protocol GenerationJob: Sendable {
     /// The stages in the order a run reaches them (progress lines, logs and `plan` rows follow it).
     static var stages: [StageInfo] { get }
+    /// Stages every shard of a sharded run needs (`run --shard`, `Shard`): the planning that
+    /// the rest depends on. Empty by default: every item is partitioned.
+    static var sharedStages: Set<StageName> { get }
     /// Builds the job; throws `PipelineError` when the spec cannot run (say, its corpus changed
     /// since it was validated).
     init(environment: JobEnvironment) throws
@@ -112,6 +115,10 @@ public protocol GenerationJob: Sendable {
     /// The bundle's files from a finished run (failed items left out); nil when too little
     /// finished to write anything (a course without its curriculum).
     func assemble(results: ResultStore) throws -> AssembledBundle?
+}
+
+extension GenerationJob {
+    public static var sharedStages: Set<StageName> { [] }
 }
 
 /// The registry of job kinds that run: `kind:` → its pipeline.

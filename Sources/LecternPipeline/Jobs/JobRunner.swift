@@ -11,11 +11,14 @@ public struct JobRunner: Sendable {
         public var allowPartial: Bool
         /// Overrides the spec's max_concurrency when set.
         public var maxConcurrency: Int?
+        /// Runs one shard's items into the cache and writes no bundle (`run --shard K/N`).
+        public var shard: Shard?
 
-        public init(outputRoot: URL, allowPartial: Bool = false, maxConcurrency: Int? = nil) {
+        public init(outputRoot: URL, allowPartial: Bool = false, maxConcurrency: Int? = nil, shard: Shard? = nil) {
             self.outputRoot = outputRoot
             self.allowPartial = allowPartial
             self.maxConcurrency = maxConcurrency
+            self.shard = shard
         }
     }
 
@@ -45,6 +48,14 @@ public struct JobRunner: Sendable {
         /// The document to open first, relative to the bundle: the first lecture's XHTML (its
         /// Markdown without a renderer), else the tone preview; nil when no bundle was written.
         public var entryDocument: String?
+        /// A shard's run: the items it left to other shards and to the assembling run.
+        public var shard: ShardOutcome?
+    }
+
+    public struct ShardOutcome: Sendable, Equatable {
+        public var shard: Shard
+        public var otherShards: Int
+        public var leftForAssembly: Int
     }
 
     public let spec: JobSpec
@@ -93,7 +104,8 @@ public struct JobRunner: Sendable {
         let ledger = Ledger()
         let job = try makeJob(ledger: ledger)
         let concurrency = options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
-        let engine = Engine(modelConcurrency: concurrency, events: events)
+        let filter = options.shard.map { ShardFilter(shard: $0, sharedStages: Set(type(of: job).sharedStages.map(\.rawValue))) }
+        let engine = Engine(modelConcurrency: concurrency, events: events, shard: filter)
         let results = ResultStore()
         let outcome = await engine.run(job.initialItems(), results: results)
         // Whatever happens next, what was paid for is on disk.
@@ -112,6 +124,12 @@ public struct JobRunner: Sendable {
             status = .providerFailed
         } else if !outcome.failures.isEmpty {
             status = .itemsFailed
+        }
+        // A shard's work is in the cache; the assembling run writes the bundle.
+        if let shard = options.shard {
+            var result = Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)
+            result.shard = ShardOutcome(shard: shard, otherShards: outcome.otherShards, leftForAssembly: outcome.leftForAssembly)
+            return result
         }
         guard status == .complete || options.allowPartial else {
             return Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)

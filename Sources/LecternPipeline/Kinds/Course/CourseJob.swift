@@ -27,6 +27,9 @@ public struct CourseJob: GenerationJob {
     /// Renders Markdown to XHTML; nil skips the `.xhtml` renditions.
     public let renderer: (any DocumentRenderer)?
 
+    /// The curriculum and its edits: every topic's work depends on the final outline.
+    public static let sharedStages: Set<StageName> = [CurriculumStage.name, CurriculumStage.editName]
+
     public static let stages: [StageInfo] = [
         StageInfo(CurriculumStage.name, typicalTokens: 1_400), StageInfo(CurriculumStage.editName, typicalTokens: 2_000),
         StageInfo(TonePreviewStage.name, typicalTokens: 700), StageInfo(LectureStage.name, typicalTokens: 2_400),
