@@ -59,9 +59,17 @@ async def main():
         async with limit:
             answer = await client.chat.completions.create(
                 **body, extra_headers={"X-Lectern-Item": item, "X-Lectern-Attempt": "1"})
-        content = answer.choices[0].message.content or ""
-        if answer.choices[0].finish_reason != "stop":
-            raise RuntimeError(f"{item}: unexpected finish reason {answer.choices[0].finish_reason}")
+            if body.get("stream"):
+                # Lectern streams (the same bytes on the wire for both): read the stream whole.
+                content, finish = "", None
+                async for chunk in answer:
+                    if chunk.choices:
+                        content += chunk.choices[0].delta.content or ""
+                        finish = chunk.choices[0].finish_reason or finish
+            else:
+                content, finish = answer.choices[0].message.content or "", answer.choices[0].finish_reason
+        if finish != "stop":
+            raise RuntimeError(f"{item}: unexpected finish reason {finish}")
         if "response_format" in body:
             json.loads(content)
         done[item].set()
