@@ -22,6 +22,57 @@ enum BundleContent {
         var fields: [String: Any]
     }
 
+    /// A course's subject, its topics in order.
+    struct Subject {
+        var index: Int
+        var title: String
+        var topics: [Topic]
+    }
+
+    struct Topic {
+        var id: String
+        var title: String
+        /// The lecture's XHTML, bundle-relative, when it was rendered.
+        var lecturePath: String?
+    }
+
+    /// course.json's outline: subjects and topics in course order.
+    static func outline(of course: [String: Any]) -> [Subject] {
+        (course["subjects"] as? [[String: Any]] ?? []).enumerated().map { index, subject in
+            Subject(
+                index: index, title: subject["title"] as? String ?? "",
+                topics: (subject["topics"] as? [[String: Any]] ?? []).map { topic in
+                    let id = topic["id"] as? String ?? ""
+                    return Topic(id: id, title: topic["title"] as? String ?? id, lecturePath: (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String)
+                })
+        }
+    }
+
+    /// course.json of a course bundle; an exporter that needs lectures refuses other kinds.
+    static func course(of bundle: URL, manifest: Manifest, exporter: String) throws -> [String: Any] {
+        guard manifest.kind == "course" else { throw PackageError("the \(exporter) exporter takes a course bundle; this one is \(manifest.kind)") }
+        return try document(of: bundle, manifest: manifest)
+    }
+
+    /// The few words a generated page or item writes itself, in English or Arabic.
+    struct Labels {
+        var arabic: Bool
+        init(language: String) { arabic = language.hasPrefix("ar") }
+        func callAsFunction(_ english: String, _ arabicText: String) -> String { arabic ? arabicText : english }
+
+        /// A question's heading by its kind.
+        func title(of q: Question) -> String {
+            switch q.kind {
+            case "engagement": return self("Engagement question", "سؤال التفاعل")
+            case "bonus": return self("Bonus question", "سؤال إضافي")
+            case "reinforcement": return self("Practice, level", "تدريب، المستوى") + " \(q.level ?? 0)"
+            default: return q.id
+            }
+        }
+
+        func verdict(_ correct: Bool) -> String { correct ? self("Right.", "صحيحة.") : self("Not right.", "غير صحيحة.") }
+    }
+
     /// course.json or exam.json, parsed.
     static func document(of bundle: URL, manifest: Manifest) throws -> [String: Any] {
         let name = manifest.kind == "exam" ? "exam.json" : "course.json"

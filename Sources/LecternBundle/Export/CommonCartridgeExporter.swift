@@ -17,28 +17,24 @@ public enum CommonCartridgeExporter: BundleExporter {
     static let assessmentType = "imsqti_xmlv1p2/imscc_xmlv1p3/assessment"
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        guard manifest.kind == "course" else { throw PackageError("the cc exporter takes a course bundle; this one is \(manifest.kind)") }
-        let course = try BundleContent.document(of: bundle, manifest: manifest)
+        let course = try BundleContent.course(of: bundle, manifest: manifest, exporter: format)
         let language = manifest.language
         let rtl = LanguageDirection.isRightToLeft(language)
-        let arabic = language.hasPrefix("ar")
-        func label(_ english: String, _ arabicText: String) -> String { arabic ? arabicText : english }
+        let label = BundleContent.Labels(language: language)
         let questions = Dictionary(grouping: BundleContent.questions(in: course, kind: "course"), by: \.topicID)
 
         var files: [String: Data] = [:]
         var organization = ""
         var resources = ""
         var count = 0
-        for (subjectIndex, subject) in (course["subjects"] as? [[String: Any]] ?? []).enumerated() {
+        for subject in BundleContent.outline(of: course) {
             var items = ""
-            for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                let id = topic["id"] as? String ?? ""
-                let title = topic["title"] as? String ?? id
+            for topic in subject.topics {
+                let id = topic.id
+                let title = topic.title
                 count += 1
                 let key = BundleContent.identifier(id.isEmpty ? "topic-\(count)" : id)
-                if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String,
-                    let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path)
-                {
+                if let path = topic.lecturePath, let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) {
                     let page = "wiki_content/\(key).html"
                     files[page] = Data(html(title: title, language: language, rtl: rtl, body: BundleContent.mathJax(BundleContent.body(ofDocument: xhtml))).utf8)
                     items += "          <item identifier=\"item-\(key)\" identifierref=\"page-\(key)\">\n            <title>\(BundleContent.xmlEscaped(title))</title>\n          </item>\n"
@@ -53,7 +49,7 @@ public enum CommonCartridgeExporter: BundleExporter {
                 }
             }
             guard !items.isEmpty else { continue }
-            organization += "        <item identifier=\"module-\(subjectIndex + 1)\">\n          <title>\(BundleContent.xmlEscaped(subject["title"] as? String ?? ""))</title>\n"
+            organization += "        <item identifier=\"module-\(subject.index + 1)\">\n          <title>\(BundleContent.xmlEscaped(subject.title))</title>\n"
             organization += items + "        </item>\n"
         }
         guard !resources.isEmpty else { throw PackageError("the course has no lectures or questions to put in a cartridge") }
@@ -115,7 +111,7 @@ public enum CommonCartridgeExporter: BundleExporter {
     }
 
     /// A topic's quiz in the cartridge's QTI 1.2 profile.
-    static func assessment(identifier: String, title: String, questions: [BundleContent.Question], language: String, label: (String, String) -> String) -> String {
+    static func assessment(identifier: String, title: String, questions: [BundleContent.Question], language: String, label: BundleContent.Labels) -> String {
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -169,7 +165,7 @@ public enum CommonCartridgeExporter: BundleExporter {
             xml += "        </resprocessing>\n"
             xml += "        <itemfeedback ident=\"general_fb\"><flow_mat><material>\(mattext(explanation))</material></flow_mat></itemfeedback>\n"
             for (n, option) in options.enumerated() {
-                let verdict = option["correct"] as? Bool == true ? label("Right.", "صحيحة.") : label("Not right.", "غير صحيحة.")
+                let verdict = label.verdict(option["correct"] as? Bool == true)
                 let feedback = "<p><strong>\(verdict)</strong></p>" + BundleContent.fragment(option["feedback"] as? String ?? "", language: language)
                 xml += "        <itemfeedback ident=\"\(letters[n])_fb\"><flow_mat><material>\(mattext(feedback))</material></flow_mat></itemfeedback>\n"
             }

@@ -40,8 +40,7 @@ public enum QTIExporter: BundleExporter {
         let language = manifest.language
         let questions = BundleContent.questions(in: document, kind: manifest.kind)
         guard !questions.isEmpty else { throw PackageError("the bundle has no questions to write as QTI items") }
-        let arabic = language.hasPrefix("ar")
-        func label(_ english: String, _ arabicText: String) -> String { arabic ? arabicText : english }
+        let label = BundleContent.Labels(language: language)
 
         var files: [String: Data] = [:]
         var resources: [Resource] = []
@@ -90,7 +89,7 @@ public enum QTIExporter: BundleExporter {
                 itemFiles.append(svgPath)
                 figure = "<p><img src=\"../\(BundleContent.xmlEscaped(svgPath))\" alt=\"\(BundleContent.xmlEscaped(figureInfo["alt"] as? String ?? ""))\"/></p>\n"
             }
-            let title = q.kind == "exam-item" ? q.id : [kindTitle(q, label: label), q.topic].filter { !$0.isEmpty }.joined(separator: " — ")
+            let title = q.kind == "exam-item" ? q.id : [label.title(of: q), q.topic].filter { !$0.isEmpty }.joined(separator: " — ")
             files[path] = Data(item(q, identifier: key, title: title, head: head, figure: figure, language: language, label: label).utf8)
             resources.append(Resource(identifier: key, type: "imsqti_item_xmlv3p0", href: path, files: itemFiles, dependencies: dependencies))
             let sectionTitle = q.subject.isEmpty ? q.topic : q.subject + " › " + q.topic
@@ -152,14 +151,6 @@ public enum QTIExporter: BundleExporter {
         return StoredZip.write(files)
     }
 
-    static func kindTitle(_ q: BundleContent.Question, label: (String, String) -> String) -> String {
-        switch q.kind {
-        case "engagement": return label("Engagement question", "سؤال التفاعل")
-        case "bonus": return label("Bonus question", "سؤال إضافي")
-        default: return label("Practice, level", "تدريب، المستوى") + " \(q.level ?? 0)"
-        }
-    }
-
     static func direction(_ language: String) -> String {
         LanguageDirection.isRightToLeft(language) ? " dir=\"rtl\"" : ""
     }
@@ -167,7 +158,7 @@ public enum QTIExporter: BundleExporter {
     /// One `qti-assessment-item`, its children in the order the schema requires: response and
     /// outcome declarations, stimulus references, the body, response processing, modal feedback.
     static func item(
-        _ q: BundleContent.Question, identifier: String, title: String, head: String, figure: String, language: String, label: (String, String) -> String
+        _ q: BundleContent.Question, identifier: String, title: String, head: String, figure: String, language: String, label: BundleContent.Labels
     ) -> String {
         let fields = q.fields
         let options = fields["options"] as? [[String: Any]] ?? []
@@ -227,7 +218,7 @@ public enum QTIExporter: BundleExporter {
             """
         for (index, option) in options.enumerated() {
             let correct = option["correct"] as? Bool == true
-            let verdict = correct ? label("Right.", "صحيحة.") : label("Not right.", "غير صحيحة.")
+            let verdict = label.verdict(correct)
             xml += "  <qti-modal-feedback outcome-identifier=\"FEEDBACK\" identifier=\"\(letters[index])\" show-hide=\"show\">"
             xml += "<qti-content-body><div\(direction(language))>\n<p><strong>\(verdict)</strong></p>\n"
             xml += BundleContent.fragment(option["feedback"] as? String ?? "", language: language) + "\n" + explanation + "\n</div></qti-content-body></qti-modal-feedback>\n"

@@ -22,27 +22,23 @@ public enum SCORMExporter: BundleExporter {
     public static let summary = "a SCORM 1.2 package of a course: a SCO a topic (lecture and scored questions)"
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        guard manifest.kind == "course" else { throw PackageError("the scorm exporter takes a course bundle; this one is \(manifest.kind)") }
-        let course = try BundleContent.document(of: bundle, manifest: manifest)
+        let course = try BundleContent.course(of: bundle, manifest: manifest, exporter: format)
         let language = manifest.language
         let rtl = LanguageDirection.isRightToLeft(language)
-        let arabic = language.hasPrefix("ar")
-        func label(_ english: String, _ arabicText: String) -> String { arabic ? arabicText : english }
+        let label = BundleContent.Labels(language: language)
         let questions = Dictionary(grouping: BundleContent.questions(in: course, kind: "course"), by: \.topicID)
 
         var files: [String: Data] = [:]
         var organization = ""
         var resources = ""
         var topicCount = 0
-        for (subjectIndex, subject) in (course["subjects"] as? [[String: Any]] ?? []).enumerated() {
+        for subject in BundleContent.outline(of: course) {
             var items = ""
-            for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                let id = topic["id"] as? String ?? ""
-                let title = topic["title"] as? String ?? id
+            for topic in subject.topics {
+                let id = topic.id
+                let title = topic.title
                 var body = ""
-                if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String,
-                    let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path)
-                {
+                if let path = topic.lecturePath, let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) {
                     body += "<main class=\"lectern-lecture\">\n" + BundleContent.body(ofDocument: xhtml) + "\n</main>\n"
                 }
                 let topicQuestions = questions[id] ?? []
@@ -62,8 +58,8 @@ public enum SCORMExporter: BundleExporter {
                 resources += "      <file href=\"\(path)\"/>\n      <dependency identifierref=\"shared\"/>\n    </resource>\n"
             }
             guard !items.isEmpty else { continue }
-            organization += "      <item identifier=\"subject-\(subjectIndex + 1)\" isvisible=\"true\">\n"
-            organization += "        <title>\(BundleContent.xmlEscaped(subject["title"] as? String ?? ""))</title>\n" + items + "      </item>\n"
+            organization += "      <item identifier=\"subject-\(subject.index + 1)\" isvisible=\"true\">\n"
+            organization += "        <title>\(BundleContent.xmlEscaped(subject.title))</title>\n" + items + "      </item>\n"
         }
         guard topicCount > 0 else { throw PackageError("the course has no lectures or questions to package") }
         let css = FileManager.default.contents(atPath: bundle.appendingPathComponent("lectern.css").path) ?? Data()
@@ -96,14 +92,9 @@ public enum SCORMExporter: BundleExporter {
         return StoredZip.write(files)
     }
 
-    static func question(_ q: BundleContent.Question, language: String, label: (String, String) -> String) -> String {
+    static func question(_ q: BundleContent.Question, language: String, label: BundleContent.Labels) -> String {
         let fields = q.fields
-        let heading: String
-        switch q.kind {
-        case "engagement": heading = label("Engagement question", "سؤال التفاعل")
-        case "bonus": heading = label("Bonus question", "سؤال إضافي")
-        default: heading = label("Practice, level", "تدريب، المستوى") + " \(q.level ?? 0)"
-        }
+        let heading = label.title(of: q)
         let options = fields["options"] as? [[String: Any]] ?? []
         var html = "<div class=\"lectern-question\"\(options.isEmpty ? "" : " data-scored=\"true\"")>\n<h3>\(BundleContent.xmlEscaped(heading))</h3>\n"
         html += BundleContent.prompt(fields, language: language) + "\n"
@@ -111,7 +102,7 @@ public enum SCORMExporter: BundleExporter {
             html += "<ol type=\"A\" class=\"lectern-options\">\n"
             for option in options {
                 let correct = option["correct"] as? Bool == true
-                let verdict = correct ? label("Right.", "صحيحة.") : label("Not right.", "غير صحيحة.")
+                let verdict = label.verdict(correct)
                 html += "<li><button type=\"button\" data-correct=\"\(correct)\">"
                 html += BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language)) + "</button>\n"
                 html += "<div class=\"lectern-feedback\" hidden=\"hidden\"><p><strong>\(verdict)</strong></p>"
