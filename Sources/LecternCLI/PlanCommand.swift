@@ -21,12 +21,22 @@ struct PlanCommand: AsyncParsableCommand {
     @Flag(help: "Print the plan as JSON.")
     var json = false
 
+    @Flag(help: "Estimate at the batch price (run --batch, model.batch: true): half the standard price.")
+    var batch = false
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var cacheOptions: CacheOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (jobSpec, presets, specURL) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
+        var (jobSpec, presets, specURL) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
+        if batch {
+            guard jobSpec.model.provider == .openai || jobSpec.model.provider == .anthropic else {
+                throw ValidationError("--batch needs a provider with a batch API (openai, anthropic); this spec's model.provider is \(jobSpec.model.provider.rawValue)")
+            }
+            jobSpec.model.batch = true
+        }
+        let batchPrice = jobSpec.model.batch == true
         // The answers a replay of this spec would have: the cache, every --cassette, and without
         // one the spec's recorded cassette (the same choice `run --cache offline` makes).
         let recorded = cacheOptions.cassettes.isEmpty ? JobSetup.recordedCassette(id: jobSpec.id, specAt: specURL) : nil
@@ -35,7 +45,8 @@ struct PlanCommand: AsyncParsableCommand {
             cacheOptions.cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL.path } + (recorded.map { [$0.standardizedFileURL.path] } ?? [])
         let exchanger = Exchanger(providerKind: jobSpec.model.provider.rawValue, provider: nil, cache: cache, mode: .replay)
         let runner = JobRunner(
-            spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(), cost: PricingSetup.cost)
+            spec: jobSpec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: SilentEventSink(),
+            cost: PricingSetup.cost(batch: batchPrice))
         let plan = try await runner.plan()
         let stages = plan.orderedStages
         if json {
@@ -43,7 +54,7 @@ struct PlanCommand: AsyncParsableCommand {
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
                 "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
-                "estimated": .bool(plan.estimated), "cache_dir": .string(cacheOptions.root(environment).path),
+                "estimated": .bool(plan.estimated), "batch_price": .bool(batchPrice), "cache_dir": .string(cacheOptions.root(environment).path),
                 "cassettes": .array(cassettes.map { .string($0) }),
             ]
             object["stages"] = .object(
@@ -74,7 +85,7 @@ struct PlanCommand: AsyncParsableCommand {
         Console.out(row(["total", "\(plan.totalItems)", "\(plan.totalCached)", "\(plan.totalCalls)", "\(plan.totalTokens)"]))
         Console.out(
             String(
-                format: "estimated cost: $%.4f%@", plan.estimatedCostUSD,
+                format: "estimated cost: $%.4f%@%@", plan.estimatedCostUSD, batchPrice ? " at the batch price (half the standard)" as NSString : "" as NSString,
                 plan.estimated
                     ? " (some items depend on answers not stored yet, such as a course's curriculum: their counts are upper bounds from the spec's size limits)" as NSString
                     : "" as NSString))

@@ -57,6 +57,11 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "K/N"))
     var shard: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Send the requests through the provider's batch API (OpenAI, Anthropic; like model.batch: true): half the price, answers within hours. Rounds: the items ready together, then the ones their answers unlock; an interrupted run picks up its batches in flight."))
+    var batch = false
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var cacheOptions: CacheOptions
 
@@ -97,13 +102,20 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Runs one spec; never throws, so one spec's error does not stop the others.
     func runOne(_ path: String, cacheStore: ExchangeCache, environment: [String: String]) async -> (code: Int32, used: [ExchangeRecord]) {
-        let spec: JobSpec
+        var spec: JobSpec
         let presets: PresetLibrary
         let specURL: URL
         do {
             (spec, presets, specURL) = try JobSetup.loadSpec(path, presetsDirectory: specOptions.presetsDirectory)
         } catch {
             return (LecternExit.code(for: error), [])
+        }
+        if batch {
+            guard spec.model.provider == .openai || spec.model.provider == .anthropic else {
+                Console.error("\(path): error: --batch needs a provider with a batch API (openai, anthropic); this spec's model.provider is \(spec.model.provider.rawValue)")
+                return (LecternExit.usage.rawValue, [])
+            }
+            spec.model.batch = true
         }
         let terminal = logFormat == .auto && Console.stderrIsTerminal
         let progress = terminal ? TerminalProgressSink() : nil
@@ -125,7 +137,9 @@ struct RunCommand: AsyncParsableCommand {
             } else {
                 // Made now, so a missing key or script is a clear error before any work starts.
                 do {
-                    provider = try JobSetup.makeProvider(spec: spec, specURL: specURL, environment: environment, events: events)
+                    provider = try JobSetup.makeProvider(
+                        spec: spec, specURL: specURL, environment: environment, events: events,
+                        batchJournal: cacheStore.root.appendingPathComponent("batches"))
                 } catch {
                     Console.error("\(path): error: \((error as? LLMError)?.message ?? "\(error)")")
                     return (LecternExit.code(for: error), [])
@@ -144,7 +158,7 @@ struct RunCommand: AsyncParsableCommand {
         let exchanger = Exchanger(providerKind: spec.model.provider.rawValue, provider: provider, cache: cacheStore, mode: cache)
         let runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
-            cost: PricingSetup.cost, generator: "lectern \(LecternCommand.version)")
+            cost: PricingSetup.cost(batch: spec.model.batch == true), generator: "lectern \(LecternCommand.version)")
         progress?.useStageOrder(runner.stageOrder)
         let task = Task {
             try await runner.run(

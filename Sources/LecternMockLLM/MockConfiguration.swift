@@ -179,13 +179,16 @@ public struct MockConfiguration: Sendable {
     /// Faults by item, for targeted tests: the n-th request of the item gets the n-th entry
     /// (`nil`: a good answer); past the list's end the random draw applies again.
     public var scriptedFaults: [String: [FaultKind?]]
+    /// The batch APIs: how long a batch takes, and their faults.
+    public var batch: MockBatchConfiguration
 
     /// A configuration; the defaults answer at once, without faults, to any key.
     public init(
         latency: LatencyDistribution = .none, errorLatency: LatencyDistribution = .fixed(milliseconds: 5),
         faults: FaultRates = .none, retryAfterSeconds: Int = 1, hangSeconds: Double = 30, auth: MockAuthPolicy = .acceptAll,
-        seed: UInt64 = 1, recordRequests: Bool = false, scriptedFaults: [String: [FaultKind?]] = [:]
+        seed: UInt64 = 1, recordRequests: Bool = false, scriptedFaults: [String: [FaultKind?]] = [:], batch: MockBatchConfiguration = MockBatchConfiguration()
     ) {
+        self.batch = batch
         self.latency = latency
         self.errorLatency = errorLatency
         self.faults = faults

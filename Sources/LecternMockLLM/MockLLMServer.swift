@@ -88,6 +88,7 @@ final class MockSharedState: Sendable {
         var stats = MockStats()
         var log: [MockRecordedRequest] = []
         var serial = 0
+        var batches = MockBatchStore()
     }
 
     let state: Mutex<State>
@@ -271,6 +272,12 @@ final class MockEventLoop: @unchecked Sendable {
         if request.headers["connection"]?.lowercased() == "close" { connection.closeAfterFlush = true }
         let (action, itemID) = shared.state.withLock { state -> (MockAction, String?) in
             state.serial += 1
+            let route = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
+            if MockBatchStore.isBatchRoute(request.method, route) {
+                let action = state.batches.handle(
+                    request, route: route, answers: state.answers, stats: &state.stats, configuration: state.responder.configuration, now: elapsedSeconds())
+                return (action, nil)
+            }
             let result = state.responder.action(
                 for: request, answers: state.answers, stats: &state.stats, serial: state.serial, now: elapsedSeconds())
             if state.responder.configuration.recordRequests, request.method == "POST", WireProtocol(path: request.path) != nil {

@@ -313,6 +313,33 @@ struct CLITests {
         #expect(course.contains("\"prompt_xhtml\""))
     }
 
+    /// `--batch` and `model.batch`: the plan at half the price; a provider without a batch API
+    /// is refused with the reason, by `run --batch` and in the spec.
+    @Test func batchPricesAndRefusals() async throws {
+        let ws = try Workspace()
+        let openai = Workspace.spec.replacingOccurrences(of: "model: { provider: scripted, script: script.json, max_concurrency: 2 }", with: "model: { provider: openai, name: gpt-4o-mini }")
+        #expect(openai != Workspace.spec)
+        try openai.write(to: ws.root.appendingPathComponent("openai.yaml"), atomically: true, encoding: .utf8)
+        func cost(_ extra: [String]) async throws -> Double {
+            let plan = try await Self.lectern(ws.arguments(["plan", "openai.yaml", "--json"] + extra), in: ws.root)
+            #expect(plan.status == 0, "\(plan)")
+            let json = try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any]
+            return json?["estimated_cost_usd"] as? Double ?? -1
+        }
+        let standard = try await cost([])
+        let batch = try await cost(["--batch"])
+        #expect(standard > 0 && abs(batch - standard / 2) < 1e-9, "\(standard) \(batch)")
+        let text = try await Self.lectern(ws.arguments(["plan", "openai.yaml", "--batch"]), in: ws.root)
+        #expect(text.stdout.contains("at the batch price (half the standard)"), "\(text)")
+
+        let refused = try await Self.lectern(ws.arguments(["run", "job.yaml", "--batch"]), in: ws.root)
+        #expect(refused.status == 2 && refused.stderr.contains("--batch needs a provider with a batch API (openai, anthropic)"), "\(refused)")
+        try Workspace.spec.replacingOccurrences(of: "model: { provider: scripted, script: script.json, max_concurrency: 2 }", with: "model: { provider: local, batch: true }")
+            .write(to: ws.root.appendingPathComponent("local.yaml"), atomically: true, encoding: .utf8)
+        let invalid = try await Self.lectern(["validate", "local.yaml", "--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path], in: ws.root)
+        #expect(invalid.status == 2 && invalid.stderr.contains("'model.batch' needs a provider with a batch API; local has none"), "\(invalid)")
+    }
+
     @Test func aSentinelKeyNeverReachesFilesOrLogs() async throws {
         let ws = try Workspace()
         let sentinel = "sk-SENTINEL-\(UUID().uuidString)"

@@ -11,7 +11,7 @@ import LecternMockLLM
 ///     lectern-bench-orchestration --lectern .build-x/release/lectern --script FILE --presets DIR
 ///         [--python benchmarks/.venv/bin/python --peer benchmarks/orchestration_peer.py]
 ///         [--subjects 6 --topics-per-subject 5 --latency-ms 300 --concurrency 16]
-///         [--scale-subjects 50 --scale-topics-per-subject 20 --scale-latency-ms 50] [--skip-scale] [--shards 4]
+///         [--scale-subjects 50 --scale-topics-per-subject 20 --scale-latency-ms 50] [--skip-scale] [--shards 4] [--batch-seconds 5]
 ///         [--work DIR] [--json FILE]
 ///
 /// Phases: record cassettes with the scripted provider; orchestration (cold run); rebuild
@@ -292,6 +292,43 @@ struct OrchestrationBench {
                     identical ? "byte-identical to" : "DIFFERENT from"))
         }
 
+        // 8. The scale course through the mock's OpenAI Batch API: rounds of batches (each ending
+        //    `--batch-seconds` after it is submitted), polled every 0.1 s.
+        if !options.skipScale {
+            let largeSpec = work.appendingPathComponent("scale.yaml")
+            let base = work.appendingPathComponent("batch")
+            try? FileManager.default.removeItem(at: base)
+            let seconds = Double(options.batchSeconds)
+            server.reconfigure(MockConfiguration(latency: .fixed(milliseconds: Double(options.scaleLatencyMS)), batch: MockBatchConfiguration(seconds: seconds)))
+            server.resetStats()
+            setenv("LECTERN_BATCH_POLL_SECONDS", "0.1", 1)
+            setenv("LECTERN_BATCH_QUIET_MS", "200", 1)
+            let batched = try Child.run(
+                options.lectern, runArguments(largeSpec, base.appendingPathComponent("cache"), base.appendingPathComponent("output")) + ["--batch"],
+                log: base.appendingPathComponent("batch.log"))
+            unsetenv("LECTERN_BATCH_POLL_SECONDS")
+            unsetenv("LECTERN_BATCH_QUIET_MS")
+            guard batched.status == 0 else { throw BenchError("the batch run failed (exit \(batched.status)); see \(base.path)/batch.log") }
+            let log = (try? String(contentsOf: base.appendingPathComponent("batch.log"), encoding: .utf8)) ?? ""
+            let rounds = log.components(separatedBy: "submitted batch").count - 1
+            let stats = server.stats
+            let identical = Machine.sameTree(work.appendingPathComponent("scale-output"), base.appendingPathComponent("output"))
+            // The floor: one batch per dependency level (lecture → engagement question → bonus question).
+            let bound = 3 * seconds
+            report.add(
+                "batch",
+                [
+                    "rounds": .int(rounds), "requests": .int(stats.requests), "answered": .int(stats.answered), "repeated": .int(stats.repeatedAnswers),
+                    "batch_seconds": .double(seconds), "wall_s": .double(batched.wall), "bound_s": .double(bound), "cpu_s": .double(batched.cpu),
+                    "peak_rss_mb": .double(batched.maxRSSMB), "identical": .int(identical ? 1 : 0),
+                ])
+            say(
+                String(
+                    format: "batch: the scale course through the mock Batch API (%.0f s a batch): %d rounds, %d requests, %d answered (%d repeated); wall %.2f s vs %.2f s (3 dependency levels × %.0f s) = %.3f×; CPU %.2f s, peak RSS %.1f MB; bundle %@ the single run's",
+                    seconds, rounds, stats.requests, stats.answered, stats.repeatedAnswers, batched.wall, bound, seconds, batched.wall / bound, batched.cpu,
+                    batched.maxRSSMB, identical ? "byte-identical to" : "DIFFERENT from"))
+        }
+
         report.loadAfter = Machine.loadAverage()
         let benchCPU = Machine.selfCPUSeconds() - selfCPUStart
         say(String(format: "load average after: %@; this driver + mock server CPU: %.2f s", report.loadAfter, benchCPU))
@@ -345,6 +382,8 @@ struct Options {
     var skipScale = false
     /// The scale course again in this many local shards (`run --shard`), merged and assembled.
     var shards = 4
+    /// Seconds the mock takes to finish a batch in the batch phase.
+    var batchSeconds = 5
     var work: URL
     var json: URL?
 
@@ -386,6 +425,7 @@ struct Options {
         scaleTopicsPerSubject = try int("scale-topics-per-subject", scaleTopicsPerSubject)
         scaleLatencyMS = try int("scale-latency-ms", scaleLatencyMS)
         shards = try int("shards", shards)
+        batchSeconds = try int("batch-seconds", batchSeconds)
         skipScale = flags.contains("--skip-scale")
         work = url("work") ?? FileManager.default.temporaryDirectory.appendingPathComponent("lectern-orchestration-\(getpid())")
         json = url("json")

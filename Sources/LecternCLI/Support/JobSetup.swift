@@ -76,7 +76,9 @@ enum JobSetup {
 
     /// The provider for a spec. Created lazily by the exchanger's first cache miss, so a fully
     /// cached run never starts a local model or opens a connection.
-    static func makeProvider(spec: JobSpec, specURL: URL, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
+    static func makeProvider(
+        spec: JobSpec, specURL: URL, environment: [String: String], events: any EngineEventSink, batchJournal: URL? = nil
+    ) throws -> any LLMProvider {
         let model = spec.model
         switch model.provider {
         case .scripted:
@@ -84,7 +86,7 @@ enum JobSetup {
             let url = script.hasPrefix("/") ? URL(fileURLWithPath: script) : specURL.deletingLastPathComponent().appendingPathComponent(script)
             return try ScriptedProvider(scriptAt: url, maxConcurrency: model.maxConcurrency)
         default:
-            return try ProviderSetup.make(spec: spec, environment: environment, events: events)
+            return try ProviderSetup.make(spec: spec, environment: environment, events: events, batchJournal: batchJournal)
         }
     }
 }

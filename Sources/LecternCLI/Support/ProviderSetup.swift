@@ -19,7 +19,7 @@ enum ProviderSetup {
         return configuration
     }
 
-    static func make(spec: JobSpec, environment: [String: String], events: any EngineEventSink) throws -> any LLMProvider {
+    static func make(spec: JobSpec, environment: [String: String], events: any EngineEventSink, batchJournal: URL? = nil) throws -> any LLMProvider {
         let forward: ProviderEventSink = { event in
             if event.kind == .receiving, let tokens = event.receivedTokens {
                 events.emit(.receiving(id: event.itemID ?? "-", tokens: tokens))
@@ -29,7 +29,22 @@ enum ProviderSetup {
         }
         switch spec.model.provider {
         case .openai, .anthropic:
-            return try ProviderFactory.make(configuration(spec.model), environment: environment, events: forward)
+            let runtime = ProviderRuntime(events: forward)
+            let provider = try ProviderFactory.make(configuration(spec.model), environment: environment, runtime: runtime)
+            guard spec.model.batch == true else { return provider }
+            var options = BatchProvider.Options()
+            // For tests and the mock server: seconds between status checks, the quiet moment before a round.
+            if let seconds = environment["LECTERN_BATCH_POLL_SECONDS"].flatMap(Double.init), seconds > 0 {
+                options.pollInterval = .milliseconds(Int(seconds * 1000))
+                options.maxPollInterval = max(options.pollInterval, .milliseconds(Int(seconds * 4000)))
+            }
+            if let milliseconds = environment["LECTERN_BATCH_QUIET_MS"].flatMap(Int.init), milliseconds >= 0 {
+                options.quietPeriod = .milliseconds(milliseconds)
+            }
+            guard let batched = BatchProvider.wrapping(provider, journalDirectory: batchJournal, options: options, runtime: runtime) else {
+                throw LLMError(.invalidRequest, "\(spec.model.provider.rawValue) has no batch API; remove model.batch or --batch")
+            }
+            return batched
         case .local:
             return try LocalProviderFactory.make(
                 model: spec.model.name, maxConcurrency: spec.model.maxConcurrency, maxTokens: spec.model.maxTokens,
@@ -56,5 +71,11 @@ enum PricingSetup {
 
     static let cost: CostFunction = { provider, model, usage in
         table.cost(provider: provider, model: model, usage: usage)
+    }
+
+    /// The cost function of a run: batch runs at the batch price.
+    static func cost(batch: Bool) -> CostFunction {
+        guard batch else { return cost }
+        return { provider, model, usage in table.cost(provider: provider, model: model, usage: usage).map { $0 * PriceTable.batchFactor } }
     }
 }

@@ -192,6 +192,10 @@ public struct ModelSpec: Codable, Sendable, Hashable {
     public var idleTimeoutSeconds: Double?
     /// Stream answers as server-sent events; nil: on for remote providers, off for the local model.
     public var stream: Bool?
+    /// Send the requests through the provider's batch API (OpenAI, Anthropic): half the price,
+    /// answers within hours. How the answers are fetched, not what is asked, so it is left out
+    /// of the spec's hash (and of its Codable form): a batch run writes the same bundle.
+    public var batch: Bool? = nil
 
     public static let defaultLocalModel = "qwen2.5-coder-1.5b-instruct"
 

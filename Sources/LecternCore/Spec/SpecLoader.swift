@@ -117,7 +117,7 @@ public struct SpecLoader: Sendable {
     func readModel(_ top: MappingReader, reader: SpecReader) -> ModelSpec? {
         let keys = [
             "provider", "name", "temperature", "max_concurrency", "max_tokens", "base_url", "api_key_env", "requests_per_minute", "tokens_per_minute",
-            "max_retries", "seed", "frequency_penalty", "script", "connect_timeout_s", "request_timeout_s", "idle_timeout_s", "stream",
+            "max_retries", "seed", "frequency_penalty", "script", "connect_timeout_s", "request_timeout_s", "idle_timeout_s", "stream", "batch",
         ]
         let m = top.mapping("model", known: keys)
         m?.finish()
@@ -185,6 +185,12 @@ public struct SpecLoader: Sendable {
                 "'model.frequency_penalty' is not something Anthropic's API takes", at: m?.node("frequency_penalty"),
                 hint: "remove it, or use an OpenAI-compatible provider (openai, local)")
         }
+        let batch = m?.bool("batch")
+        if batch == true, provider != .openai, provider != .anthropic {
+            reader.report(
+                "'model.batch' needs a provider with a batch API; \(provider.rawValue) has none", at: m?.node("batch"),
+                hint: "use provider openai or anthropic, or remove 'batch'")
+        }
         return ModelSpec(
             provider: provider,
             name: m?.string("name", maxLength: 200) ?? provider.defaultModelName,
@@ -202,7 +208,8 @@ public struct SpecLoader: Sendable {
             connectTimeoutSeconds: connectTimeout,
             requestTimeoutSeconds: requestTimeout,
             idleTimeoutSeconds: idleTimeout,
-            stream: stream)
+            stream: stream,
+            batch: batch)
     }
 
     func readBudget(_ top: MappingReader) -> BudgetSpec {

@@ -58,6 +58,10 @@ public struct PriceTable: Sendable, Hashable {
 
     /// The cost in USD of `usage` with `model` from `provider`: 0 for local and scripted
     /// providers, `nil` when the model is not in the table.
+    /// OpenAI's Batch API and Anthropic's Message Batches bill half the standard price
+    /// (`run --batch`, `model.batch: true`).
+    public static let batchFactor = 0.5
+
     public func cost(provider: String, model: String, usage: TokenUsage) -> Double? {
         if Self.freeProviders.contains(provider) { return 0 }
         guard let price = price(provider: provider, model: model) else { return nil }

@@ -11,7 +11,7 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
     public let configuration: ProviderConfiguration
     /// `…/messages` under the base URL.
     public let endpoint: URL
-    private let apiKey: APIKey?
+    let apiKey: APIKey?
     private let exchange: ProviderExchange
     private let schemaMode: SchemaMode
 

@@ -11,7 +11,7 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     public let configuration: ProviderConfiguration
     /// `…/chat/completions` under the base URL.
     public let endpoint: URL
-    private let apiKey: APIKey?
+    let apiKey: APIKey?
     private let exchange: ProviderExchange
     private let schemaMode: SchemaMode
     private let maxTokensField: String

@@ -22,6 +22,8 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
         case failed
         /// A streamed answer is arriving: `receivedTokens` so far (about one per event).
         case receiving
+        /// A batch was submitted, is progressing, or ended (`run --batch`).
+        case batch
     }
 
     public var kind: Kind

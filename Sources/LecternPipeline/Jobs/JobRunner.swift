@@ -103,7 +103,8 @@ public struct JobRunner: Sendable {
     func generate(options: Options) async throws -> Result {
         let ledger = Ledger()
         let job = try makeJob(ledger: ledger)
-        let concurrency = options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
+        // A batch run starts every ready item at once: their requests make the round.
+        let concurrency = spec.model.batch == true ? exchanger.maxConcurrency : options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
         let filter = options.shard.map { ShardFilter(shard: $0, sharedStages: Set(type(of: job).sharedStages.map(\.rawValue))) }
         let engine = Engine(modelConcurrency: concurrency, events: events, shard: filter)
         let results = ResultStore()
