@@ -298,6 +298,7 @@ struct OrchestrationBench {
             let largeSpec = work.appendingPathComponent("scale.yaml")
             let base = work.appendingPathComponent("batch")
             try? FileManager.default.removeItem(at: base)
+            try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
             let seconds = Double(options.batchSeconds)
             server.reconfigure(MockConfiguration(latency: .fixed(milliseconds: Double(options.scaleLatencyMS)), batch: MockBatchConfiguration(seconds: seconds)))
             server.resetStats()
