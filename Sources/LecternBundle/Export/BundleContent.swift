@@ -48,6 +48,26 @@ enum BundleContent {
         }
     }
 
+    /// What an exporter of a course's lectures reads: course.json, its outline, its questions by
+    /// topic, the language and its direction and labels. Other kinds are refused with the reason.
+    struct CourseExport {
+        var course: [String: Any]
+        var outline: [Subject]
+        var questions: [String: [Question]]
+        var language: String
+        var rtl: Bool
+        var label: Labels
+
+        init(bundle: URL, manifest: Manifest, exporter: String) throws {
+            course = try BundleContent.course(of: bundle, manifest: manifest, exporter: exporter)
+            outline = BundleContent.outline(of: course)
+            questions = Dictionary(grouping: BundleContent.questions(in: course, kind: "course"), by: \.topicID)
+            language = manifest.language
+            rtl = LanguageDirection.isRightToLeft(language)
+            label = Labels(language: language)
+        }
+    }
+
     /// course.json of a course bundle; an exporter that needs lectures refuses other kinds.
     static func course(of bundle: URL, manifest: Manifest, exporter: String) throws -> [String: Any] {
         guard manifest.kind == "course" else { throw PackageError("the \(exporter) exporter takes a course bundle; this one is \(manifest.kind)") }

@@ -17,17 +17,14 @@ public enum CommonCartridgeExporter: BundleExporter {
     static let assessmentType = "imsqti_xmlv1p2/imscc_xmlv1p3/assessment"
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        let course = try BundleContent.course(of: bundle, manifest: manifest, exporter: format)
-        let language = manifest.language
-        let rtl = LanguageDirection.isRightToLeft(language)
-        let label = BundleContent.Labels(language: language)
-        let questions = Dictionary(grouping: BundleContent.questions(in: course, kind: "course"), by: \.topicID)
+        let export = try BundleContent.CourseExport(bundle: bundle, manifest: manifest, exporter: format)
+        let (language, rtl, label, questions) = (export.language, export.rtl, export.label, export.questions)
 
         var files: [String: Data] = [:]
         var organization = ""
         var resources = ""
         var count = 0
-        for subject in BundleContent.outline(of: course) {
+        for subject in export.outline {
             var items = ""
             for topic in subject.topics {
                 let id = topic.id

@@ -49,14 +49,7 @@ struct AnthropicBatchBackend: BatchBackend {
             let result = entry["result"]
             let type = result?["type"]?.stringValue ?? "unknown"
             if type == "succeeded", let message = result?["message"] {
-                do {
-                    let answer = try provider.decode(
-                        HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(message.canonicalText.utf8)),
-                        request: line.request, context: line.context)
-                    out[customID] = .answer(answer)
-                } catch {
-                    out[customID] = .failed("unreadable answer: \(error)")
-                }
+                out[customID] = BatchHTTP.answer(message, for: line) { try provider.decode($0, request: $1, context: $2) }
             } else {
                 out[customID] = .failed(type + (result?["error"]?["error"]?["message"]?.stringValue.map { ": \($0)" } ?? ""))
             }

@@ -107,6 +107,18 @@ struct BatchHTTP: Sendable {
         }
     }
 
+    /// A result line's answer, read as the provider reads a whole answer (`decode`).
+    static func answer(
+        _ body: JSONValue, for line: BatchLine, decode: (HTTPResponse, LLMRequest, RequestContext) throws -> LLMResponse
+    ) -> BatchLineResult {
+        do {
+            let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.canonicalText.utf8))
+            return .answer(try decode(response, line.request, line.context))
+        } catch {
+            return .failed("unreadable answer: \(error)")
+        }
+    }
+
     /// A request body without the streaming fields.
     static func unstreamed(_ body: JSONValue) -> JSONValue {
         guard var object = body.objectValue else { return body }

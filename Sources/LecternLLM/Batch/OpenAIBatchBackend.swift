@@ -83,14 +83,7 @@ struct OpenAIBatchBackend: BatchBackend {
                 let response = entry["response"]
                 let status = response?["status_code"]?.intValue ?? 0
                 if status == 200, let body = response?["body"] {
-                    do {
-                        let answer = try provider.decode(
-                            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.canonicalText.utf8)),
-                            request: line.request, context: line.context)
-                        out[customID] = .answer(answer)
-                    } catch {
-                        out[customID] = .failed("unreadable answer: \(error)")
-                    }
+                    out[customID] = BatchHTTP.answer(body, for: line) { try provider.decode($0, request: $1, context: $2) }
                 } else {
                     let said = entry["error"]?["message"]?.stringValue ?? response?["body"]?["error"]?["message"]?.stringValue
                     out[customID] = .failed("HTTP \(status)" + (said.map { ": \($0)" } ?? ""))
