@@ -99,6 +99,11 @@ public final class BatchProvider: LLMProvider, @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // Cancelled before it was queued: the cancellation handler found nothing to cancel.
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 let start = state.withLock { state -> Bool in
                     if state.pending[line.customID] == nil {
                         state.pending[line.customID] = Pending(line: line, waiters: [], rounds: 0)
