@@ -6,8 +6,10 @@
 Starts llama-cpp-python's server (same arguments as `lectern`'s local provider), sends a
 lecture-like request (free Markdown) and a question-like request (JSON Schema constrained), and
 prints generated tokens per second for each: completion tokens ÷ wall time of the request, prompt
-reading included, which is what a pipeline item pays. This is the "measured tokens/s" that the
-bound of a recorded run divides by (docs/BENCHMARKS.md).
+reading included, which is what a pipeline item pays; and prompt tokens read per second (a long
+prompt, one token written), with what a request sharing its prefix with the one before costs.
+These are the speeds the bound of a recorded run divides by (docs/BENCHMARKS.md): generated
+tokens at the generation speeds plus prompt tokens at the reading speed.
 """
 import json
 import os
@@ -104,6 +106,27 @@ def main():
                                         "response_format": {"type": "json_object", "schema": SCHEMA}}),  # as Lectern sends it to llama.cpp
         ]
         post(port, {"model": model, "messages": LECTURE, "max_tokens": 8})
+        # Prompt reading: a long prompt (a lecture-sized context, as a question's request carries)
+        # with one token to write; a fresh first line each run, so nothing is reused from the
+        # previous request. Then the same prompt with only its last line changed: what a request
+        # that shares its prefix with the one before costs (llama-cpp-python keeps that prefix).
+        context = " ".join(f"Sentence {i} of the lecture explains how a for loop repeats a block of code once per item." for i in range(90))
+        rates, reused = [], []
+        for run in range(runs):
+            messages = [{"role": "system", "content": f"Run {run} at {time.time()}. You write engagement questions."},
+                        {"role": "user", "content": context + "\nWrite one question."}]
+            began = time.monotonic()
+            answer = post(port, {"model": model, "messages": messages, "max_tokens": 1, "temperature": 0})
+            elapsed = time.monotonic() - began
+            prompt_tokens = answer["usage"]["prompt_tokens"]
+            rates.append(prompt_tokens / elapsed)
+            messages[-1]["content"] = context + "\nWrite one harder question."
+            began = time.monotonic()
+            post(port, {"model": model, "messages": messages, "max_tokens": 1, "temperature": 0})
+            reused.append(time.monotonic() - began)
+        print(f"{'prompt reading':<26} median {statistics.median(rates):5.1f} tokens/s  ({prompt_tokens} prompt tokens; runs: "
+              f"{', '.join(f'{r:.1f}' for r in rates)}); the same prompt with its last line changed: median "
+              f"{statistics.median(reused):.2f} s (prefix reused)")
         for name, body in cases:
             rates, tokens = [], []
             for run in range(runs):
