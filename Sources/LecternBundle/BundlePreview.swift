@@ -34,7 +34,7 @@ public enum BundlePreview {
             try fm.copyItem(at: bundle.appendingPathComponent(path), to: destination)
         }
         let rtl = LanguageDirection.isRightToLeft(manifest.language)
-        let page = Page(language: manifest.language, direction: rtl ? "rtl" : "ltr", arabic: manifest.language.hasPrefix("ar"))
+        let page = Page(language: manifest.language, direction: rtl ? "rtl" : "ltr", label: BundleContent.Labels(language: manifest.language))
         var pages = 1
         var body = "<h1>\(escape(manifest.title))</h1>\n"
         let document = try BundleContent.document(of: bundle, manifest: manifest)
@@ -70,13 +70,7 @@ public enum BundlePreview {
                     if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String, manifest.files[path] != nil {
                         links.append("<a href=\"\(escape(path))\">\(page.label("lecture", "المحاضرة"))</a>")
                     }
-                    let questions = (questions[id] ?? []).map { q -> (String, [String: Any]) in
-                        switch q.kind {
-                        case "engagement": return (page.label("Engagement question", "سؤال التفاعل"), q.fields)
-                        case "bonus": return (page.label("Bonus question", "سؤال إضافي"), q.fields)
-                        default: return (page.label("Reinforcement, level", "تعزيز، المستوى") + " \(q.level ?? 0)", q.fields)
-                        }
-                    }
+                    let questions = (questions[id] ?? []).map { (page.label.title(of: $0), $0.fields) }
                     if !questions.isEmpty {
                         let path = "questions/\(id).xhtml"
                         let html = questions.map { questionHTML(title: $0.0, $0.1, page: page) }.joined(separator: "\n")
@@ -105,9 +99,8 @@ public enum BundlePreview {
     struct Page {
         var language: String
         var direction: String
-        var arabic: Bool
-
-        func label(_ english: String, _ arabic: String) -> String { self.arabic ? arabic : english }
+        /// `page.label("Forms", "النماذج")`: the page's words in its language.
+        var label: BundleContent.Labels
 
         func document(title: String, stylesheet: String, body: String) -> String {
             """
