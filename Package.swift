@@ -82,6 +82,8 @@ let package = Package(
         .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),
         .executableTarget(name: "lectern-bench-orchestration", dependencies: ["LecternMockLLM"], path: "benchmarks/Orchestration"),
+        .executableTarget(
+            name: "lectern-bench-quotes", dependencies: ["LecternMockLLM", "LecternPipeline", "LecternRandom"], path: "benchmarks/QuotesBench"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2", "LecternRandom"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),

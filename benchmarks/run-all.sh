@@ -6,3 +6,4 @@ echo "== engine"; benchmarks/run-engine.sh
 echo "== http";   benchmarks/run-http.sh
 if [ -x benchmarks/run-render.sh ]; then echo "== render"; benchmarks/run-render.sh; fi
 echo "== orchestration"; benchmarks/run-orchestration.sh
+echo "== quotes"; benchmarks/run-quotes.sh

@@ -102,6 +102,22 @@ public enum BundleDiff {
         }
         var items: [String: Content] = [:]
         var covered = Set<String>([Manifest.fileName])
+        if manifest.kind == "quotes" {
+            // A quote by its id (from its text and author), a template bank by emotion.
+            guard let data = read("quotes.json"), let database = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw BundleError(.invalid, "\(bundle.path) has no readable quotes.json")
+            }
+            covered.insert("quotes.json")
+            for quote in database["quotes"] as? [[String: Any]] ?? [] { if let id = quote["id"] as? String { items["quote/" + id] = canonical(quote) } }
+            if let data = read("templates.json"), let bank = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["templates"] as? [String: Any] {
+                covered.insert("templates.json")
+                for (emotion, lines) in bank { items["templates/" + emotion] = .text(((lines as? [String]) ?? []).joined(separator: "\n") + "\n") }
+            }
+            for (path, entry) in manifest.files where !covered.contains(path) {
+                items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
+            }
+            return (manifest, items)
+        }
         let document = try BundleContent.document(of: bundle, manifest: manifest)
         if manifest.kind == "exam" {
             let exam = document

@@ -52,10 +52,14 @@ public struct Manifest: Codable, Sendable, Hashable {
     /// Items that failed, when written with `--allow-partial`; empty for a complete bundle.
     public var incompleteItems: [String]
     public var files: [String: FileEntry]
+    /// What the content holds, in counts the kind chooses (a quote database: quotes per emotion
+    /// and per category); absent for kinds that count nothing.
+    public var contents: [String: [String: Int]]?
 
     public init(
         kind: String, id: String, version: String, title: String, language: String, generator: String, specHash: String,
-        models: [String], promptTemplates: [String], usage: Usage, costUSD: Double, incompleteItems: [String], files: [String: FileEntry]
+        models: [String], promptTemplates: [String], usage: Usage, costUSD: Double, incompleteItems: [String], files: [String: FileEntry],
+        contents: [String: [String: Int]]? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -71,10 +75,11 @@ public struct Manifest: Codable, Sendable, Hashable {
         self.costUSD = (costUSD * 1_000_000).rounded() / 1_000_000
         self.incompleteItems = incompleteItems.sorted()
         self.files = files
+        self.contents = contents
     }
 
     enum CodingKeys: String, CodingKey {
         case formatVersion = "format_version", kind, id, version, title, language, generator, specHash = "spec_hash", models,
-            promptTemplates = "prompt_templates", usage, costUSD = "cost_usd", incompleteItems = "incomplete_items", files
+            promptTemplates = "prompt_templates", usage, costUSD = "cost_usd", incompleteItems = "incomplete_items", files, contents
     }
 }

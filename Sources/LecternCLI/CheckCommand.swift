@@ -6,15 +6,16 @@ import LecternCore
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Lint a question bank (exam.json, course.json or JSON Lines) with Lectern's validators; no model call.",
+        abstract: "Lint a question bank (exam.json, course.json or JSON Lines) or a quote database (quotes.json) with Lectern's validators; no model call.",
         discussion: """
-            Three formats, told apart by their content: exam.json (an object with "format_version" \
+            Four formats, told apart by their content: exam.json (an object with "format_version" \
             and "items", as an exam bundle has it), course.json (an object with "subjects": its \
             engagement and bonus questions and reinforcement pools are checked with the rules \
             their generation used), and JSON Lines (a .jsonl file, or one whose first line is an \
             object): one question a line, {"id": "q1", "question": "…", "options": ["…", "…"], \
             "answer": 0}, where answer is the 0-based index of the correct option and a question \
-            has 2 to 6 options.
+            has 2 to 6 options; and quotes.json (an object with "quotes", Echo's quote database: \
+            docs/quotes.md).
 
             Flagged: an option repeated (also up to case and white space), an empty option, the \
             answer index out of range or not exactly one correct option, the correct option's text \
@@ -23,14 +24,17 @@ struct CheckCommand: ParsableCommand {
             twice; in exam.json also an unknown difficulty, passage, section or category, and an \
             item that cites no source. Each flagged question is printed as ID: problem; problem. \
             Warnings of generation (a correct option much longer than the others) are not \
-            reported.
+            reported. In quotes.json: a text outside 50–200 characters, not in its normalized form \
+            or holding markup or symbols, an author that names nobody, other than 1–3 distinct \
+            emotion tags of Echo's eight or a category of Echo's six, an id or text used twice, the \
+            same saying in other words, a file over 2 MB, and no quote tagged Reflection.
 
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
             named as FILE:LINE).
             """)
 
-    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
     var file: String
 
     @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text.")
@@ -64,7 +68,8 @@ struct CheckCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(report.text.utf8))
             let flagged = report.flagged.count
-            Console.error("\(name): \(report.items) question\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
+            let noun = report.format == .quotes ? "quote" : "question"
+            Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }
     }

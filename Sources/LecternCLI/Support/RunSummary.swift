@@ -23,6 +23,7 @@ enum RunSummary {
                 lines.append("    \(group.count) × \(group.kind) (\(items))")
             }
         }
+        lines += result.summary
         lines.append("  wall time: \(duration(result.wallTime))")
         return lines
     }

@@ -14,11 +14,13 @@ public enum JobKind: String, Codable, Sendable, CaseIterable {
 public enum JobContent: Sendable, Hashable {
     case course(CourseSpec)
     case exam(ExamSpec)
+    case quotes(QuotesSpec)
 
     public var kind: JobKind {
         switch self {
         case .course: .course
         case .exam: .exam
+        case .quotes: .quotes
         }
     }
 }
@@ -72,6 +74,12 @@ public struct JobSpec: Sendable, Hashable {
         return nil
     }
 
+    /// The quotes part, when this is a quote database.
+    public var quotes: QuotesSpec? {
+        if case .quotes(let quotes) = content { return quotes }
+        return nil
+    }
+
     /// SHA-256 of the canonical JSON of this spec: the same job gives the same hash, whatever its
     /// comments, key order or YAML style.
     public var hash: String {
@@ -90,7 +98,7 @@ public struct JobSpec: Sendable, Hashable {
         init(_ spec: JobSpec) { self.spec = spec }
 
         enum Key: String, CodingKey {
-            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam
+            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam, quotes
         }
 
         struct KindPart<Part: Encodable>: Encodable {
@@ -121,6 +129,7 @@ public struct JobSpec: Sendable, Hashable {
             switch spec.content {
             case .course(let course): try c.encode(KindPart(part: course, tone: spec.tone), forKey: .course)
             case .exam(let exam): try c.encode(KindPart(part: exam, tone: spec.tone), forKey: .exam)
+            case .quotes(let quotes): try c.encode(KindPart(part: quotes, tone: spec.tone), forKey: .quotes)
             }
         }
     }

@@ -18,6 +18,7 @@ public struct SpecLoader: Sendable {
     public static let kindReaders: [JobKind: any JobKindSpecReader.Type] = [
         .course: CourseSpecReader.self,
         .exam: ExamSpecReader.self,
+        .quotes: QuotesSpecReader.self,
     ]
 
     /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.

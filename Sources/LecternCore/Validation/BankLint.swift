@@ -22,6 +22,7 @@ public enum BankFormat: String, Sendable, Hashable {
     case jsonLines = "JSON Lines"
     case exam = "exam.json"
     case course = "course.json"
+    case quotes = "quotes.json"
 }
 
 /// What `lectern check` found: how many questions it checked and the problems of each flagged
@@ -136,19 +137,23 @@ public enum BankLint {
             let exam = try decode(ExamDraft.self, from: Data(text.utf8), file: file, format: .exam)
             return check(exam, language: language ?? exam.language ?? "en")
         }
+        if object["quotes"] != nil {
+            let database = try decode(QuoteDatabase.self, from: Data(text.utf8), file: file, format: .quotes)
+            return check(database, bytes: text.utf8.count)
+        }
         if object["question"] != nil {
             // One JSON Lines item, perhaps written over several lines.
             return check([try item(whole, line: 1, file: file)], language: language ?? "en")
         }
         throw BankReadError([
             SpecDiagnostic(
-                file: file, message: "is not a question bank: the object has neither 'items' (exam.json) nor 'subjects' (course.json)",
+                file: file, message: "is not a question bank: the object has neither 'items' (exam.json), 'subjects' (course.json) nor 'quotes' (quotes.json)",
                 hint: formatsHint)
         ])
     }
 
     static let formatsHint =
-        "lectern check reads exam.json (an object with 'format_version' and 'items'), course.json (an object with 'subjects'), or JSON Lines: one {\"id\": …, \"question\": …, \"options\": […], \"answer\": 0} a line"
+        "lectern check reads exam.json (an object with 'format_version' and 'items'), course.json (an object with 'subjects'), quotes.json (an object with 'quotes'), or JSON Lines: one {\"id\": …, \"question\": …, \"options\": […], \"answer\": 0} a line"
 
     // MARK: JSON Lines
 
@@ -377,6 +382,53 @@ public enum BankLint {
             }
         }
         return BankReport(format: .exam, items: exam.items.count, flagged: flags)
+    }
+
+    // MARK: quotes.json
+
+    /// A quote database as Echo loads it (docs/quotes.md), hand-edited or generated: each quote's
+    /// id, text (50–200 characters, already in the normalized form, no markup or symbols),
+    /// author (one that names somebody), 1–3 distinct tags of Echo's eight and one of its six
+    /// categories; across the file, ids and texts used twice, the same saying in other words, a
+    /// file over 2 MB (QM-005) and no quote for Reflection (QM-002).
+    public static func check(_ database: QuoteDatabase, bytes: Int) -> BankReport {
+        var flagged: [BankReport.Flag] = []
+        var whole: [String] = []
+        if bytes > QuoteDatabase.maxBytes { whole.append("the file has \(bytes) bytes; Echo loads at most \(QuoteDatabase.maxBytes) (QM-005)") }
+        if !database.quotes.contains(where: { $0.emotionTags.contains("Reflection") }) {
+            whole.append("no quote is tagged Reflection, the emotion Echo falls back to (QM-002)")
+        }
+        if !whole.isEmpty { flagged.append(BankReport.Flag(id: "quotes.json", problems: whole)) }
+        let emotions = QuoteEmotion.echo.map(\.name)
+        var ids: Set<String> = []
+        var texts: [String: String] = [:]
+        var index = QuoteDuplicateIndex()
+        for (i, quote) in database.quotes.enumerated() {
+            let id = quote.id.isEmpty ? "#\(i + 1)" : quote.id
+            var problems: [String] = []
+            if quote.id.isEmpty { problems.append("no id") } else if !ids.insert(quote.id).inserted { problems.append("the id is used twice") }
+            if quote.text != QuoteText.sanitize(quote.text) { problems.append("the text holds markup, control characters or extra white space") }
+            if QuoteText.hasOddCharacters(quote.text) { problems.append("the text holds markup or symbols") }
+            if !(50...200).contains(quote.text.count) { problems.append("the text has \(quote.text.count) characters; Echo shows 50–200") }
+            if quote.author.isEmpty || QuoteText.author(quote.author) == nil { problems.append("the author '\(quote.author)' names nobody (QM-004)") }
+            if !(1...3).contains(quote.emotionTags.count) { problems.append("\(quote.emotionTags.count) emotion tags; give 1 to 3") }
+            if Set(quote.emotionTags).count != quote.emotionTags.count { problems.append("an emotion tag is given twice") }
+            for tag in quote.emotionTags where !emotions.contains(tag) { problems.append("'\(tag)' is not one of Echo's emotions (\(emotions.joined(separator: ", ")))") }
+            if !QuotesSpec.echoCategories.contains(quote.category) {
+                problems.append("the category '\(quote.category)' is not one of Echo's (\(QuotesSpec.echoCategories.joined(separator: ", ")))")
+            }
+            let key = GroundingText.normalize(quote.text)
+            if let other = texts[key] {
+                problems.append("the same text as \(other)")
+            } else if let other = index.duplicate(of: quote.text) {
+                problems.append("the same saying as \(other) in other words")
+            } else {
+                texts[key] = id
+                index.insert(id: id, text: quote.text)
+            }
+            if !problems.isEmpty { flagged.append(BankReport.Flag(id: id, problems: problems)) }
+        }
+        return BankReport(format: .quotes, items: database.quotes.count, flagged: flagged)
     }
 
     // MARK: course.json

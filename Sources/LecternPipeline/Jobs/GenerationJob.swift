@@ -86,11 +86,18 @@ public struct AssembledBundle: Sendable {
     public var files: [String: Data]
     /// The document a reader opens first, relative to the bundle.
     public var entryDocument: String
+    /// Counts the manifest carries under `contents` (a quote database's coverage by emotion and
+    /// category); empty for none.
+    public var counts: [String: [String: Int]]
+    /// Lines the run's closing summary adds, indented two spaces.
+    public var summary: [String]
 
-    public init(title: String, files: [String: Data], entryDocument: String) {
+    public init(title: String, files: [String: Data], entryDocument: String, counts: [String: [String: Int]] = [:], summary: [String] = []) {
         self.title = title
         self.files = files
         self.entryDocument = entryDocument
+        self.counts = counts
+        self.summary = summary
     }
 }
 
@@ -126,6 +133,7 @@ public enum JobKinds {
     public static let all: [JobKind: any GenerationJob.Type] = [
         .course: CourseJob.self,
         .exam: ExamJob.self,
+        .quotes: QuotesJob.self,
     ]
 
     /// The pipeline of `kind`; throws for a kind this version cannot run.

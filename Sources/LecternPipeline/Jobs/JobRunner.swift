@@ -50,6 +50,8 @@ public struct JobRunner: Sendable {
         public var entryDocument: String?
         /// A shard's run: the items it left to other shards and to the assembling run.
         public var shard: ShardOutcome?
+        /// The kind's own lines for the closing summary (a quote database's coverage).
+        public var summary: [String] = []
     }
 
     public struct ShardOutcome: Sendable, Equatable {
@@ -148,10 +150,12 @@ public struct JobRunner: Sendable {
             usage: Manifest.Usage(
                 promptTokens: totals.usage.promptTokens, completionTokens: totals.usage.completionTokens,
                 cachedTokens: totals.usage.cachedTokens, calls: totals.calls + totals.cachedCalls),
-            costUSD: totals.costUSD, incompleteItems: outcome.failures.map(\.id), files: [:])
+            costUSD: totals.costUSD, incompleteItems: outcome.failures.map(\.id), files: [:], contents: assembled.counts.isEmpty ? nil : assembled.counts)
         let written = try BundleWriter(outputRoot: options.outputRoot).write(files: assembled.files, manifest: base)
-        return Result(
+        var result = Result(
             status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports,
             entryDocument: assembled.entryDocument)
+        result.summary = assembled.summary
+        return result
     }
 }

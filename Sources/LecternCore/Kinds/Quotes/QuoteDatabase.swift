@@ -1,0 +1,345 @@
+import Foundation
+
+/// `quotes.json`, exactly in Echo's schema (§4.4): `{"quotes": [{id, text, author, source,
+/// emotionTags, category}]}`.
+public struct QuoteDatabase: Codable, Sendable, Hashable {
+    public struct Quote: Codable, Sendable, Hashable {
+        public var id: String
+        public var text: String
+        public var author: String
+        /// The work it is from; empty when the corpus names none.
+        public var source: String
+        public var emotionTags: [String]
+        public var category: String
+
+        public init(id: String, text: String, author: String, source: String, emotionTags: [String], category: String) {
+            self.id = id
+            self.text = text
+            self.author = author
+            self.source = source
+            self.emotionTags = emotionTags
+            self.category = category
+        }
+
+        enum CodingKeys: String, CodingKey { case id, text, author, source, emotionTags, category }
+    }
+
+    public var quotes: [Quote]
+
+    public init(quotes: [Quote]) { self.quotes = quotes }
+
+    /// The file's bytes: keys in the seed's order, two-space indentation, no escaped slashes.
+    public func json() -> Data {
+        var out = "{\n  \"quotes\": ["
+        for (i, q) in quotes.enumerated() {
+            out += i == 0 ? "\n" : ",\n"
+            out += "    {\"id\": \(JSONText.string(q.id)), \"text\": \(JSONText.string(q.text)), \"author\": \(JSONText.string(q.author)), "
+            out += "\"source\": \(JSONText.string(q.source)), \"emotionTags\": [\(q.emotionTags.map(JSONText.string).joined(separator: ", "))], "
+            out += "\"category\": \(JSONText.string(q.category))}"
+        }
+        out += quotes.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+        return Data(out.utf8)
+    }
+
+    /// Echo's limit on the file (QM-005).
+    public static let maxBytes = 2_000_000
+}
+
+/// `templates.json` (Echo §4.3, SR-001): `{"templates": {"<emotion>": ["…", …]}}`, the emotions
+/// in the spec's order.
+public struct TemplateBank: Sendable, Hashable {
+    public var emotions: [(name: String, templates: [String])]
+
+    public init(emotions: [(name: String, templates: [String])]) { self.emotions = emotions }
+
+    public static func == (a: TemplateBank, b: TemplateBank) -> Bool {
+        a.emotions.map(\.name) == b.emotions.map(\.name) && a.emotions.map(\.templates) == b.emotions.map(\.templates)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for e in emotions {
+            hasher.combine(e.name)
+            hasher.combine(e.templates)
+        }
+    }
+
+    public func json() -> Data {
+        var out = "{\n  \"templates\": {"
+        for (i, e) in emotions.enumerated() {
+            out += i == 0 ? "\n" : ",\n"
+            out += "    \(JSONText.string(e.name)): [\n"
+            out += e.templates.map { "      " + JSONText.string($0) }.joined(separator: ",\n")
+            out += "\n    ]"
+        }
+        out += emotions.isEmpty ? "}\n}\n" : "\n  }\n}\n"
+        return Data(out.utf8)
+    }
+}
+
+/// JSON string literals written by hand (for files whose key order is part of the contract).
+public enum JSONText {
+    public static func string(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// What the model said of one quote, once it passed the checks.
+public struct QuoteVerdict: Codable, Sendable, Hashable {
+    public var id: String
+    /// Tags in the spec's emotion order; empty when rejected.
+    public var emotionTags: [String]
+    public var category: String?
+    /// Why the quote does not belong (`QuoteRules.rejectReasons`), when rejected.
+    public var rejected: String?
+    /// The tagging round that classified it (1: the batch's first answer).
+    public var round: Int
+
+    public init(id: String, emotionTags: [String], category: String?, rejected: String?, round: Int) {
+        self.id = id
+        self.emotionTags = emotionTags
+        self.category = category
+        self.rejected = rejected
+        self.round = round
+    }
+}
+
+/// The checks of a tagging answer, quote by quote, and of the template bank.
+public enum QuoteRules {
+    /// Why a quote may be rejected, with what each means (said to the model).
+    public static let rejectReasons: [(id: String, meaning: String)] = [
+        ("not-encouraging", "neither encouraging, comforting nor thoughtful: a joke, a complaint, cynicism, a plain statement of fact"),
+        ("mocking", "mocks, belittles or insults people or groups"),
+        ("religious", "promotes or attacks a religion or belief"),
+        ("political", "takes a side in politics, a party, a politician or a policy"),
+        ("not-a-quotation", "a joke setup, a definition, a riddle, a list, a dialogue, a title or an instruction rather than a saying"),
+        ("offensive", "crude, sexual, violent or about drugs"),
+    ]
+
+    /// A tagging answer's verdict on one quote, as the model writes it.
+    public struct TagAnswer: Decodable, Sendable {
+        public var n: Int
+        public var opening: String
+        public var verdict: String
+        public var reason: String?
+        public var emotions: [String]?
+        public var category: String?
+    }
+
+    /// The problems of `answer` for `quote` (phrased for the model; empty when it is usable) and
+    /// the verdict when there are none.
+    public static func check(_ answer: TagAnswer, quote: QuoteCandidate, spec: QuotesSpec, round: Int) -> (QuoteVerdict?, [String]) {
+        var problems: [String] = []
+        if !openingMatches(answer.opening, quote.text) {
+            let words = quote.text.split(separator: " ").prefix(3).joined(separator: " ")
+            problems.append("\"opening\" is \"\(answer.opening)\", but quotation \(answer.n) begins \"\(words)\": copy its first three words")
+        }
+        switch answer.verdict.lowercased() {
+        case "reject":
+            let reason = (answer.reason ?? "").lowercased().trimmingCharacters(in: .whitespaces)
+            guard rejectReasons.contains(where: { $0.id == reason }) else {
+                problems.append("a rejected quote needs \"reason\": one of " + rejectReasons.map(\.id).joined(separator: ", "))
+                return (nil, problems)
+            }
+            return problems.isEmpty ? (QuoteVerdict(id: quote.id, emotionTags: [], category: nil, rejected: reason, round: round), []) : (nil, problems)
+        case "keep":
+            let names = spec.emotions.map(\.name)
+            var tags: [String] = []
+            for raw in answer.emotions ?? [] {
+                guard let name = names.first(where: { $0.caseInsensitiveCompare(raw.trimmingCharacters(in: .whitespaces)) == .orderedSame }) else {
+                    problems.append("\"\(raw)\" is not an emotion; use only " + names.joined(separator: ", "))
+                    continue
+                }
+                if !tags.contains(name) { tags.append(name) }  // a tag given twice is the same tag
+            }
+            if tags.isEmpty && problems.isEmpty { problems.append("a kept quote needs 1 to 3 emotions from " + names.joined(separator: ", ")) }
+            if tags.count > 3 { problems.append("give at most 3 emotions, the ones that fit best; there are \(tags.count)") }
+            let category = spec.categories.first { $0.caseInsensitiveCompare((answer.category ?? "").trimmingCharacters(in: .whitespaces)) == .orderedSame }
+            if category == nil {
+                problems.append("\"category\" is \"\(answer.category ?? "")\"; use one of " + spec.categories.joined(separator: ", "))
+            }
+            guard problems.isEmpty, let category else { return (nil, problems) }
+            let ordered = names.filter { tags.contains($0) }
+            return (QuoteVerdict(id: quote.id, emotionTags: ordered, category: category, rejected: nil, round: round), [])
+        default:
+            problems.append("\"verdict\" is \"\(answer.verdict)\"; use \"keep\" or \"reject\"")
+            return (nil, problems)
+        }
+    }
+
+    /// Whether an answer's `opening` names `text`: it ties the verdict to its quote, so that an
+    /// answer shifted by one is caught. Compared word by word after normalization: the first
+    /// word must match, and two thirds of the opening's words must match the quote's words in
+    /// the same places (a small model copies "Children are unpredictable" as "Children are
+    /// predictable"); the last word may be cut short (the schema bounds the opening's length).
+    public static func openingMatches(_ opening: String, _ text: String) -> Bool {
+        let said = GroundingText.normalize(opening).split(separator: " ")
+        let quote = GroundingText.normalize(text).split(separator: " ")
+        guard let first = said.first, let head = quote.first, first == head || (said.count == 1 && head.hasPrefix(first)) else { return false }
+        let k = min(said.count, quote.count)
+        var same = 0
+        for i in 0..<k where said[i] == quote[i] || (i == said.count - 1 && quote[i].hasPrefix(said[i])) { same += 1 }
+        return same * 3 >= said.count * 2
+    }
+
+    // MARK: selection
+
+    /// What the database holds per emotion and category.
+    public struct Coverage: Codable, Sendable, Hashable {
+        public var emotions: [String: Int]
+        public var categories: [String: Int]
+    }
+
+    /// The database from the kept quotes: every kept quote when there are no more than `target`;
+    /// otherwise each emotion first gets quotes up to `minPerEmotion` (in id order, which is stable
+    /// and unrelated to the corpus order), then the rest in id order. Problems: fewer quotes than
+    /// the target, an emotion under its minimum, an empty fallback emotion.
+    public static func select(_ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec)
+        -> (database: QuoteDatabase, coverage: Coverage, shortfalls: [String])
+    {
+        let kept = candidates.filter { verdicts[$0.id]?.rejected == nil && verdicts[$0.id] != nil }.sorted { $0.id < $1.id }
+        var chosen: Set<String> = []
+        if kept.count <= spec.target {
+            chosen = Set(kept.map(\.id))
+        } else {
+            for emotion in spec.emotions {
+                var have = kept.filter { chosen.contains($0.id) && verdicts[$0.id]!.emotionTags.contains(emotion.name) }.count
+                for quote in kept where have < spec.minPerEmotion && chosen.count < spec.target {
+                    if !chosen.contains(quote.id) && verdicts[quote.id]!.emotionTags.contains(emotion.name) {
+                        chosen.insert(quote.id)
+                        have += 1
+                    }
+                }
+            }
+            for quote in kept where chosen.count < spec.target { chosen.insert(quote.id) }
+        }
+        let quotes = kept.filter { chosen.contains($0.id) }.map { c in
+            let v = verdicts[c.id]!
+            return QuoteDatabase.Quote(id: c.id, text: c.text, author: c.author, source: c.source, emotionTags: v.emotionTags, category: v.category ?? "")
+        }
+        var coverage = Coverage(emotions: [:], categories: [:])
+        for e in spec.emotions { coverage.emotions[e.name] = 0 }
+        for c in spec.categories { coverage.categories[c] = 0 }
+        for q in quotes {
+            for t in q.emotionTags { coverage.emotions[t, default: 0] += 1 }
+            coverage.categories[q.category, default: 0] += 1
+        }
+        var shortfalls: [String] = []
+        if quotes.count < spec.target {
+            shortfalls.append("the database holds \(quotes.count) quotes, fewer than the target of \(spec.target): add quote collections to 'corpus'")
+        }
+        for e in spec.emotions where coverage.emotions[e.name, default: 0] < spec.minPerEmotion {
+            shortfalls.append("\(e.name) has \(coverage.emotions[e.name, default: 0]) quotes, fewer than min_per_emotion \(spec.minPerEmotion)")
+        }
+        return (QuoteDatabase(quotes: quotes), coverage, shortfalls)
+    }
+
+    // MARK: templates
+
+    /// The problem of one template (nil when it is usable): placeholders other than one
+    /// `{keyword}`, more than two sentences, longer than `maxCharacters` once a keyword of
+    /// `keywordLength` characters is in, markup or symbols, or a script other than the language's.
+    public static func templateProblem(_ template: String, spec: TemplateBankSpec, language: String) -> String? {
+        let placeholder = TemplateBankSpec.placeholder
+        let uses = template.components(separatedBy: placeholder).count - 1
+        let bare = template.replacingOccurrences(of: placeholder, with: "")
+        if bare.contains("{") || bare.contains("}") { return "\"\(template)\": the only placeholder is {keyword}" }
+        if uses > 1 { return "\"\(template)\": {keyword} appears \(uses) times; use it once at most" }
+        let filled = template.replacingOccurrences(of: placeholder, with: String(repeating: "x", count: spec.keywordLength))
+        if filled.count > spec.maxCharacters {
+            return "\"\(template)\": \(filled.count) characters with a \(spec.keywordLength)-character keyword; at most \(spec.maxCharacters)"
+        }
+        if template.count < 15 { return "\"\(template)\": too short to be a sentence of encouragement" }
+        if QuoteText.hasOddCharacters(bare) { return "\"\(template)\": plain text only, no markup, symbols or emoji" }
+        if sentenceCount(template) > 2 { return "\"\(template)\": more than two sentences" }
+        if language.hasPrefix("ar") {
+            let letters = bare.unicodeScalars.filter { $0.properties.isAlphabetic }
+            let arabic = letters.filter { (0x0600...0x06FF).contains($0.value) || (0x0750...0x077F).contains($0.value) }
+            if arabic.count * 2 < letters.count { return "\"\(template)\": write it in Arabic" }
+        } else if language.hasPrefix("en") {
+            if bare.unicodeScalars.contains(where: { $0.properties.isAlphabetic && $0.value > 0x24F }) {
+                return "\"\(template)\": write it in English"
+            }
+        }
+        return nil
+    }
+
+    /// Sentences: runs ending in `.`, `!`, `?` or `؟` (an ellipsis ends none).
+    static func sentenceCount(_ text: String) -> Int {
+        let characters = Array(text.trimmingCharacters(in: .whitespaces))
+        var count = 0
+        var hasWords = false
+        var i = 0
+        while i < characters.count {
+            let c = characters[i]
+            if c.isLetter || c.isNumber || c == "{" { hasWords = true }
+            if ".!?؟".contains(c) {
+                var j = i
+                while j + 1 < characters.count && ".!?؟".contains(characters[j + 1]) { j += 1 }
+                let ellipsis = j > i && characters[i] == "." && characters[j] == "."
+                if hasWords && !ellipsis && (j + 1 == characters.count || characters[j + 1] == " ") {
+                    count += 1
+                    hasWords = false
+                }
+                i = j
+            }
+            i += 1
+        }
+        return count + (hasWords ? 1 : 0)
+    }
+
+    /// Chooses `perEmotion` templates from a model's candidates: the usable ones in order, no two
+    /// near duplicates (`NearDuplicate.areDuplicates`), at least `minWithoutPlaceholder` without
+    /// `{keyword}` and more than half with it. The chosen ones, or the problems to send back.
+    public static func chooseTemplates(_ candidates: [String], spec: TemplateBankSpec, language: String) -> Result<[String], TemplateProblems> {
+        var problems: [String] = []
+        var usable: [String] = []
+        for raw in candidates {
+            let template = QuoteText.sanitize(raw)
+            if let problem = templateProblem(template, spec: spec, language: language) {
+                problems.append(problem)
+                continue
+            }
+            if let earlier = usable.first(where: { NearDuplicate.areDuplicates($0.lowercased(), template.lowercased()) }) {
+                problems.append("\"\(template)\" repeats \"\(earlier)\"; each template must say something different")
+                continue
+            }
+            usable.append(template)
+        }
+        let placeholder = TemplateBankSpec.placeholder
+        let with = usable.filter { $0.contains(placeholder) }
+        let without = usable.filter { !$0.contains(placeholder) }
+        let minWith = spec.perEmotion / 2 + 1
+        let takeWithout = min(without.count, max(spec.minWithoutPlaceholder, spec.perEmotion - with.count))
+        let takeWith = spec.perEmotion - takeWithout
+        guard without.count >= spec.minWithoutPlaceholder, with.count >= minWith, takeWith >= minWith, with.count >= takeWith else {
+            var summary = problems
+            summary.append(
+                "there are \(with.count) usable templates with {keyword} and \(without.count) without; \(spec.perEmotion) are needed, "
+                    + "at least \(minWith) with {keyword} once and at least \(spec.minWithoutPlaceholder) without any placeholder")
+            return .failure(TemplateProblems(messages: summary))
+        }
+        let chosenWith = Set(with.prefix(takeWith))
+        let chosenWithout = Set(without.prefix(takeWithout))
+        return .success(usable.filter { chosenWith.contains($0) || chosenWithout.contains($0) })
+    }
+
+    public struct TemplateProblems: Error, Sendable {
+        public var messages: [String]
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// A batch of quotes to tag in one call.
+public struct QuoteBatch: Sendable, Hashable {
+    /// `b` and the first quote's id: stable while the batch's first quote stays.
+    public var id: String
+    public var quotes: [QuoteCandidate]
+}
+
+/// How the candidates are cut into batches: sorted by id (a hash, so unrelated to the corpus
+/// order), a batch ends after a quote whose id falls on a content-defined boundary (one id in
+/// `size`, so batches hold `size` quotes on average), or when it reaches twice `size`. Adding
+/// or dropping one quote therefore changes its own batch and rarely the next, not every batch
+/// after it: the rest are answered from the cache.
+public enum QuoteBatches {
+    public static func make(_ candidates: [QuoteCandidate], size: Int) -> [QuoteBatch] {
+        let sorted = candidates.sorted { $0.id < $1.id }
+        var batches: [QuoteBatch] = []
+        var current: [QuoteCandidate] = []
+        func close() {
+            guard let first = current.first else { return }
+            batches.append(QuoteBatch(id: "b" + first.id.dropFirst(), quotes: current))
+            current = []
+        }
+        for quote in sorted {
+            current.append(quote)
+            if current.count >= 2 * size || boundary(quote.id, every: size) { close() }
+        }
+        close()
+        return batches
+    }
+
+    /// Whether `id` ends a batch: its last hex digits, as a number, divisible by `every`.
+    static func boundary(_ id: String, every: Int) -> Bool {
+        guard every > 1, let value = UInt64(id.suffix(6), radix: 16) else { return true }
+        return value % UInt64(every) == 0
+    }
+}
+
+/// The outcome of a tagging call: a verdict for each quote that passed its checks, the problems
+/// of each that did not, and what the answer held beyond the batch.
+struct TagOutcome: Sendable {
+    var verdicts: [String: QuoteVerdict] = [:]
+    var problems: [String: [String]] = [:]
+    /// Answers for numbers outside the batch, or a second answer for one quote.
+    var strays = 0
+}
+
+/// The tagging call: many quotes per call, each judged on its own (`QuoteRules.check`). An answer
+/// that cannot be read at all is repaired as a whole by the runner; one that reads is accepted,
+/// and the quotes it got wrong, left out or answered twice are asked again in a smaller call.
+public struct QuoteTagStage: Sendable {
+    public static let name: StageName = "tag"
+
+    let spec: QuotesSpec
+
+    struct Answer: Decodable {
+        var quotes: [QuoteRules.TagAnswer]
+    }
+
+    /// The answer's schema. With `count`, the one sent as the response format: exactly `count`
+    /// answers, numbered 1…`count`, so a model with constrained output cannot run on past the
+    /// batch inventing quotes (the local model once wrote a hundred answers for twenty). Without,
+    /// the one shown in the prompt: the same for every batch, so consecutive prompts share
+    /// their whole instructions and a server's prompt cache reads them once.
+    func schema(count: Int? = nil) -> ResponseSchema {
+        let names = spec.emotions.map { JSONValue.string($0.name) }
+        var number: JSONValue = ["type": "integer"]
+        if let count { number = ["type": "integer", "enum": .array((1...max(1, count)).map { .number(Double($0)) })] }
+        let tag: JSONValue = SchemaParts.object(
+            [
+                "n": number,
+                "opening": ["type": "string", "maxLength": 24],
+                "verdict": ["type": "string", "enum": ["keep", "reject"]],
+                "reason": ["type": "string", "enum": .array([.string("")] + QuoteRules.rejectReasons.map { .string($0.id) })],
+                "emotions": SchemaParts.array(["type": "string", "enum": .array(names)], max: 3),
+                "category": ["type": "string", "enum": .array([.string("")] + spec.categories.map { .string($0) })],
+            ],
+            required: ["n", "opening", "verdict", "reason", "emotions", "category"])
+        return ResponseSchema(
+            name: "quote_tags", schema: SchemaParts.object(["quotes": SchemaParts.array(tag, min: count, max: count)], required: ["quotes"]))
+    }
+
+    /// The call for `quotes` in round `round`; `earlier` holds the problems of earlier answers
+    /// for these quotes, told to the model so it does not repeat them.
+    func call(batch: String, quotes: [QuoteCandidate], round: Int, earlier: [String: [String]]) throws -> ModelCall<TagOutcome> {
+        let template = try PromptLibrary.template("quotes/tag-quotes")
+        var listing: [String] = []
+        for (i, quote) in quotes.enumerated() {
+            var line = "\(i + 1). \"\(quote.text)\" (\(quote.author))"
+            if let problems = earlier[quote.id], !problems.isEmpty {
+                line += "\n   An earlier answer for this quotation was wrong: " + problems.joined(separator: "; ")
+            }
+            listing.append(line)
+        }
+        let schema = self.schema(count: quotes.count)
+        let variables = [
+            "emotions": spec.emotions.map { $0.meaning.isEmpty ? "  - \($0.name)" : "  - \($0.name): \($0.meaning)" }.joined(separator: "\n"),
+            "categories": spec.categories.joined(separator: ", "),
+            "reasons": QuoteRules.rejectReasons.map { "  - \($0.id): \($0.meaning)" }.joined(separator: "\n"),
+            "schema": AnswerParsing.schemaText(self.schema()),
+            "quotes": listing.joined(separator: "\n"),
+        ]
+        let spec = self.spec
+        let itemID = round == 1 ? ItemID(Self.name, batch) : ItemID(Self.name, batch, "round-\(round)")
+        return ModelCall(itemID: itemID.rawValue, stage: Self.name, template: template, variables: variables, schema: schema) { text in
+            switch AnswerParsing.decode(Answer.self, from: text) {
+            case .failure(let errors): return .invalid(errors)
+            case .success(let answer):
+                if answer.quotes.isEmpty { return .invalid(["\"quotes\" is empty; answer each of the \(quotes.count) quotations"]) }
+                return .valid(Self.outcome(answer.quotes, for: quotes, spec: spec, round: round), warnings: [])
+            }
+        }
+    }
+
+    /// Matches answers to quotes by number and checks each.
+    static func outcome(_ answers: [QuoteRules.TagAnswer], for quotes: [QuoteCandidate], spec: QuotesSpec, round: Int) -> TagOutcome {
+        var outcome = TagOutcome()
+        var byNumber: [Int: QuoteRules.TagAnswer] = [:]
+        var twice: Set<Int> = []
+        for answer in answers {
+            guard (1...quotes.count).contains(answer.n) else {
+                outcome.strays += 1
+                continue
+            }
+            if byNumber[answer.n] != nil {
+                twice.insert(answer.n)
+                outcome.strays += 1
+            } else {
+                byNumber[answer.n] = answer
+            }
+        }
+        for (i, quote) in quotes.enumerated() {
+            let n = i + 1
+            guard let answer = byNumber[n] else {
+                outcome.problems[quote.id] = ["the answer left out quotation \(n)"]
+                continue
+            }
+            if twice.contains(n) {
+                outcome.problems[quote.id] = ["quotation \(n) was answered twice, differently; answer it once"]
+                continue
+            }
+            let (verdict, problems) = QuoteRules.check(answer, quote: quote, spec: spec, round: round)
+            if let verdict { outcome.verdicts[quote.id] = verdict } else { outcome.problems[quote.id] = problems }
+        }
+        return outcome
+    }
+}
+
+/// A batch's result: the verdicts, and the quotes no round could classify.
+public struct TaggedBatch: Sendable, Hashable {
+    public var verdicts: [QuoteVerdict]
+    /// Quote id → the problems of its last answer.
+    public var unclassified: [String: [String]]
+    /// Answers for quotes the batch did not hold, or second answers.
+    public var strays: Int
+    /// Calls made (the first, re-asks of failed quotes, and repairs of unreadable answers).
+    public var calls: Int
+}
+
+/// The template call for one emotion: more candidates than needed, checked one by one
+/// (`QuoteRules.templateProblem`), near duplicates dropped, the bank's mix chosen
+/// (`QuoteRules.chooseTemplates`); too few usable ones is a repair.
+public struct TemplateStage: Sendable {
+    public static let name: StageName = "templates"
+
+    let spec: QuotesSpec
+    let bank: TemplateBankSpec
+    let language: String
+    let languageName: String
+    let tone: String
+
+    struct Answer: Decodable {
+        var templates: [String]
+    }
+
+    /// Echo's own examples (§4.3), shown for another emotion than the one asked.
+    static let examples: [(emotion: String, lines: [String])] = [
+        ("Achievement", ["This moment of {keyword} shows your true capability.", "You did it once. You can do it again.", "Carry the confidence from this {keyword} forward."]),
+        ("Comfort", ["Be gentle with yourself during {keyword}.", "Breathe. This moment will pass, and you will endure.", "This difficult {keyword} is temporary. You are resilient."]),
+    ]
+
+    func call(_ emotion: QuoteEmotion) throws -> ModelCall<[String]> {
+        let template = try PromptLibrary.template("quotes/templates")
+        // Spare candidates: a small model's list holds some too long or too alike, and the bank
+        // is chosen from what passes.
+        let count = bank.perEmotion + 6
+        let without = bank.minWithoutPlaceholder + 2
+        let example = Self.examples.first { $0.emotion != emotion.name } ?? Self.examples[0]
+        let schema = ResponseSchema(
+            name: "templates", schema: SchemaParts.object(["templates": SchemaParts.array(SchemaParts.string, min: count, max: count)], required: ["templates"]))
+        let variables = [
+            "tone": tone, "count": "\(count)", "emotion": emotion.name, "meaning": emotion.meaning.isEmpty ? emotion.name.lowercased() : emotion.meaning,
+            "language": languageName, "keyword_length": "\(bank.keywordLength)", "max_characters": "\(bank.maxCharacters)",
+            "with_count": "\(count - without)", "without_count": "\(without)", "example_emotion": example.emotion,
+            "max_words": "\(max(6, bank.maxCharacters / 8))",
+            "examples": example.lines.map { "- \($0)" }.joined(separator: "\n"), "schema": AnswerParsing.schemaText(schema),
+        ]
+        let bank = self.bank
+        let language = self.language
+        return ModelCall(
+            itemID: QuotesItems.templates(emotion.name).rawValue, stage: Self.name, template: template, variables: variables, schema: schema
+        ) { text in
+            switch AnswerParsing.decode(Answer.self, from: text) {
+            case .failure(let errors): return .invalid(errors)
+            case .success(let answer):
+                switch QuoteRules.chooseTemplates(answer.templates, spec: bank, language: language) {
+                case .success(let chosen): return .valid(chosen, warnings: [])
+                case .failure(let problems): return .invalid(problems.messages)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,328 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// The ids of a quotes job's items, shared by planning and assembly.
+public enum QuotesItems {
+    public static func tag(_ batch: String) -> ItemID { ItemID(QuoteTagStage.name, batch) }
+    public static func templates(_ emotion: String) -> ItemID { ItemID(TemplateStage.name, Slug.make(emotion)) }
+    public static let select = ItemID(QuotesJob.selectName)
+}
+
+/// What the selection item hands to assembly.
+public struct QuoteSelection: Sendable {
+    public var database: QuoteDatabase
+    public var coverage: QuoteRules.Coverage
+    public var shortfalls: [String]
+    public var verdicts: [String: QuoteVerdict]
+    public var unclassified: [String: [String]]
+    public var strays: Int
+    public var calls: Int
+}
+
+/// The `quotes` kind (docs/quotes.md): the corpus is read and cleaned without a call
+/// (`QuoteCorpus`), the candidates are tagged by the model in batches (`QuoteTagStage`), a local
+/// `select` item builds the database from the kept quotes, and, when the spec asks, one
+/// `templates/<emotion>` call per emotion writes the template bank. Quote texts come from the
+/// corpus only: the model's answer carries a number, an opening to check, and tags.
+public struct QuotesJob: GenerationJob {
+    public static let selectName: StageName = "select"
+
+    public static let stages: [StageInfo] = [
+        StageInfo(QuoteTagStage.name, typicalTokens: 2_200), StageInfo(TemplateStage.name, typicalTokens: 1_100),
+        StageInfo(selectName, typicalTokens: 0),
+    ]
+
+    public let spec: JobSpec
+    public let quotes: QuotesSpec
+    public let corpus: QuoteCorpus
+    public let batches: [QuoteBatch]
+    public let runner: ModelCallRunner
+    let tone: String
+
+    public init(environment: JobEnvironment) throws {
+        guard let quotes = environment.spec.quotes else { throw PipelineError("the spec '\(environment.spec.id)' is not a quote database") }
+        self.spec = environment.spec
+        self.quotes = quotes
+        do {
+            self.corpus = try QuoteCorpus.load(quotes.sources, relativeTo: environment.spec.baseDirectory ?? URL(fileURLWithPath: "."), length: quotes.length)
+        } catch let error as CorpusError {
+            throw PipelineError("the quote corpus cannot be read:\n" + error.description)
+        }
+        self.batches = QuoteBatches.make(corpus.candidates, size: quotes.batchSize)
+        self.runner = environment.runner
+        self.tone = PromptText.tone(environment.spec.tone, presets: environment.presets)
+    }
+
+    var tagStage: QuoteTagStage { QuoteTagStage(spec: quotes) }
+
+    public func initialItems() -> [WorkItem] {
+        var items: [WorkItem] = []
+        for batch in batches {
+            items.append(
+                WorkItem(id: QuotesItems.tag(batch.id), stage: QuoteTagStage.name, context: "\(batch.quotes.count) quotes") { [self] _ in
+                    try await tag(batch)
+                })
+        }
+        let sources = batches.map { QuotesItems.tag($0.id) }
+        items.append(
+            WorkItem(id: QuotesItems.select, stage: Self.selectName, context: "the database", dependencies: sources, usesModel: false) { [self] context in
+                let tagged = try sources.map { try context.results.value($0, as: TaggedBatch.self) }
+                return try select(tagged)
+            })
+        if let bank = quotes.templates {
+            let stage = TemplateStage(spec: quotes, bank: bank, language: spec.language, languageName: PromptText.languageName(spec.language), tone: tone)
+            for emotion in quotes.emotions {
+                items.append(
+                    WorkItem(id: QuotesItems.templates(emotion.name), stage: TemplateStage.name, context: emotion.name) { [runner] _ in
+                        let (templates, report) = try await runner.run(try stage.call(emotion))
+                        return WorkOutput(value: templates, report: report)
+                    })
+            }
+        }
+        return items
+    }
+
+    /// Tags a batch: the whole batch first, then only the quotes whose answers failed their
+    /// checks, up to the spec's attempts; what is still unclassified is reported and left out.
+    func tag(_ batch: QuoteBatch) async throws -> WorkOutput {
+        var pending = batch.quotes
+        var verdicts: [QuoteVerdict] = []
+        var problems: [String: [String]] = [:]
+        var strays = 0
+        var reports: [ItemReport] = []
+        var failedCalls = 0
+        var round = 1
+        while !pending.isEmpty && round <= spec.repair.maxAttempts {
+            let call = try tagStage.call(batch: batch.id, quotes: pending, round: round, earlier: problems)
+            let outcome: TagOutcome
+            let report: ItemReport
+            do {
+                (outcome, report) = try await runner.run(call)
+            } catch let failure as ItemFailureError where failure.reason == .invalid && round > 1 {
+                // A re-ask that never gave a readable answer: the verdicts of earlier rounds
+                // stand, and the quotes it held stay untagged.
+                for quote in pending { problems[quote.id] = failure.errors.isEmpty ? ["no readable answer"] : failure.errors }
+                failedCalls += failure.attempts
+                break
+            }
+            reports.append(report)
+            strays += outcome.strays
+            for quote in pending {
+                if let verdict = outcome.verdicts[quote.id] {
+                    verdicts.append(verdict)
+                    problems[quote.id] = nil
+                } else {
+                    problems[quote.id] = outcome.problems[quote.id] ?? ["no answer"]
+                }
+            }
+            pending = pending.filter { outcome.verdicts[$0.id] == nil }
+            round += 1
+        }
+        let id = QuotesItems.tag(batch.id).rawValue
+        var warnings = reports.flatMap(\.warnings)
+        if !pending.isEmpty {
+            warnings.append(
+                ItemWarning(
+                    itemID: id, kind: "quotes left untagged after every attempt",
+                    message: "\(pending.count) quotes left untagged: " + pending.map { "\($0.id) (\(problems[$0.id]?.first ?? ""))" }.joined(separator: "; ")))
+        }
+        if strays > 0 {
+            warnings.append(ItemWarning(itemID: id, kind: "tag answers for quotes not asked", message: "\(strays) answers named no quote of the batch, or one twice"))
+        }
+        let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
+        let report = ItemReport(
+            id: id, stage: QuoteTagStage.name.rawValue, attempts: calls, usage: reports.reduce(TokenUsage()) { $0 + $1.usage },
+            paidUsage: reports.reduce(TokenUsage()) { $0 + $1.paidUsage }, costUSD: reports.reduce(0) { $0 + $1.costUSD },
+            cached: reports.allSatisfy(\.cached), latency: reports.reduce(Duration.zero) { $0 + $1.latency }, warnings: warnings)
+        let unclassified = Dictionary(uniqueKeysWithValues: pending.map { ($0.id, problems[$0.id] ?? []) })
+        return WorkOutput(value: TaggedBatch(verdicts: verdicts, unclassified: unclassified, strays: strays, calls: calls), report: report)
+    }
+
+    /// The database from every batch's verdicts; an empty fallback emotion or a file over Echo's
+    /// 2 MB fails the item (the app could not use it), shortfalls are warnings.
+    func select(_ tagged: [TaggedBatch]) throws -> WorkOutput {
+        var verdicts: [String: QuoteVerdict] = [:]
+        var unclassified: [String: [String]] = [:]
+        for batch in tagged {
+            for v in batch.verdicts { verdicts[v.id] = v }
+            unclassified.merge(batch.unclassified) { a, _ in a }
+        }
+        let (database, coverage, shortfalls) = QuoteRules.select(corpus.candidates, verdicts: verdicts, spec: quotes)
+        var errors: [String] = []
+        if let fallback = quotes.fallbackEmotion, coverage.emotions[fallback, default: 0] == 0 {
+            errors.append("no quote is tagged \(fallback), the emotion the app falls back to (QM-002): add quote collections or choose another fallback_emotion")
+        }
+        let bytes = database.json().count
+        if bytes > QuoteDatabase.maxBytes {
+            errors.append("quotes.json would have \(bytes) bytes, over Echo's \(QuoteDatabase.maxBytes) (QM-005): lower 'target'")
+        }
+        if database.quotes.isEmpty { errors.append("every quote was rejected or left untagged: nothing to write") }
+        if !errors.isEmpty { throw ItemFailureError(reason: .invalid, attempts: 0, errors: errors) }
+        let id = QuotesItems.select.rawValue
+        let warnings = shortfalls.map { ItemWarning(itemID: id, kind: "quote database short of its target", message: $0) }
+        let selection = QuoteSelection(
+            database: database, coverage: coverage, shortfalls: shortfalls, verdicts: verdicts, unclassified: unclassified,
+            strays: tagged.reduce(0) { $0 + $1.strays }, calls: tagged.reduce(0) { $0 + $1.calls })
+        let report = ItemReport(
+            id: id, stage: Self.selectName.rawValue, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
+            latency: .zero, warnings: warnings)
+        return WorkOutput(value: selection, report: warnings.isEmpty ? nil : report)
+    }
+
+    public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
+        [:]  // every item is known from the corpus before any call
+    }
+
+    /// `quotes.json`, `templates.json` (when asked), `curation.json` and `ATTRIBUTIONS.md`.
+    public func assemble(results: ResultStore) throws -> AssembledBundle? {
+        guard let selection = results.optionalValue(QuotesItems.select, as: QuoteSelection.self) else { return nil }
+        var files: [String: Data] = ["quotes.json": selection.database.json()]
+        var bank: [(name: String, templates: [String])] = []
+        if quotes.templates != nil {
+            for emotion in quotes.emotions {
+                if let templates = results.optionalValue(QuotesItems.templates(emotion.name), as: [String].self) {
+                    bank.append((emotion.name, templates))
+                }
+            }
+            files["templates.json"] = TemplateBank(emotions: bank).json()
+        }
+        let curation = QuoteCuration(corpus: corpus.report, candidates: corpus.candidates, selection: selection, spec: quotes, batches: batches.count, templates: bank.count)
+        files["curation.json"] = try curation.json()
+        files["ATTRIBUTIONS.md"] = Data(QuoteCuration.attributions(selection.database, corpus: corpus, spec: quotes).utf8)
+        var counts: [String: [String: Int]] = [
+            "emotions": selection.coverage.emotions, "categories": selection.coverage.categories,
+            "quotes": ["selected": selection.database.quotes.count, "tagged": selection.verdicts.count, "read": corpus.report.read],
+        ]
+        if !bank.isEmpty { counts["templates"] = Dictionary(uniqueKeysWithValues: bank.map { ($0.name, $0.templates.count) }) }
+        return AssembledBundle(
+            title: "\(spec.id): \(selection.database.quotes.count) quotes", files: files, entryDocument: "quotes.json", counts: counts,
+            summary: curation.summaryLines())
+    }
+}
+
+/// `curation.json` and the run summary's lines: what cleaning dropped and why, what the model
+/// kept and rejected, what the database covers.
+struct QuoteCuration: Encodable {
+    struct Tagging: Encodable {
+        var batches: Int
+        var calls: Int
+        var tagged: Int
+        var kept: Int
+        var rejected: [String: Int]
+        /// Every rejected quote with the model's reason, for a curator to review.
+        var rejections: [Rejection]
+        var untagged: [String: [String]]
+        var strayAnswers: Int
+        /// Quotes classified by the batch's first answer, and by each later round.
+        var byRound: [String: Int]
+
+        enum CodingKeys: String, CodingKey {
+            case batches, calls, tagged, kept, rejected, rejections, untagged, strayAnswers = "stray_answers", byRound = "by_round"
+        }
+    }
+
+    struct Rejection: Encodable {
+        var id: String
+        var reason: String
+        var text: String
+        var author: String
+    }
+
+    struct Selection: Encodable {
+        var target: Int
+        var selected: Int
+        var minPerEmotion: Int
+        var emotions: [String: Int]
+        var categories: [String: Int]
+        var shortfalls: [String]
+        var templates: Int
+
+        enum CodingKeys: String, CodingKey {
+            case target, selected, minPerEmotion = "min_per_emotion", emotions, categories, shortfalls, templates = "template_emotions"
+        }
+    }
+
+    var corpus: QuoteCorpusReport
+    var tagging: Tagging
+    var selection: Selection
+
+    init(corpus: QuoteCorpusReport, candidates: [QuoteCandidate], selection: QuoteSelection, spec: QuotesSpec, batches: Int, templates: Int) {
+        self.corpus = corpus
+        var rejected: [String: Int] = [:]
+        var byRound: [String: Int] = [:]
+        for v in selection.verdicts.values {
+            if let reason = v.rejected { rejected[reason, default: 0] += 1 }
+            byRound["\(v.round)", default: 0] += 1
+        }
+        let kept = selection.verdicts.values.filter { $0.rejected == nil }.count
+        let rejections = candidates.compactMap { c in
+            selection.verdicts[c.id]?.rejected.map { Rejection(id: c.id, reason: $0, text: c.text, author: c.author) }
+        }.sorted { $0.id < $1.id }
+        tagging = Tagging(
+            batches: batches, calls: selection.calls, tagged: selection.verdicts.count, kept: kept, rejected: rejected, rejections: rejections,
+            untagged: selection.unclassified,
+            strayAnswers: selection.strays, byRound: byRound)
+        self.selection = Selection(
+            target: spec.target, selected: selection.database.quotes.count, minPerEmotion: spec.minPerEmotion, emotions: selection.coverage.emotions,
+            categories: selection.coverage.categories, shortfalls: selection.shortfalls, templates: templates)
+        self.order = (spec.emotions.map(\.name), spec.categories)
+    }
+
+    var order: ([String], [String]) = ([], [])
+
+    enum CodingKeys: String, CodingKey { case corpus, tagging, selection }
+
+    func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self) + Data("\n".utf8)
+    }
+
+    func summaryLines() -> [String] {
+        let dropped = corpus.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        let rejected = tagging.rejected.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        var lines = [
+            "  quotes: \(corpus.read) read, \(corpus.kept) after cleaning (dropped: \(dropped.isEmpty ? "none" : dropped))",
+            "  tagging: \(tagging.tagged) tagged in \(tagging.calls) calls, \(tagging.kept) kept, \(tagging.tagged - tagging.kept) rejected"
+                + (rejected.isEmpty ? "" : " (\(rejected))") + ", \(tagging.untagged.count) left untagged",
+            "  database: \(selection.selected) quotes (target \(selection.target))",
+        ]
+        lines.append("    by emotion:  " + order.0.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: " · "))
+        lines.append("    by category: " + order.1.map { "\($0) \(selection.categories[$0, default: 0])" }.joined(separator: " · "))
+        if selection.templates > 0 { lines.append("  templates: \(selection.templates) emotions") }
+        return lines
+    }
+
+    /// ATTRIBUTIONS.md: every source with what is known of it, and how many of its quotes the
+    /// database holds; the authors by count.
+    static func attributions(_ database: QuoteDatabase, corpus: QuoteCorpus, spec: QuotesSpec) -> String {
+        let bySource = Dictionary(grouping: corpus.candidates, by: \.id).mapValues { $0[0].sourceIndex }
+        var used = Array(repeating: 0, count: spec.sources.count)
+        var authors: [String: Int] = [:]
+        for q in database.quotes {
+            if let s = bySource[q.id] { used[s] += 1 }
+            authors[q.author, default: 0] += 1
+        }
+        var out = "# Attributions\n\n"
+        out += "Every quotation in quotes.json is copied from the sources below; only white space, HTML and control characters were cleaned "
+        out += "(docs/quotes.md). The model that tagged them did not write or change any text.\n\n"
+        out += "| source | quotes used | licence | origin | attribution |\n|---|---|---|---|---|\n"
+        for (i, s) in spec.sources.enumerated() {
+            let status: String
+            switch s.attribution {
+            case .verified: status = "verified against primary sources"
+            case .attributed: status = "as the collection attributes them; not verified"
+            case .unverified: status = "unverified: may hold misattributions"
+            }
+            out += "| \(cell(s.path)) | \(used[i]) | \(cell(s.licence ?? "not stated")) | \(cell(s.origin ?? "not stated")) | \(status) |\n"
+        }
+        out += "\n## Authors\n\n"
+        for (author, n) in authors.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            out += "- \(author): \(n)\n"
+        }
+        return out
+    }
+
+    static func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+}

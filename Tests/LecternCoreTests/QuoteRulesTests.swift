@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import LecternCore
+
+/// The checks of a tagging answer, the selection, and the template bank's rules.
+struct QuoteRulesTests {
+    static let spec = QuotesSpec(sources: [], target: 4, minPerEmotion: 1)
+
+    static func candidate(_ text: String, _ author: String = "Seneca") -> QuoteCandidate {
+        QuoteCandidate(id: QuoteCorpus.id(text: text, author: author), text: text, author: author, source: "", sourceIndex: 0, line: 1)
+    }
+
+    static func answer(_ n: Int, _ opening: String, verdict: String = "keep", reason: String? = "", emotions: [String]? = ["Hope"], category: String? = "Stoicism")
+        -> QuoteRules.TagAnswer
+    {
+        QuoteRules.TagAnswer(n: n, opening: opening, verdict: verdict, reason: reason, emotions: emotions, category: category)
+    }
+
+    @Test func theOpeningTiesAVerdictToItsQuote() {
+        let text = "Children are unpredictable. You never know what inconsistency they're going to catch you in next."
+        #expect(QuoteRules.openingMatches("Children are unpredictable", text))
+        #expect(QuoteRules.openingMatches("Children are predictable", text), "a copy slip in one word of three")
+        #expect(QuoteRules.openingMatches("children are unpredic", text), "cut short by the length bound")
+        #expect(!QuoteRules.openingMatches("No group of professions", text), "another quote's opening")
+        #expect(!QuoteRules.openingMatches("People are unpredictable", text), "the first word must match")
+        #expect(!QuoteRules.openingMatches("", text))
+    }
+
+    @Test func verdictsAreCheckedOneByOne() {
+        let quote = Self.candidate("Luck is what happens when preparation meets opportunity, or so it is said.")
+        let (kept, none) = QuoteRules.check(
+            Self.answer(1, "Luck is what", emotions: ["hope", "Motivation", "Hope"], category: "stoicism"), quote: quote, spec: Self.spec, round: 1)
+        #expect(none.isEmpty)
+        #expect(kept?.emotionTags == ["Motivation", "Hope"], "canonical names, the spec's order, a repeat folded")
+        #expect(kept?.category == "Stoicism")
+        let (rejected, _) = QuoteRules.check(Self.answer(1, "Luck is what", verdict: "reject", reason: "mocking", emotions: []), quote: quote, spec: Self.spec, round: 2)
+        #expect(rejected?.rejected == "mocking" && rejected?.round == 2)
+        let bad: [(QuoteRules.TagAnswer, String)] = [
+            (Self.answer(1, "Luck is what", emotions: []), "needs 1 to 3 emotions"),
+            (Self.answer(1, "Luck is what", emotions: ["Sadness"]), "\"Sadness\" is not an emotion"),
+            (Self.answer(1, "Luck is what", emotions: ["Hope", "Joy", "Comfort", "Struggle"]), "at most 3 emotions"),
+            (Self.answer(1, "Luck is what", category: "Religion"), "use one of Stoicism"),
+            (Self.answer(1, "Luck is what", verdict: "reject", reason: ""), "needs \"reason\""),
+            (Self.answer(1, "Luck is what", verdict: "maybe"), "use \"keep\" or \"reject\""),
+            (Self.answer(1, "Preparation meets opportunity"), "copy its first three words"),
+        ]
+        for (answer, message) in bad {
+            let (verdict, problems) = QuoteRules.check(answer, quote: quote, spec: Self.spec, round: 1)
+            #expect(verdict == nil && problems.contains { $0.contains(message) }, "\(problems)")
+        }
+    }
+
+    @Test func selectionGivesEachEmotionItsMinimumFirst() {
+        let quotes = (0..<10).map { Self.candidate("Quote number \($0) about patience, kindness and the long road home.", "Author \($0)") }
+        var verdicts: [String: QuoteVerdict] = [:]
+        for (i, q) in quotes.enumerated() {
+            let tags = i == 9 ? ["Reflection"] : ["Joy"]
+            verdicts[q.id] = QuoteVerdict(id: q.id, emotionTags: tags, category: "Science", rejected: i == 8 ? "mocking" : nil, round: 1)
+        }
+        let (database, coverage, shortfalls) = QuoteRules.select(quotes, verdicts: verdicts, spec: Self.spec)
+        #expect(database.quotes.count == 4)
+        #expect(database.quotes.contains { $0.id == quotes[9].id }, "Reflection's one quote is taken first")
+        #expect(!database.quotes.contains { $0.id == quotes[8].id }, "a rejected quote never")
+        #expect(coverage.emotions["Reflection"] == 1 && coverage.emotions["Hope"] == 0)
+        #expect(shortfalls.contains { $0.hasPrefix("Hope has 0 quotes") })
+        #expect(database.quotes.map(\.id) == database.quotes.map(\.id).sorted())
+    }
+
+    @Test func templatesAreCheckedAndMixed() {
+        let bank = TemplateBankSpec()
+        #expect(QuoteRules.templateProblem("Be gentle with yourself during {keyword}.", spec: bank, language: "en") == nil)
+        #expect(QuoteRules.templateProblem("Your {name} matters.", spec: bank, language: "en")?.contains("only placeholder") == true)
+        #expect(QuoteRules.templateProblem("{keyword} and {keyword} again, all day long.", spec: bank, language: "en")?.contains("appears 2 times") == true)
+        #expect(QuoteRules.templateProblem("One. Two sentences. Three sentences here.", spec: bank, language: "en")?.contains("more than two") == true)
+        #expect(QuoteRules.templateProblem("Wait... then breathe. It passes.", spec: bank, language: "en") == nil, "an ellipsis ends no sentence")
+        let long = "This is a very long template about {keyword} that goes on and on past the limit of the app."
+        #expect(QuoteRules.templateProblem(long, spec: bank, language: "en")?.contains("at most 99") == true)
+        #expect(QuoteRules.templateProblem("Keep going with {keyword} #goals", spec: bank, language: "en")?.contains("plain text") == true)
+        #expect(QuoteRules.templateProblem("أنت أقوى مما تظن في {keyword}.", spec: bank, language: "ar") == nil)
+        #expect(QuoteRules.templateProblem("You are stronger than you think.", spec: bank, language: "ar")?.contains("Arabic") == true)
+
+        var candidates = (1...9).map { "Step \($0) of your {keyword} journey counts, number \($0) of many." }
+        candidates += ["You did it once. You can do it again.", "Breathe. This moment will pass.", "Rest is part of the work too."]
+        candidates.append("Step 1 of your {keyword} journey counts, number 1 of many!")
+        guard case .success(let chosen) = QuoteRules.chooseTemplates(candidates, spec: bank, language: "en") else {
+            Issue.record("expected a bank")
+            return
+        }
+        #expect(chosen.count == 10)
+        #expect(chosen.filter { !$0.contains("{keyword}") }.count == 2)
+        guard case .failure(let problems) = QuoteRules.chooseTemplates(Array(candidates.prefix(5)), spec: bank, language: "en") else {
+            Issue.record("five templates cannot make a bank of ten")
+            return
+        }
+        #expect(problems.messages.last?.contains("5 usable templates with {keyword} and 0 without") == true)
+    }
+}
+
+/// `lectern check` on a quote database.
+struct QuoteLintTests {
+    @Test func aHandEditedDatabaseIsLinted() throws {
+        let json = """
+            {"quotes": [
+              {"id": "q1", "text": "The impediment to action advances action. What stands in the way becomes the way.", "author": "Marcus Aurelius", "source": "Meditations", "emotionTags": ["Struggle", "Reflection"], "category": "Stoicism"},
+              {"id": "q2", "text": "What stands in the way becomes the way; the impediment to action advances action!", "author": "Marcus Aurelius", "source": "", "emotionTags": ["Hope"], "category": "Stoicism"},
+              {"id": "q1", "text": "<b>Short</b>", "author": "Anonymous", "source": "", "emotionTags": [], "category": "Religion"},
+              {"id": "q4", "text": "You are not your thoughts. You are the observer of your thoughts, always.", "author": "Amit Ray", "source": "", "emotionTags": ["Calm", "Comfort", "Comfort", "Joy"], "category": "Mindfulness"}
+            ]}
+            """
+        let report = try BankLint.check(data: Data(json.utf8), file: "quotes.json")
+        #expect(report.format == .quotes && report.items == 4)
+        let flags = Dictionary(report.flagged.map { ($0.id, $0.problems.joined(separator: "; ")) }) { a, b in a + " | " + b }
+        #expect(flags["q1"] == nil || !(flags["q1"]!.contains("the same")), "the first of a pair is not flagged")
+        #expect(flags["q2"]?.contains("the same saying as q1 in other words") == true)
+        let third = try #require(flags["q1"])
+        for part in ["the id is used twice", "markup", "characters; Echo shows 50–200", "names nobody", "0 emotion tags", "'Religion' is not one of Echo's"] {
+            #expect(third.contains(part), "\(part): \(third)")
+        }
+        let fourth = try #require(flags["q4"])
+        #expect(fourth.contains("4 emotion tags") && fourth.contains("given twice") && fourth.contains("'Calm' is not one of Echo's emotions"))
+        #expect(flags["quotes.json"] == nil, "Reflection has a quote")
+    }
+}

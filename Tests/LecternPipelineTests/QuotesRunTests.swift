@@ -1,0 +1,269 @@
+import Foundation
+import LecternBundle
+import LecternCore
+import LecternLLM
+import Synchronization
+import Testing
+
+@testable import LecternPipeline
+
+/// A model stand-in for the quotes kind: it reads the numbered quotations out of each tagging
+/// request, as a model would, and answers them; markers in a quote's text make it misbehave.
+/// - "joke": rejected as not a quotation;
+/// - "Flaky": tagged with an emotion that does not exist in the first round;
+/// - "Skipped": left out of the first round's answer;
+/// - "Hopeless": always answered with a wrong opening (never tagged);
+/// - the first answer of every batch also answers a quotation number the batch does not have.
+/// Templates: 14 candidates, one too long; for Joy, the first answer has too few usable ones.
+final class QuoteClassifier: LLMProvider {
+    let kind = "scripted"
+    let maxConcurrency = 4
+    /// Answer every re-ask (round 2 on) with text that is not JSON.
+    let garbleReasks: Bool
+    private let log = Mutex<[(RequestContext, LLMRequest)]>([])
+
+    var requests: [(RequestContext, LLMRequest)] { log.withLock { $0 } }
+
+    init(garbleReasks: Bool = false) { self.garbleReasks = garbleReasks }
+
+    static let emotions = ["Achievement", "Comfort", "Motivation", "Gratitude", "Struggle", "Joy", "Reflection", "Hope"]
+
+    func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
+        log.withLock { $0.append((context, request)) }
+        if context.stage == "templates" { return LLMResponse(content: templates(context), usage: TokenUsage(promptTokens: 300, completionTokens: 200)) }
+        let prompt = try #require(request.messages.first { $0.content.contains("The quotations:\n") }).content
+        let round = context.itemID.contains("/round-") ? Int(context.itemID.split(separator: "-").last!)! : 1
+        if garbleReasks && round > 1 { return LLMResponse(content: "Sorry, I cannot help with that.") }
+        var answers: [JSONValue] = []
+        for line in prompt.components(separatedBy: "The quotations:\n")[1].split(separator: "\n") {
+            guard let dot = line.firstIndex(of: "."), let n = Int(line[..<dot]), let open = line.firstIndex(of: "\"") else { continue }
+            let rest = line[line.index(after: open)...]
+            let text = String(rest[..<rest.range(of: "\" (", options: .backwards)!.lowerBound])
+            if text.contains("Skipped") && round == 1 { continue }
+            let opening = text.contains("Hopeless") ? "Something else entirely" : text.split(separator: " ").prefix(3).joined(separator: " ")
+            if text.contains("joke") {
+                answers.append(["n": .number(Double(n)), "opening": .string(opening), "verdict": "reject", "reason": "not-a-quotation", "emotions": [], "category": ""])
+                continue
+            }
+            var tags = [Self.emotions[text.count % 8], text.contains("think") ? "Reflection" : Self.emotions[(text.count / 8) % 8]]
+            if text.contains("Flaky") && round == 1 { tags = ["Sadness"] }
+            answers.append(
+                [
+                    "n": .number(Double(n)), "opening": .string(opening), "verdict": "keep", "reason": "", "emotions": .array(tags.map { .string($0) }),
+                    "category": "philosophy",
+                ])
+        }
+        if round == 1 && context.attempt == 1 {
+            answers.append(["n": 99, "opening": "Not a quote", "verdict": "keep", "reason": "", "emotions": ["Joy"], "category": "Science"])
+        }
+        return LLMResponse(content: JSONValue.object(["quotes": .array(answers)]).canonicalText, usage: TokenUsage(promptTokens: 900, completionTokens: 400))
+    }
+
+    func templates(_ context: RequestContext) -> String {
+        let emotion = context.itemID.split(separator: "/").last!
+        var lines = (1...10).map { "Day \($0) of {keyword} shows a \(emotion) side of you, number \($0)." }
+        lines += ["You are allowed to rest before the \(emotion) returns.", "Keep going; \(emotion) finds those who wait.", "Look how far your \(emotion) has come."]
+        lines.append("This template is far too long to fit in the bank because it keeps going on {keyword} and on and on and on.")
+        if emotion == "joy" && context.attempt == 1 { lines = Array(lines.prefix(4)) + lines.suffix(1) }
+        return JSONValue.object(["templates": .array(lines.map { .string($0) })]).canonicalText
+    }
+}
+
+struct QuotesRunTests {
+    static let fortune = """
+        What you think, you become, as the old saying goes.
+        \t\t-- Buddha
+        %
+        The best time to plant a tree was twenty years ago. The second best is now.
+        \t\t-- Confucius
+        %
+        A joke that goes on too long is not a joke at all, just a sermon.
+        \t\t-- Mark Twain
+        %
+        Flaky quote that the model mislabels once before it gets it right in the end.
+        \t\t-- Ada Lovelace
+        %
+        Skipped once: the model forgets this one in the first answer it sends.
+        \t\t-- Grace Hopper
+        %
+        Hopeless case: the model never copies the opening of this quote correctly.
+        \t\t-- Alan Turing
+        %
+        Not signed by anyone, so it never reaches the model at all, which is right.
+        %
+        You miss one hundred percent of the shots you don't take, or so they say.
+        \t\t-- Wayne Gretzky
+        """
+
+    static func csv(extra: Int = 0) -> String {
+        var rows = ["text,author,source"]
+        for i in 0..<(24 + extra) {
+            rows.append("\"Quote number \(i): patience and courage \(["think", "build", "rest", "give"][i % 4]) a life worth living, step by step.\",Author \(i),Book \(i)")
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    static func yaml(batch: Int = 6, templates: Bool = true) -> String {
+        """
+        kind: quotes
+        id: test-quotes
+        description: Encouraging quotes.
+        corpus:
+          - path: q/fortunes
+            licence: BSD-3-Clause
+            origin: test fixture
+          - { path: q/quotes.csv, licence: CC0-1.0, attribution: verified }
+        target: 20
+        batch: \(batch)
+        min_per_emotion: 1
+        templates: \(templates)
+        model: { provider: scripted, script: unused.json }
+        repair: { max_attempts: 3 }
+        """
+    }
+
+    static func workspace(extra: Int = 0) throws -> Workspace {
+        let ws = try Workspace()
+        let dir = ws.root.appendingPathComponent("q")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try fortune.write(to: dir.appendingPathComponent("fortunes"), atomically: true, encoding: .utf8)
+        try csv(extra: extra).write(to: dir.appendingPathComponent("quotes.csv"), atomically: true, encoding: .utf8)
+        return ws
+    }
+
+    static func spec(_ ws: Workspace, yaml: String = yaml()) throws -> JobSpec {
+        try SpecLoader(presets: try Workspace.presets()).load(YAMLSource(file: "quotes.yaml", data: Data(yaml.utf8)), baseDirectory: ws.root)
+    }
+
+    struct Output: Decodable {
+        struct Quote: Decodable {
+            var id: String
+            var text: String
+            var author: String
+            var source: String
+            var emotionTags: [String]
+            var category: String
+        }
+
+        var quotes: [Quote]
+    }
+
+    @Test func aWholeRunTagsChecksAndSelects() async throws {
+        let ws = try Self.workspace()
+        let spec = try Self.spec(ws)
+        let provider = QuoteClassifier()
+        let result = try await ws.run(spec, provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle") }
+        #expect(try BundleVerifier.verify(dir).problems.isEmpty)
+        let files = Workspace.files(dir)
+        #expect(Set(files.keys) == ["manifest.json", "quotes.json", "templates.json", "curation.json", "ATTRIBUTIONS.md"])
+
+        // quotes.json: Echo's schema, its keys in the seed's order.
+        let data = try #require(files["quotes.json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Array(object.keys) == ["quotes"])
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#"{"id": "q"#) && text.contains(#", "emotionTags": ["#))
+        let output = try JSONDecoder().decode(Output.self, from: data)
+        #expect(output.quotes.count == 20, "the target")
+        let corpus = try QuoteCorpus.load(try #require(spec.quotes).sources, relativeTo: ws.root, length: SizeRange(min: 50, max: 200))
+        let byID = Dictionary(uniqueKeysWithValues: corpus.candidates.map { ($0.id, $0) })
+        for quote in output.quotes {
+            let source = try #require(byID[quote.id])
+            #expect(quote.text == source.text && quote.author == source.author && quote.source == source.source)
+            #expect((1...3).contains(quote.emotionTags.count) && quote.emotionTags.allSatisfy { QuoteClassifier.emotions.contains($0) })
+            #expect(quote.category == "Philosophy", "the category is written as the spec names it")
+        }
+        #expect(!output.quotes.contains { $0.text.contains("joke") || $0.text.contains("Hopeless") || $0.text.contains("Not signed") })
+        #expect(output.quotes.map(\.id) == output.quotes.map(\.id).sorted(), "in id order")
+
+        // The repaired ones made it; the batch answers held strays.
+        let curationData = try #require(files["curation.json"])
+        let curation = try #require(try JSONSerialization.jsonObject(with: curationData) as? [String: Any])
+        let tagging = try #require(curation["tagging"] as? [String: Any])
+        #expect(tagging["tagged"] as? Int == 30, "\(String(decoding: curationData, as: UTF8.self))")
+        #expect((tagging["rejected"] as? [String: Int]) == ["not-a-quotation": 1])
+        let rejections = try #require(tagging["rejections"] as? [[String: String]])
+        #expect(rejections.count == 1 && rejections[0]["reason"] == "not-a-quotation" && rejections[0]["author"] == "Mark Twain")
+        let untagged = try #require(tagging["untagged"] as? [String: [String]])
+        #expect(untagged.count == 1 && untagged.values.first?.first?.contains("copy its first three words") == true, "\(untagged)")
+        #expect((tagging["stray_answers"] as? Int ?? 0) >= 1)
+        #expect((tagging["by_round"] as? [String: Int])?["2"] == 2, "Flaky and Skipped, asked again on their own")
+        let dropped = try #require((curation["corpus"] as? [String: Any])?["dropped"] as? [String: Int])
+        #expect(dropped == ["no-author": 1])
+        let repairs = provider.requests.filter { $0.0.itemID.contains("/round-2") }
+        #expect(!repairs.isEmpty)
+        for (_, request) in repairs {
+            let listing = request.messages.last!.content.components(separatedBy: "The quotations:\n")[1]
+            #expect(!listing.contains("Buddha") && !listing.contains("Confucius"), "only the failed quotes are asked again")
+        }
+
+        // Templates: the bank's mix, the over-long one left out, Joy repaired.
+        let bankData = try #require(files["templates.json"])
+        let bank = try #require(try JSONSerialization.jsonObject(with: bankData) as? [String: [String: [String]]])
+        let templates = try #require(bank["templates"])
+        #expect(Set(templates.keys) == Set(QuoteClassifier.emotions))
+        for (_, lines) in templates {
+            #expect(lines.count == 10)
+            #expect(lines.filter { !$0.contains("{keyword}") }.count >= 2 && lines.filter { $0.contains("{keyword}") }.count >= 6)
+            #expect(lines.allSatisfy { $0.replacingOccurrences(of: "{keyword}", with: String(repeating: "x", count: 20)).count < 100 })
+        }
+        #expect(result.reports["templates/joy"]?.attempts == 2)
+
+        // The manifest and the summary carry the coverage.
+        let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(files["manifest.json"]))
+        #expect(manifest.kind == "quotes")
+        #expect(manifest.contents?["emotions"]?.values.reduce(0, +) == output.quotes.reduce(0) { $0 + $1.emotionTags.count })
+        #expect(manifest.contents?["quotes"]?["selected"] == 20)
+        #expect(result.summary.contains { $0.contains("by emotion:") && $0.contains("Reflection") })
+        let attributions = String(decoding: try #require(files["ATTRIBUTIONS.md"]), as: UTF8.self)
+        #expect(attributions.contains("| q/quotes.csv |") && attributions.contains("verified against primary sources"))
+    }
+
+    @Test func addingAQuoteReasksOnlyItsBatch() async throws {
+        let ws = try Self.workspace()
+        let first = QuoteClassifier()
+        _ = try await ws.run(try Self.spec(ws, yaml: Self.yaml(templates: false)), provider: first)
+        try Self.csv(extra: 1).write(to: ws.root.appendingPathComponent("q/quotes.csv"), atomically: true, encoding: .utf8)
+        let second = QuoteClassifier()
+        let result = try await ws.run(try Self.spec(ws, yaml: Self.yaml(templates: false)), provider: second, output: ws.root.appendingPathComponent("out2"))
+        #expect(result.status == .complete)
+        let batches = Set(first.requests.map { $0.0.itemID.split(separator: "/").prefix(2).joined(separator: "/") })
+        let again = Set(second.requests.map { $0.0.itemID.split(separator: "/").prefix(2).joined(separator: "/") })
+        #expect(batches.count >= 5)
+        #expect((1...2).contains(again.count), "\(again.sorted()) of \(batches.sorted()) batches")
+    }
+
+    /// A re-ask that never gives a readable answer leaves its quotes untagged; the batch keeps the
+    /// verdicts of its first answer and the run completes.
+    @Test func aReaskWithoutAReadableAnswerKeepsTheBatch() async throws {
+        let ws = try Self.workspace()
+        let result = try await ws.run(try Self.spec(ws, yaml: Self.yaml(templates: false)), provider: QuoteClassifier(garbleReasks: true))
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle") }
+        let curation = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("curation.json"))) as? [String: Any])
+        let tagging = try #require(curation["tagging"] as? [String: Any])
+        let untagged = try #require(tagging["untagged"] as? [String: [String]])
+        #expect(untagged.count == 3, "Flaky, Skipped and Hopeless: \(untagged)")
+        #expect(untagged.values.contains { $0.contains { $0.contains("no JSON object") } })
+        #expect(tagging["tagged"] as? Int == 28)
+    }
+
+    @Test func badSpecsAreLocated() throws {
+        let ws = try Self.workspace()
+        func problems(_ yaml: String) -> String {
+            do {
+                _ = try Self.spec(ws, yaml: yaml)
+                return ""
+            } catch {
+                return "\(error)"
+            }
+        }
+        let base = Self.yaml()
+        #expect(problems(base.replacingOccurrences(of: "path: q/fortunes", with: "path: q/missing")).contains("quotes.yaml:5:"))
+        #expect(problems(base + "\nfallback_emotion: Sadness").contains("the fallback emotion 'Sadness' is not one of the emotions"))
+        #expect(problems(base.replacingOccurrences(of: "attribution: verified", with: "attribution: sure")).contains("unknown attribution status 'sure'"))
+        #expect(problems(base.replacingOccurrences(of: "templates: true", with: "templates: {per_emotion: 4, min_without_placeholder: 2}")).contains("most templates must hold {keyword}"))
+    }
+}
