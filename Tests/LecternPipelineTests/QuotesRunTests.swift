@@ -233,6 +233,12 @@ struct QuotesRunTests {
         let again = Set(second.requests.map { $0.0.itemID.split(separator: "/").prefix(2).joined(separator: "/") })
         #expect(batches.count >= 5)
         #expect((1...2).contains(again.count), "\(again.sorted()) of \(batches.sorted()) batches")
+        // `lectern diff` compares the two databases quote by quote.
+        let diff = try BundleDiff.compare(ws.output.appendingPathComponent("test-quotes/1.0.0"), ws.root.appendingPathComponent("out2/test-quotes/1.0.0"))
+        #expect(!diff.equal && diff.unchanged >= 15)
+        let named = diff.added + diff.removed + diff.changed.map(\.id)
+        #expect(named.allSatisfy { $0.hasPrefix("quote/") || $0.hasPrefix("file/") }, "\(named)")
+        #expect(named.contains("file/curation.json"))
     }
 
     /// A re-ask that never gives a readable answer leaves its quotes untagged; the batch keeps the
