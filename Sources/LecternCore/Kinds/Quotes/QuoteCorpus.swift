@@ -572,47 +572,43 @@ public enum QuoteText {
 
     static let inlineTags: Set<String> = ["i", "b", "em", "strong", "span", "a", "u", "small", "big", "cite", "q", "font", "sup", "sub"]
 
+    static let tagPattern = try! NSRegularExpression(pattern: #"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>"#)
+    static let entityPattern = try! NSRegularExpression(pattern: #"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|amp|lt|gt|quot|apos|nbsp);"#)
+
     static func stripTags(_ text: String) -> String {
         guard text.contains("<") else { return text }
-        let pattern = try! NSRegularExpression(pattern: #"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>"#)
-        let ns = text as NSString
-        var result = ""
-        var last = 0
-        for match in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
-            result += ns.substring(with: NSRange(location: last, length: match.range.location - last))
-            let name = ns.substring(with: match.range(at: 1)).lowercased()
-            result += inlineTags.contains(name) ? "" : " "
-            last = match.range.location + match.range.length
-        }
-        result += ns.substring(from: last)
-        return result
+        return replacing(tagPattern, in: text) { inlineTags.contains($0.lowercased()) ? "" : " " }
     }
 
     static func decodeEntities(_ text: String) -> String {
         guard text.contains("&") else { return text }
-        let pattern = try! NSRegularExpression(pattern: #"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|amp|lt|gt|quot|apos|nbsp);"#)
+        return replacing(entityPattern, in: text) { name in
+            switch name {
+            case "amp": return "&"
+            case "lt": return "<"
+            case "gt": return ">"
+            case "quot": return "\""
+            case "apos": return "'"
+            case "nbsp": return " "
+            default:
+                let digits = name.dropFirst()
+                let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
+                return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) } ?? ""
+            }
+        }
+    }
+
+    /// `text` with each match of `pattern` replaced by `replacement` of its first group.
+    static func replacing(_ pattern: NSRegularExpression, in text: String, with replacement: (String) -> String) -> String {
         let ns = text as NSString
         var result = ""
         var last = 0
         for match in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
             result += ns.substring(with: NSRange(location: last, length: match.range.location - last))
-            let name = ns.substring(with: match.range(at: 1))
-            switch name {
-            case "amp": result += "&"
-            case "lt": result += "<"
-            case "gt": result += ">"
-            case "quot": result += "\""
-            case "apos": result += "'"
-            case "nbsp": result += " "
-            default:
-                let digits = name.dropFirst()
-                let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-                if let value, let scalar = Unicode.Scalar(value) { result.unicodeScalars.append(scalar) }
-            }
+            result += replacement(ns.substring(with: match.range(at: 1)))
             last = match.range.location + match.range.length
         }
-        result += ns.substring(from: last)
-        return result
+        return result + ns.substring(from: last)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LecternLLM
 
 /// `quotes.json`, exactly in Echo's schema (§4.4): `{"quotes": [{id, text, author, source,
 /// emotionTags, category}]}`.
@@ -76,27 +77,10 @@ public struct TemplateBank: Sendable, Hashable {
     }
 }
 
-/// JSON string literals written by hand (for files whose key order is part of the contract).
+/// JSON string literals, for files written by hand because their key order is part of the
+/// contract: the canonical writer's escaping.
 public enum JSONText {
-    public static func string(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    public static func string(_ value: String) -> String { JSONValue.string(value).canonicalText }
 }
 
 /// What the model said of one quote, once it passed the checks.
