@@ -14,6 +14,8 @@ import Synchronization
 /// ```
 /// An answer may give `json` (any JSON value, sent as its canonical text) instead of `content`,
 /// or `error` ("unavailable", "authentication", …) to fail. `times` limits how often it is used.
+/// `"hold_after": N` answers N requests and holds every later one until the run is cancelled or
+/// killed (tests that must stop a run mid-way, whatever the machine's load).
 public final class ScriptedProvider: LLMProvider {
     public let kind = "scripted"
     public let maxConcurrency: Int
@@ -34,6 +36,7 @@ public final class ScriptedProvider: LLMProvider {
     private let callLog: URL?
     private let uses = Mutex<[Int: Int]>([:])
     private let calls = Mutex<Int>(0)
+    private let holdAfter: Int?
 
     public init(scriptAt url: URL, maxConcurrency: Int) throws {
         guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -47,6 +50,7 @@ public final class ScriptedProvider: LLMProvider {
         }
         self.maxConcurrency = maxConcurrency
         if case .number(let ms)? = root["delay_ms"] { delay = .milliseconds(Int(ms)) } else { delay = .zero }
+        if case .number(let n)? = root["hold_after"] { holdAfter = Int(n) } else { holdAfter = nil }
         if let log = root["call_log"]?.stringValue {
             callLog = log.hasPrefix("/") ? URL(fileURLWithPath: log) : url.deletingLastPathComponent().appendingPathComponent(log)
         } else {
@@ -81,7 +85,10 @@ public final class ScriptedProvider: LLMProvider {
     public var callCount: Int { calls.withLock { $0 } }
 
     public func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
-        calls.withLock { $0 += 1 }
+        let number = calls.withLock {
+            $0 += 1
+            return $0
+        }
         if let callLog {
             let line = "\(context.itemID)\t\(context.attempt)\n"
             let fd = open(callLog.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
@@ -91,6 +98,7 @@ public final class ScriptedProvider: LLMProvider {
             }
         }
         if delay > .zero { try await Task.sleep(for: delay) }
+        if let holdAfter, number > holdAfter { try await Task.sleep(for: .seconds(3_600)) }
         guard let index = pick(context) else {
             throw LLMError(.noScriptedAnswer, "the provider script has no answer for \(context.itemID) (stage \(context.stage), attempt \(context.attempt))")
         }

@@ -213,9 +213,13 @@ struct CLITests {
         let expected = Self.files(reference.root.appendingPathComponent("output/cli-course/1.0.0"))
         #expect(expected.count > 5)
 
-        // Slow answers, so that the run cannot finish before the kill even when this test's polling
-        // is starved on a loaded machine (the whole run takes over 10 s; the kill comes at 8 calls).
-        let ws = try Workspace(delayMilliseconds: 600)
+        // The provider holds every request after the 8th, so the run cannot finish before the
+        // kill however loaded the machine is (timing alone was not enough: on a busy machine the
+        // whole run once finished before this test's polling saw 8 calls).
+        let ws = try Workspace(delayMilliseconds: 50)
+        let scriptURL = ws.root.appendingPathComponent("script.json")
+        let script = try String(contentsOf: scriptURL, encoding: .utf8)
+        try script.replacingOccurrences(of: "\"call_log\"", with: "\"hold_after\": 8, \"call_log\"").write(to: scriptURL, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ws.arguments(["run", "job.yaml", "--log-format", "json"])
@@ -224,8 +228,10 @@ struct CLITests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Kill it once some items are done and others in flight.
-        let deadline = Date().addingTimeInterval(20)
-        while ws.calls.count < 8 && Date() < deadline && process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = Date().addingTimeInterval(120)
+        while ws.calls.count < 10 && Date() < deadline && process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        // The 9th and 10th requests are held (concurrency 2); give the 8th answer time to be stored.
+        try await Task.sleep(for: .milliseconds(300))
         kill(process.processIdentifier, SIGKILL)
         while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         #expect(process.terminationReason == .uncaughtSignal, "the run was killed mid-way, not finished")
@@ -240,6 +246,7 @@ struct CLITests {
         #expect(!stored.isEmpty)
         let callsBefore = ws.calls.count
 
+        try script.write(to: scriptURL, atomically: true, encoding: .utf8)  // no more holding
         let resumed = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let resumeCalls = ws.calls.dropFirst(callsBefore).map { String($0.split(separator: "\t")[0]) }

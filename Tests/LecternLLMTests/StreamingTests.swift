@@ -49,8 +49,10 @@ struct StreamingTests {
         }
     }
 
-    static func streaming(_ flavor: Flavor, _ server: LoopbackServer, idle: Double? = nil, maxRetries: Int = 3) -> ProviderConfiguration {
-        var configuration = flavor.configuration(server, maxRetries: maxRetries, requestTimeout: 60)
+    static func streaming(
+        _ flavor: Flavor, _ server: LoopbackServer, idle: Double? = nil, maxRetries: Int = 3, requestTimeout: Double = 60
+    ) -> ProviderConfiguration {
+        var configuration = flavor.configuration(server, maxRetries: maxRetries, requestTimeout: requestTimeout)
         configuration.stream = true
         configuration.idleTimeoutSeconds = idle
         return configuration
@@ -121,18 +123,20 @@ struct StreamingTests {
     @Test("an idle stream is cut by the idle timeout and asked again", arguments: Flavor.allCases)
     func idleStream(flavor: Flavor) async throws {
         // Half an answer, then silence far longer than the idle timeout.
-        let stalled = Self.reply(Self.events(flavor, pieces: ["Hel"], complete: false), hangAfter: .seconds(120))
+        let stalled = Self.reply(Self.events(flavor, pieces: ["Hel"], complete: false), hangAfter: .seconds(900))
         let whole = Self.reply(Self.events(flavor, pieces: ["Hello there."]))
         let server = try LoopbackServer(replies: [stalled, whole])
         defer { server.stop() }
         let rig = TestRig()
-        let provider = try flavor.provider(Self.streaming(flavor, server, idle: 1), rig: rig)
+        let provider = try flavor.provider(Self.streaming(flavor, server, idle: 1, requestTimeout: 900), rig: rig)
         let start = ContinuousClock.now
         let response = try await provider.complete(simpleRequest(flavor), context: testContext)
         #expect(response.content == "Hello there.")
         #expect(server.requests.count == 2)
-        // Cut by the 1 s idle timeout, not by the 60 s request timeout or the server's 120 s hang.
-        #expect(ContinuousClock.now - start < .seconds(45))
+        // Cut by the 1 s idle timeout: the request timeout and the server's hang are both 900 s,
+        // so nothing else can end the first attempt within minutes (the bound leaves room for a
+        // loaded machine; the answer takes seconds on a quiet one).
+        #expect(ContinuousClock.now - start < .seconds(300))
         #expect(rig.events.all.contains { $0.kind == .retrying && ($0.message.lowercased().contains("timed out") || $0.message.contains("too slow")) })
     }
 
