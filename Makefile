@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SPEC ?= pipelines/examples/python-basics.yaml
 OUTPUT ?= output
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev python3-jsonschema python3-venv
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev python3-jsonschema python3-venv espeak-ng opus-tools
 # Python tools the tests run as their users would (an Anki import, a QTI converter), in a venv
 # of their own; pinned, installed from PyPI once.
 TEST_TOOLS ?= $(HOME)/.cache/lectern/test-tools

@@ -156,9 +156,19 @@ struct RunCommand: AsyncParsableCommand {
             Console.error("\(path): answering from the recorded cassette \(recorded.path)")
         }
         let exchanger = Exchanger(providerKind: spec.model.provider.rawValue, provider: provider, cache: cacheStore, mode: cache)
-        let runner = JobRunner(
+        var runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost(batch: spec.model.batch == true), generator: "lectern \(LecternCommand.version)")
+        if let course = spec.course, course.addons.narration {
+            // Made now, so a missing espeak-ng or key is a clear error before any call is paid.
+            do {
+                runner.speech = try JobSetup.makeSpeech(
+                    course.speech, language: spec.language, cacheRoot: cacheStore.root, offline: cache == .offline, environment: environment)
+            } catch {
+                Console.error("\(path): error: \(error)")
+                return (LecternExit.provider.rawValue, [])
+            }
+        }
         progress?.useStageOrder(runner.stageOrder)
         let task = Task {
             try await runner.run(

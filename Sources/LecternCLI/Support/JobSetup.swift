@@ -128,3 +128,30 @@ final class LazyProvider: LLMProvider, @unchecked Sendable {
 
 extension CacheMode: ExpressibleByArgument {}
 extension LogFormat: ExpressibleByArgument {}
+
+extension JobSetup {
+    /// The speech provider for the `narration` add-on, from the spec's `speech` mapping.
+    static func makeSpeech(
+        _ speech: SpeechSpec, language: String, cacheRoot: URL, offline: Bool, environment: [String: String]
+    ) throws -> SpeechSetup {
+        switch speech.provider {
+        case .espeak:
+            guard let espeak = EspeakSpeechProvider(environment: environment) else {
+                throw SpeechError("the narration add-on speaks with espeak-ng, which is not installed: apt install espeak-ng opus-tools")
+            }
+            let voice = speech.voice ?? EspeakSpeechProvider.defaultVoice(language: language)
+            guard espeak.voices.contains(voice.lowercased()) else {
+                throw SpeechError("espeak-ng has no voice '\(voice)' ('speech.voice'); `espeak-ng --voices` lists them (for example en-us, en-gb, ar)")
+            }
+            return SpeechSetup(provider: espeak, voice: voice, cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
+        case .openai:
+            let key = environment["LECTERN_SPEECH_API_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["OPENAI_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+            let baseURL = speech.baseURL ?? URL(string: "https://api.openai.com/v1")!
+            if key == nil && baseURL.host != "127.0.0.1" && baseURL.host != "localhost" && !offline {
+                throw SpeechError("speech.provider openai needs a key: set LECTERN_SPEECH_API_KEY (or OPENAI_API_KEY)")
+            }
+            let provider = OpenAISpeechProvider(model: speech.model ?? "tts-1", baseURL: baseURL, apiKey: key, client: CurlHTTPClient())
+            return SpeechSetup(provider: provider, voice: speech.voice ?? "alloy", cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
+        }
+    }
+}

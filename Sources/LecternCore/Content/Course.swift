@@ -24,10 +24,12 @@ public struct Course: Codable, Sendable, Hashable {
     public var subjects: [Subject]
     /// A short sample of the tone on one topic (FR-008 step 2).
     public var tonePreview: TonePreview?
+    /// The sum of the subjects' `duration_seconds`.
+    public var durationSeconds: Int?
 
     enum CodingKeys: String, CodingKey {
         case formatVersion = "format_version", id, version, language, title, description, audience, tone, subjects,
-            tonePreview = "tone_preview"
+            tonePreview = "tone_preview", durationSeconds = "duration_seconds"
     }
 }
 
@@ -68,6 +70,11 @@ public struct Subject: Codable, Sendable, Hashable {
     public var topics: [Topic]
     /// The ending project (FR-008 add-on), when generated.
     public var project: EndingProject?
+    /// The sum of the subject's topics' `duration_seconds` (Jeeva §2.3); absent in bundles
+    /// written before durations existed.
+    public var durationSeconds: Int?
+
+    enum CodingKeys: String, CodingKey { case id, title, topics, project, durationSeconds = "duration_seconds" }
 }
 
 public struct Topic: Codable, Sendable, Hashable {
@@ -86,10 +93,13 @@ public struct Topic: Codable, Sendable, Hashable {
     public var bonusQuestion: Question?
     /// The reinforcement pool for this topic (FR-009), levels 1–4.
     public var reinforcement: [ReinforcementQuestion]?
+    /// How long the lesson takes (Jeeva §2.3 `duration`): the narration's length when narrated,
+    /// else the lecture's reading time, plus a minute per engagement and bonus question.
+    public var durationSeconds: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, title, objective, lecture, engagementQuestion = "engagement_question", bonusQuestion = "bonus_question",
-            reinforcement
+            reinforcement, durationSeconds = "duration_seconds"
     }
 }
 
@@ -106,9 +116,41 @@ public struct Lecture: Codable, Sendable, Hashable {
     public var wordCount: Int
     /// Estimated reading time (Jeeva's lesson duration), at 200 words per minute.
     public var readingMinutes: Int
+    /// The narration (the `narration` add-on), when made.
+    public var audio: LectureAudio?
 
     enum CodingKeys: String, CodingKey {
-        case topicID = "topic_id", path, xhtmlPath = "xhtml_path", wordCount = "word_count", readingMinutes = "reading_minutes"
+        case topicID = "topic_id", path, xhtmlPath = "xhtml_path", wordCount = "word_count", readingMinutes = "reading_minutes", audio
+    }
+}
+
+/// A lecture read aloud: an Ogg Opus file in `audio/`, its length measured from the file, and
+/// where each section (the lecture's start, then each `#`/`##` heading) begins.
+public struct LectureAudio: Codable, Sendable, Hashable {
+    public struct Section: Codable, Sendable, Hashable {
+        public var title: String
+        public var startSeconds: Double
+
+        public init(title: String, startSeconds: Double) {
+            self.title = title
+            self.startSeconds = startSeconds
+        }
+
+        enum CodingKeys: String, CodingKey { case title, startSeconds = "start_seconds" }
+    }
+
+    /// Bundle-relative, e.g. `audio/01-02-loops.opus`.
+    public var path: String
+    public var seconds: Double
+    /// The speech provider and voice (`espeak-ng en-us`).
+    public var voice: String
+    public var sections: [Section]
+
+    public init(path: String, seconds: Double, voice: String, sections: [Section]) {
+        self.path = path
+        self.seconds = seconds
+        self.voice = voice
+        self.sections = sections
     }
 }
 

@@ -69,12 +69,15 @@ public struct JobEnvironment: Sendable {
     public var runner: ModelCallRunner
     /// Renders Markdown to XHTML; nil skips the `.xhtml` renditions.
     public var renderer: (any DocumentRenderer)?
+    /// Speech synthesis for the `narration` add-on; nil when the spec asks for none.
+    public var speech: SpeechSetup?
 
-    public init(spec: JobSpec, presets: PresetLibrary, runner: ModelCallRunner, renderer: (any DocumentRenderer)?) {
+    public init(spec: JobSpec, presets: PresetLibrary, runner: ModelCallRunner, renderer: (any DocumentRenderer)?, speech: SpeechSetup? = nil) {
         self.spec = spec
         self.presets = presets
         self.runner = runner
         self.renderer = renderer
+        self.speech = speech
     }
 }
 

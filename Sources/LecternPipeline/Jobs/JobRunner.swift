@@ -67,6 +67,8 @@ public struct JobRunner: Sendable {
     public let events: any EngineEventSink
     public let cost: CostFunction
     public let generator: String
+    /// Speech synthesis for the `narration` add-on (the CLI sets it from the spec's `speech`).
+    public var speech: SpeechSetup?
 
     public init(
         spec: JobSpec, presets: PresetLibrary, exchanger: Exchanger, renderer: (any DocumentRenderer)?, events: any EngineEventSink,
@@ -90,7 +92,7 @@ public struct JobRunner: Sendable {
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
             ledger: ledger, cost: cost, events: events)
         runner.frequencyPenalty = spec.model.frequencyPenalty
-        let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer)
+        let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer, speech: speech)
         return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
 

@@ -6,12 +6,45 @@ public struct CourseSpec: Codable, Sendable, Hashable {
     /// A pinned outline: when present, no curriculum is generated.
     public var outline: Outline?
     public var addons: Addons
+    /// How narration is spoken (with `addons.narration`).
+    public var speech: SpeechSpec
 
-    public init(curriculum: CurriculumSpec, outline: Outline?, addons: Addons) {
+    public init(curriculum: CurriculumSpec, outline: Outline?, addons: Addons, speech: SpeechSpec = SpeechSpec()) {
         self.curriculum = curriculum
         self.outline = outline
         self.addons = addons
+        self.speech = speech
     }
+}
+
+/// The `speech` mapping: the speech provider behind the `narration` add-on.
+public struct SpeechSpec: Codable, Sendable, Hashable {
+    public enum Provider: String, Codable, Sendable, CaseIterable {
+        /// espeak-ng (Debian's `espeak-ng`), local and keyless: the default.
+        case espeak = "espeak-ng"
+        /// An OpenAI-compatible `/v1/audio/speech` endpoint; the key is read from
+        /// `LECTERN_SPEECH_API_KEY` (else `OPENAI_API_KEY`).
+        case openai
+    }
+
+    public var provider: Provider
+    /// The provider's voice; nil uses the language's default (espeak-ng `en-us` or `ar`; OpenAI `alloy`).
+    public var voice: String?
+    /// The speech model (OpenAI: `tts-1`).
+    public var model: String?
+    public var baseURL: URL?
+    /// Ogg Opus bit rate in kbit/s (speech is clear from 16).
+    public var bitrate: Int
+
+    public init(provider: Provider = .espeak, voice: String? = nil, model: String? = nil, baseURL: URL? = nil, bitrate: Int = 24) {
+        self.provider = provider
+        self.voice = voice
+        self.model = model
+        self.baseURL = baseURL
+        self.bitrate = bitrate
+    }
+
+    enum CodingKeys: String, CodingKey { case provider, voice, model, baseURL = "base_url", bitrate }
 }
 
 public struct CurriculumSpec: Codable, Sendable, Hashable {

@@ -3,7 +3,7 @@ import Yams
 
 /// Reads the `course` kind's part of a spec: curriculum, outline and add-ons.
 public enum CourseSpecReader: JobKindSpecReader {
-    public static let keys = ["curriculum", "outline", "addons"]
+    public static let keys = ["curriculum", "outline", "addons", "speech"]
 
     public static func read(_ context: SpecReadContext) -> JobContent? {
         let top = context.top
@@ -29,8 +29,35 @@ public enum CourseSpecReader: JobKindSpecReader {
             narration: a?.bool("narration") ?? defaults.narration,
             reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
             flashcards: a?.bool("flashcards") ?? defaults.flashcards)
-        if addons.narration {
-            reader.report("the narration add-on is not available in this version", at: a?.node("narration"), hint: "set 'narration: false'")
+        var speech = SpeechSpec()
+        if let sp = top.mapping("speech", known: ["provider", "voice", "model", "base_url", "bitrate"]) {
+            sp.finish()
+            if let name = sp.string("provider", maxLength: 40) {
+                if let provider = SpeechSpec.Provider(rawValue: name) {
+                    speech.provider = provider
+                } else {
+                    reader.report(
+                        "'speech.provider' is '\(name)', which is not a speech provider", at: sp.node("provider"),
+                        hint: "one of " + SpeechSpec.Provider.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+            }
+            if let voice = sp.string("voice", maxLength: 80) {
+                if voice.isEmpty || voice.hasPrefix("-") || !voice.allSatisfy({ $0.isLetter || $0.isNumber || "-_/+.".contains($0) }) {
+                    reader.report("'speech.voice' is '\(voice)', which is not a voice name", at: sp.node("voice"), hint: "e.g. en-us or ar for espeak-ng, alloy for OpenAI")
+                } else {
+                    speech.voice = voice
+                }
+            }
+            speech.model = sp.string("model", maxLength: 100)
+            if let url = sp.string("base_url", maxLength: 500) {
+                if let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") {
+                    speech.baseURL = parsed
+                } else {
+                    reader.report("'speech.base_url' is '\(url)', which is not an http(s) URL", at: sp.node("base_url"), hint: "e.g. 'https://api.openai.com/v1'")
+                }
+            }
+            // An Opus bit rate in kbit/s; speech is clear from 16.
+            if let bitrate = sp.int("bitrate", range: 8...128) { speech.bitrate = bitrate }
         }
         if addons.flashcards {
             reader.report("the flashcards add-on is not available in this version", at: a?.node("flashcards"), hint: "set 'flashcards: false'")
@@ -38,7 +65,7 @@ public enum CourseSpecReader: JobKindSpecReader {
         return .course(
             CourseSpec(
                 curriculum: CurriculumSpec(presets: curriculumPresets, subjects: subjects, topicsPerSubject: topics, edits: edits),
-                outline: outline, addons: addons))
+                outline: outline, addons: addons, speech: speech))
     }
 
     static func readOutline(_ node: Node, reader: SpecReader) -> Outline? {

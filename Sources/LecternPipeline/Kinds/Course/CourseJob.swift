@@ -13,6 +13,7 @@ public enum CourseItems {
     public static func bonusQuestion(_ topicID: String) -> ItemID { ItemID(EngagementQuestionStage.bonusName, topicID) }
     public static func reinforcement(_ topicID: String, level: Int) -> ItemID { ItemID(ReinforcementStage.name, topicID, "level-\(level)") }
     public static func endingProject(_ subjectID: String) -> ItemID { ItemID(EndingProjectStage.name, subjectID) }
+    public static func narration(_ topicID: String) -> ItemID { ItemID(Narrator.name, topicID) }
     /// The rendering of `<path>.md` to `<path>.xhtml`.
     public static func render(_ path: String) -> ItemID { ItemID(.render, path) }
 }
@@ -35,19 +36,23 @@ public struct CourseJob: GenerationJob {
         StageInfo(TonePreviewStage.name, typicalTokens: 700), StageInfo(LectureStage.name, typicalTokens: 2_400),
         StageInfo(.render, typicalTokens: 0), StageInfo(EngagementQuestionStage.name, typicalTokens: 2_300),
         StageInfo(EngagementQuestionStage.bonusName, typicalTokens: 900), StageInfo(ReinforcementStage.name, typicalTokens: 1_400),
-        StageInfo(EndingProjectStage.name, typicalTokens: 1_300),
+        StageInfo(EndingProjectStage.name, typicalTokens: 1_300), StageInfo(Narrator.name, typicalTokens: 0),
     ]
+
+    /// Speech synthesis for the `narration` add-on.
+    public let speech: SpeechSetup?
 
     public init(environment: JobEnvironment) throws {
         self.init(
             job: try CourseJobContext(spec: environment.spec, presets: environment.presets), runner: environment.runner,
-            renderer: environment.renderer)
+            renderer: environment.renderer, speech: environment.speech)
     }
 
-    public init(job: CourseJobContext, runner: ModelCallRunner, renderer: (any DocumentRenderer)?) {
+    public init(job: CourseJobContext, runner: ModelCallRunner, renderer: (any DocumentRenderer)?, speech: SpeechSetup? = nil) {
         self.job = job
         self.runner = runner
         self.renderer = renderer
+        self.speech = speech
     }
 
     /// The id of the item whose value is the final outline.
@@ -119,6 +124,23 @@ public struct CourseJob: GenerationJob {
                 })
             if renderer != nil {
                 items.append(renderItem(path: "lectures/\(place.fileStem)", source: lectureID, title: place.title) { $0 as? String })
+            }
+            if addons.narration {
+                let narrationID = CourseItems.narration(place.topicID)
+                let (speech, language) = (self.speech, job.spec.language)
+                items.append(
+                    WorkItem(id: narrationID, stage: Narrator.name, context: place.contextText, dependencies: [lectureID], usesModel: false) { done in
+                        guard let speech else {
+                            throw ItemFailureError(reason: .internal, attempts: 0, errors: ["no speech provider is set up for the narration add-on"])
+                        }
+                        let narrator = Narrator(setup: speech, language: language)
+                        let markdown = try done.results.value(lectureID, as: String.self)
+                        let (narrated, spoken) = try await narrator.narrate(markdown: markdown, title: place.title)
+                        let report = ItemReport(
+                            id: narrationID.rawValue, stage: Narrator.name.rawValue, attempts: spoken ? 1 : 0, usage: TokenUsage(), paidUsage: TokenUsage(),
+                            costUSD: 0, cached: !spoken, latency: .zero)
+                        return WorkOutput(value: narrated, report: report)
+                    })
             }
             if addons.engagementQuestions {
                 let questionID = CourseItems.engagementQuestion(place.topicID)
@@ -215,6 +237,7 @@ public struct CourseJob: GenerationJob {
         }
         if course.addons.reinforcement { add[ReinforcementStage.name] = topics * ReinforcementStage.levels.count }
         if course.addons.endingProjects { add[EndingProjectStage.name] = subjects }
+        if course.addons.narration { add[Narrator.name] = topics }
         if renderer != nil { add[.render] = topics + 1 }
         return add
     }
@@ -240,12 +263,20 @@ public struct CourseJob: GenerationJob {
                     xhtmlPath = rendered.path
                 }
                 let words = LectureRules.wordCount(markdown)
-                topic.lecture = Lecture(
+                var lecture = Lecture(
                     topicID: place.topicID, path: path, xhtmlPath: xhtmlPath, wordCount: words,
                     readingMinutes: LectureRules.readingMinutes(words: words))
+                if let narrated = results.optionalValue(CourseItems.narration(place.topicID), as: NarratedLecture.self), let speech {
+                    let audioPath = "audio/\(place.fileStem).opus"
+                    files[audioPath] = narrated.audio
+                    lecture.audio = LectureAudio(
+                        path: audioPath, seconds: narrated.seconds, voice: "\(speech.provider.kind) \(speech.voice)", sections: narrated.sections)
+                }
+                topic.lecture = lecture
             }
             topic.engagementQuestion = results.optionalValue(CourseItems.engagementQuestion(place.topicID), as: Question.self).map(renderQuestion)
             topic.bonusQuestion = results.optionalValue(CourseItems.bonusQuestion(place.topicID), as: Question.self).map(renderQuestion)
+            topic.durationSeconds = LessonDuration.seconds(of: topic)
             let pool = ReinforcementStage.levels.compactMap {
                 results.optionalValue(CourseItems.reinforcement(place.topicID, level: $0), as: ReinforcementQuestion.self)
             }
@@ -263,11 +294,13 @@ public struct CourseJob: GenerationJob {
             preview = TonePreview(topicID: value.topicID, markdown: value.markdown, path: "tone-preview.md", xhtmlPath: xhtmlPath)
         }
         DocumentRendering.addStylesheet(to: &files, renderer: renderer)
-        let course = Course(
+        for index in subjects.indices { subjects[index].durationSeconds = subjects[index].topics.reduce(0) { $0 + ($1.durationSeconds ?? 0) } }
+        var course = Course(
             id: job.spec.id, version: job.spec.version, language: job.spec.language, title: outline.title,
             description: job.spec.description.trimmed, audience: job.spec.audience,
             tone: Tone(presets: job.spec.tone.presets, text: job.spec.tone.text, instruction: job.toneInstruction),
             subjects: subjects, tonePreview: preview)
+        course.durationSeconds = subjects.reduce(0) { $0 + ($1.durationSeconds ?? 0) }
         files["course.json"] = try CanonicalJSON.encode(course, pretty: true)
         return (course, files)
     }
@@ -287,3 +320,19 @@ public struct TonePreviewValue: Sendable {
     public var markdown: String
 }
 
+/// A lesson's duration (Jeeva §2.3): the narration's length when narrated, else the lecture's
+/// reading time at 200 words a minute, plus a minute for each engagement and bonus question.
+public enum LessonDuration {
+    public static let readingWordsPerMinute = 200.0
+    public static let secondsPerQuestion = 60
+
+    public static func seconds(of topic: Topic) -> Int {
+        var seconds = 0
+        if let lecture = topic.lecture {
+            seconds += lecture.audio.map { Int($0.seconds.rounded(.up)) }
+                ?? Int((Double(lecture.wordCount) / readingWordsPerMinute * 60).rounded(.up))
+        }
+        let questions = [topic.engagementQuestion, topic.bonusQuestion].compactMap { $0 }.count
+        return seconds + questions * secondsPerQuestion
+    }
+}
