@@ -70,6 +70,15 @@ public enum BundlePreview {
                     if let path = (topic["lecture"] as? [String: Any])?["xhtml_path"] as? String, manifest.files[path] != nil {
                         links.append("<a href=\"\(escape(path))\">\(page.label("lecture", "المحاضرة"))</a>")
                     }
+                    // The narration, playable in place (a browser plays Ogg Opus natively).
+                    if let audio = (topic["lecture"] as? [String: Any])?["audio"] as? [String: Any], let path = audio["path"] as? String,
+                        manifest.files[path] != nil
+                    {
+                        let seconds = Int(((audio["seconds"] as? Double) ?? 0).rounded())
+                        links.append(
+                            "\(page.label("listen", "استمع")) (\(seconds / 60):\(String(format: "%02d", seconds % 60))) "
+                                + "<audio controls=\"controls\" preload=\"none\" src=\"\(escape(path))\"></audio>")
+                    }
                     let questions = (questions[id] ?? []).map { (page.label.title(of: $0), $0.fields) }
                     if !questions.isEmpty {
                         let path = "questions/\(id).xhtml"

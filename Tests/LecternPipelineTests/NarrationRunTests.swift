@@ -88,6 +88,15 @@ struct NarrationRunTests {
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.manifest.files.keys.contains { $0.hasPrefix("audio/") })
 
+        // The preview plays each narration in place.
+        let site = try BundlePreview.write(bundle: dir, to: ws.root.appendingPathComponent("site"))
+        let index = try String(contentsOf: site.index, encoding: .utf8)
+        for topic in topics {
+            let path = try #require(topic.lecture?.audio?.path)
+            #expect(index.contains("<audio controls=\"controls\" preload=\"none\" src=\"\(path)\"></audio>"))
+            #expect(FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("site/\(path)").path))
+        }
+
         // A second run with the same lectures speaks nothing and writes the same bundle.
         let before = speech.texts.count
         let again = try CountingSpeech()
