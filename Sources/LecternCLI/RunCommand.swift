@@ -166,7 +166,7 @@ struct RunCommand: AsyncParsableCommand {
                     course.speech, language: spec.language, cacheRoot: cacheStore.root, offline: cache == .offline, environment: environment)
             } catch {
                 Console.error("\(path): error: \(error)")
-                return (LecternExit.provider.rawValue, [])
+                return ((error is SpeechVoiceError ? LecternExit.usage : LecternExit.provider).rawValue, [])
             }
         }
         progress?.useStageOrder(runner.stageOrder)

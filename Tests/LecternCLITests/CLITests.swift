@@ -257,6 +257,23 @@ struct CLITests {
         #expect(Self.files(ws.root.appendingPathComponent("output/cli-course/1.0.0")) == expected, "byte-identical to the uninterrupted run")
     }
 
+    @Test func narrationThroughTheCommandLine() async throws {
+        let ws = try Workspace()
+        let spec = Workspace.spec.replacingOccurrences(of: "addons: { reinforcement: true }", with: "addons: { narration: true, engagement_questions: false }")
+        try spec.write(to: ws.root.appendingPathComponent("job.yaml"), atomically: true, encoding: .utf8)
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bundle = ws.root.appendingPathComponent("output/cli-course/1.0.0")
+        let audio = Self.files(bundle).keys.filter { $0.hasPrefix("audio/") && $0.hasSuffix(".opus") }
+        #expect(audio.count == 5, "\(audio)")
+        #expect(try await Self.lectern(["verify", bundle.path], in: ws.root).status == 0)
+
+        // A voice espeak-ng does not have is a spec error, before any call.
+        try (spec + "\nspeech: { voice: xx-nowhere }\n").write(to: ws.root.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let bad = try await Self.lectern(ws.arguments(["run", "bad.yaml"]), in: ws.root)
+        #expect(bad.status == 2 && bad.stderr.contains("espeak-ng has no voice 'xx-nowhere'"), "\(bad.stderr)")
+    }
+
     @Test func renderPrintsSanitizedXHTMLWithMathML() async throws {
         let ws = try Workspace()
         let md = "# Areas\n\nThe area is $A = \\pi r^2$.\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n"

@@ -141,7 +141,8 @@ extension JobSetup {
             }
             let voice = speech.voice ?? EspeakSpeechProvider.defaultVoice(language: language)
             guard espeak.voices.contains(voice.lowercased()) else {
-                throw SpeechError("espeak-ng has no voice '\(voice)' ('speech.voice'); `espeak-ng --voices` lists them (for example en-us, en-gb, ar)")
+                throw SpeechVoiceError(
+                    message: "espeak-ng has no voice '\(voice)' ('speech.voice'); `espeak-ng --voices` lists them (for example en-us, en-gb, ar)")
             }
             return SpeechSetup(provider: espeak, voice: voice, cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
         case .openai:
@@ -154,4 +155,10 @@ extension JobSetup {
             return SpeechSetup(provider: provider, voice: speech.voice ?? "alloy", cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
         }
     }
+}
+
+/// A `speech.voice` the provider does not have: a spec error (exit 2), not a provider failure.
+struct SpeechVoiceError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }
