@@ -37,7 +37,10 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses JSON text. Throws `DecodingError` with the reason when it is not JSON.
     public static func parse(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        // Objects and arrays through the byte-level reader; anything it does not take (scalars
+        // at the top, malformed text) through JSONDecoder, for its rules and its error message.
+        if let value = FastJSON.parse(text) { return value }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
     /// Canonical text: object keys sorted, no insignificant white space, integers without a

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LecternCore
+import LecternLLM
 
 /// Ed25519 keys for signing packages. The private key file holds the 32-byte seed in base64
 /// (mode 0600); the public key file the 32-byte key in base64 and its fingerprint.
@@ -10,7 +11,7 @@ public struct PackageKeys: Sendable {
 
     /// `SHA256:` and the first 16 bytes of the key's SHA-256 in hex pairs: what a person compares.
     public static func fingerprint(_ publicKey: Data) -> String {
-        "SHA256:" + SHA256.hash(data: publicKey).prefix(16).map { String(format: "%02x", $0) }.joined(separator: ":")
+        "SHA256:" + HexText.lowercase(SHA256.hash(data: publicKey).prefix(16), separator: ":")
     }
 
     /// Writes `NAME.key` and `NAME.pub` into `directory`; refuses to overwrite either.

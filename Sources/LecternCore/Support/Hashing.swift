@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
+import LecternLLM
 
 /// SHA-256 helpers used for spec hashes, cache keys and manifests.
 public enum SHA256Digest {
     public static func hex(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        HexText.lowercase(SHA256.hash(data: data))
     }
 
     public static func hex(_ text: String) -> String {

@@ -141,7 +141,7 @@ enum BatchIDs {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(request)) ?? Data()
-        let hash = SHA256.hash(data: data).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let hash = HexText.lowercase(SHA256.hash(data: data).prefix(8))
         let item = context.itemID.replacingOccurrences(of: "/", with: "__").unicodeScalars.map { scalar -> Character in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_") ? Character(scalar) : "_"
         }

@@ -59,7 +59,7 @@ public struct ExchangeKeyMaterial: Codable, Sendable, Hashable {
 
     /// SHA-256 of the canonical text, lowercase hex.
     public var key: String {
-        SHA256.hash(data: Data(canonicalText.utf8)).map { String(format: "%02x", $0) }.joined()
+        HexText.lowercase(SHA256.hash(data: Data(canonicalText.utf8)))
     }
 }
 

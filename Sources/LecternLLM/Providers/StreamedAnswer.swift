@@ -82,7 +82,7 @@ enum StreamAssembler {
         var done = false
         var deltas = 0
         for event in ServerSentEvent.parse(body) {
-            if event.data.trimmingCharacters(in: .whitespaces) == "[DONE]" {
+            if event.data.utf8.count <= 16, event.data.trimmingCharacters(in: .whitespaces) == "[DONE]" {
                 done = true
                 continue
             }
