@@ -224,8 +224,24 @@ struct QuotesExampleTests {
             #expect(haystacks.contains { $0.contains(quote.text) && $0.contains(quote.author) }, "\(quote.id): \(quote.text) — \(quote.author)")
         }
 
-        // The example asks for no template bank yet (the spec says why); the scripted runs of
-        // QuotesRunTests check the bank's rules.
-        #expect(files["templates.json"] == nil && spec.quotes?.templates == nil)
+        // The template bank (SR-001, SR-003, SR-005), against its schema too.
+        let validated = try CLITests.runBlocking(
+            [
+                "-c",
+                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+                repo.appendingPathComponent("docs/schemas/templates.schema.json").path, work.appendingPathComponent("out-1/echo-quotes/1.0.0/templates.json").path,
+            ], in: repo, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(validated.status == 0, "templates.json against templates.schema.json: \(validated.stderr)")
+        let bank = try JSONDecoder().decode([String: [String: [String]]].self, from: try #require(files["templates.json"]))["templates"] ?? [:]
+        #expect(bank.keys.sorted() == emotions.sorted())
+        for (emotion, lines) in bank {
+            #expect(lines.count == 10, "\(emotion)")
+            #expect(lines.filter { $0.contains("{keyword}") }.count >= 6 && lines.filter { !$0.contains("{") }.count >= 2, "\(emotion): \(lines)")
+            for line in lines {
+                #expect(line.components(separatedBy: "{keyword}").count <= 2, "\(emotion): \(line)")
+                #expect(line.replacingOccurrences(of: "{keyword}", with: String(repeating: "x", count: 20)).count < 100, "\(emotion): \(line)")
+            }
+            #expect(Set(lines.map { $0.lowercased() }).count == lines.count, "\(emotion): no repeats")
+        }
     }
 }

@@ -77,6 +77,12 @@ struct QuoteRulesTests {
         let long = "This is a very long template about {keyword} that goes on and on past the limit of the app."
         #expect(QuoteRules.templateProblem(long, spec: bank, language: "en")?.contains("at most 99") == true)
         #expect(QuoteRules.templateProblem("Keep going with {keyword} #goals", spec: bank, language: "en")?.contains("plain text") == true)
+        #expect(QuoteRules.templateProblem("You have come so far with {keyword} and", spec: bank, language: "en")?.contains("as a sentence ends") == true, "a line cut off")
+        #expect(QuoteRules.templateProblem("You are eager{keyword} for the future.", spec: bank, language: "en")?.contains("a word of its own") == true)
+        #expect(QuoteRules.templateProblem("{keyword}, then rest. You earned it.", spec: bank, language: "en") == nil)
+        #expect(QuoteRules.templateProblem("I learned something new because of {keyword}.", spec: bank, language: "en")?.contains("not as \"I\"") == true)
+        #expect(QuoteRules.templateProblem("This {keyword} made me stronger.", spec: bank, language: "en")?.contains("not as \"I\"") == true)
+        #expect(QuoteRules.templateProblem("Your {keyword} is proof of your strength.", spec: bank, language: "en") == nil)
         #expect(QuoteRules.templateProblem("أنت أقوى مما تظن في {keyword}.", spec: bank, language: "ar") == nil)
         #expect(QuoteRules.templateProblem("You are stronger than you think.", spec: bank, language: "ar")?.contains("Arabic") == true)
 
@@ -94,6 +100,44 @@ struct QuoteRulesTests {
             return
         }
         #expect(problems.messages.last?.contains("5 usable templates with {keyword} and 0 without") == true)
+        #expect(QuoteRules.templateNeeds(Array(candidates.prefix(5)), spec: bank) == (with: 3, without: 2))
+        #expect(QuoteRules.templateNeeds(candidates, spec: bank) == (with: 0, without: 0))
+    }
+
+    @Test func aLineSaidAsITurnsToYou() {
+        let bank = TemplateBankSpec()
+        #expect(QuoteRules.secondPerson("Reflecting on this {keyword}, I feel more motivated to continue learning.") == "Reflecting on this {keyword}, you feel more motivated to continue learning.")
+        #expect(QuoteRules.secondPerson("I'm grateful for this {keyword}. It made me stronger.") == "You're grateful for this {keyword}. It made you stronger.")
+        #expect(QuoteRules.secondPerson("I am proud of my {keyword}, and I was right.") == "You are proud of your {keyword}, and you were right.")
+        #expect(QuoteRules.secondPerson("You did it once.") == nil)
+        let (usable, problems) = QuoteRules.usableTemplates(
+            ["With {keyword}, I feel more confident in my abilities."], accepted: [], spec: bank, language: "en")
+        #expect(usable == ["With {keyword}, you feel more confident in your abilities."] && problems.isEmpty)
+        // Arabic lines are not touched.
+        #expect(QuoteRules.usableTemplates(["أنت أقوى مما تظن في {keyword}."], accepted: [], spec: bank, language: "ar").usable.count == 1)
+    }
+
+    @Test func aTemplateThatGoesOnIsCutAtASentenceEndWhenTheCutPasses() {
+        let bank = TemplateBankSpec()
+        // What the local model wrote for Achievement: a good line, then two more sentences.
+        let long = "You've achieved {keyword}! It's time to celebrate. Remember, every victory is a step towards your future self."
+        let (usable, problems) = QuoteRules.usableTemplates([long], accepted: [], spec: bank, language: "en")
+        #expect(usable == ["You've achieved {keyword}! It's time to celebrate."] && problems.isEmpty)
+        // One sentence when two are still too long; nothing when no beginning passes.
+        let wordy = "Congratulations on reaching {keyword}, a milestone that took patience. Every day of work you put in shows here now. Well done."
+        #expect(QuoteRules.usableTemplates([wordy], accepted: [], spec: bank, language: "en").usable == ["Congratulations on reaching {keyword}, a milestone that took patience."])
+        // A line cut off mid-sentence (a length bound in the response schema does that) keeps
+        // its whole sentences.
+        let cutOff = "The gratitude you feel for this moment is a powerful motivator. Every moment of gratitude brings us"
+        #expect(QuoteRules.usableTemplates([cutOff], accepted: [], spec: bank, language: "en").usable == ["The gratitude you feel for this moment is a powerful motivator."])
+        let endless = "This is a sentence about {keyword} that keeps going well past the limit of what the app shows, and on. Then more."
+        #expect(QuoteRules.usableTemplates([endless], accepted: [], spec: bank, language: "en").usable.isEmpty)
+        // A cut that repeats an accepted template, or a copy of the prompt's example, is not usable.
+        let (again, why) = QuoteRules.usableTemplates(
+            [long, "This moment of joy shows your true capability."], accepted: ["You've achieved {keyword}! It's time to celebrate."],
+            examples: ["This moment of {keyword} shows your true capability."], spec: bank, language: "en")
+        #expect(again.isEmpty)
+        #expect(why.count == 2 && why[0].contains("repeats") && why[1].contains("copies the example"), "\(why)")
     }
 }
 

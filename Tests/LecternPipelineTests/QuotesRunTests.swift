@@ -14,7 +14,8 @@ import Testing
 /// - "Skipped": left out of the first round's answer;
 /// - "Hopeless": always answered with a wrong opening (never tagged);
 /// - the first answer of every batch also answers a quotation number the batch does not have.
-/// Templates: 14 candidates, one too long; for Joy, the first answer has too few usable ones.
+/// Templates: 14 candidates, one too long; for Joy, the first round's answer has too few usable
+/// ones (four), and the second repeats them.
 final class QuoteClassifier: LLMProvider {
     let kind = "scripted"
     let maxConcurrency = 4
@@ -60,11 +61,18 @@ final class QuoteClassifier: LLMProvider {
     }
 
     func templates(_ context: RequestContext) -> String {
-        let emotion = context.itemID.split(separator: "/").last!
+        let emotion = context.itemID.split(separator: "/")[1]
         var lines = (1...10).map { "Day \($0) of {keyword} shows a \(emotion) side of you, number \($0)." }
         lines += ["You are allowed to rest before the \(emotion) returns.", "Keep going; \(emotion) finds those who wait.", "Look how far your \(emotion) has come."]
         lines.append("This template is far too long to fit in the bank because it keeps going on {keyword} and on and on and on.")
-        if emotion == "joy" && context.attempt == 1 { lines = Array(lines.prefix(4)) + lines.suffix(1) }
+        if emotion == "joy" && !context.itemID.contains("/round-") { lines = Array(lines.prefix(4)) + lines.suffix(1) }
+        if context.itemID.contains("/round-") {
+            // Later rounds answer the two kinds apart, as their schema asks.
+            return JSONValue.object([
+                "with_keyword": .array(lines.filter { $0.contains("{keyword}") }.map { .string($0) }),
+                "without_placeholder": .array(lines.filter { !$0.contains("{keyword}") }.map { .string($0) }),
+            ]).canonicalText
+        }
         return JSONValue.object(["templates": .array(lines.map { .string($0) })]).canonicalText
     }
 }
@@ -192,7 +200,7 @@ struct QuotesRunTests {
         #expect((tagging["by_round"] as? [String: Int])?["2"] == 2, "Flaky and Skipped, asked again on their own")
         let dropped = try #require((curation["corpus"] as? [String: Any])?["dropped"] as? [String: Int])
         #expect(dropped == ["no-author": 1])
-        let repairs = provider.requests.filter { $0.0.itemID.contains("/round-2") }
+        let repairs = provider.requests.filter { $0.0.itemID.hasPrefix("tag/") && $0.0.itemID.contains("/round-2") }
         #expect(!repairs.isEmpty)
         for (_, request) in repairs {
             let listing = request.messages.last!.content.components(separatedBy: "The quotations:\n")[1]
@@ -209,7 +217,20 @@ struct QuotesRunTests {
             #expect(lines.filter { !$0.contains("{keyword}") }.count >= 2 && lines.filter { $0.contains("{keyword}") }.count >= 6)
             #expect(lines.allSatisfy { $0.replacingOccurrences(of: "{keyword}", with: String(repeating: "x", count: 20)).count < 100 })
         }
+        // Joy: the four usable templates of the first round are kept; the second round is shown
+        // them and asked only for what is missing, and its repeats of them are left out.
         #expect(result.reports["templates/joy"]?.attempts == 2)
+        let joy = try #require(templates["Joy"])
+        #expect(joy.filter { $0.hasPrefix("Day ") }.count == Set(joy.filter { $0.hasPrefix("Day ") }).count)
+        let second = try #require(provider.requests.first { $0.0.itemID == "templates/joy/round-2" }?.1.messages.last?.content)
+        #expect(second.contains("already chosen:\n- Day 1 of {keyword} shows a joy side of you, number 1.\n"), "\(second)")
+        #expect(second.contains("- Day 4 of") && !second.contains("- Day 5 of"))
+        // Asked for what is missing (4 more with {keyword}, 2 without, and two spare of each), each
+        // kind held to its pattern by the schema.
+        let format = try #require(provider.requests.first { $0.0.itemID == "templates/joy/round-2" }?.1.responseSchema?.schema.canonicalText)
+        #expect(format.contains(#""maxItems":6"#) && format.contains(#""maxItems":4"#) && format.contains(#""pattern":"^[^{}\"\\\\\\n]{1,99}$""#), "\(format)")
+        #expect(second.contains("could not be used:\n- \"This template is far too long") && second.contains("characters with a 20-character keyword"), "the last answer's problems")
+        #expect(provider.requests.filter { $0.0.itemID.hasPrefix("templates/") && $0.0.itemID.contains("/round-") }.count == 1, "only Joy needed a second round")
 
         // The manifest and the summary carry the coverage.
         let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(files["manifest.json"]))

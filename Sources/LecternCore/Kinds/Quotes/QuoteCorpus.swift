@@ -404,13 +404,14 @@ public struct QuoteCorpus: Sendable {
                 drop(.tooLong)
                 continue
             }
-            let key = GroundingText.normalize(text)
-            let id = Self.id(text: text, author: author)
+            // The fingerprint holds the normalized text: the exact key and the id reuse it.
+            let print = NearDuplicate.Fingerprint(text)
+            let key = print.normalized
+            let id = Self.id(normalizedText: key, author: author)
             if let other = exact[key] {
                 drop(.duplicate, of: other)
                 continue
             }
-            let print = NearDuplicate.Fingerprint(text)
             if let other = index.duplicate(of: print) {
                 drop(.nearDuplicate, of: other)
                 continue
@@ -435,7 +436,11 @@ public struct QuoteCorpus: Sendable {
     /// A quote's id: `q` and 12 hex digits of SHA-256 of its normalized text and author, so the
     /// same quote keeps its id across runs and corpus edits.
     public static func id(text: String, author: String) -> String {
-        "q" + SHA256Digest.hex(GroundingText.normalize(text) + "\n" + GroundingText.normalize(author)).prefix(12)
+        id(normalizedText: GroundingText.normalize(text), author: author)
+    }
+
+    static func id(normalizedText: String, author: String) -> String {
+        "q" + SHA256Digest.hex(normalizedText + "\n" + GroundingText.normalize(author)).prefix(12)
     }
 }
 
@@ -446,28 +451,45 @@ public struct QuoteCorpus: Sendable {
 struct QuoteDuplicateIndex {
     private var fingerprints: [(id: String, print: NearDuplicate.Fingerprint)] = []
     private var postings: [String: [Int]] = [:]
+    /// Scratch for a lookup: tokens shared with each earlier quote, and which ones are non-zero
+    /// (reset after each lookup, so a lookup costs the postings it reads, not the index's size).
+    private var shared: [Int32] = []
+    private var touched: [Int] = []
 
-    func duplicate(of text: String) -> String? { duplicate(of: NearDuplicate.Fingerprint(text)) }
+    mutating func duplicate(of text: String) -> String? { duplicate(of: NearDuplicate.Fingerprint(text)) }
 
-    func duplicate(of print: NearDuplicate.Fingerprint) -> String? {
-        var shared: [Int: Int] = [:]
+    /// The earliest inserted quote that `print` duplicates.
+    mutating func duplicate(of print: NearDuplicate.Fingerprint) -> String? {
+        touched.removeAll(keepingCapacity: true)
         for token in print.tokens {
-            for k in postings[token] ?? [] { shared[k, default: 0] += 1 }
+            guard let list = postings[token] else { continue }
+            for k in list {
+                if shared[k] == 0 { touched.append(k) }
+                shared[k] += 1
+            }
         }
-        for (k, n) in shared.sorted(by: { $0.key < $1.key }) {
+        var earliest = Int.max
+        for k in touched {
+            let n = Int(shared[k])
+            shared[k] = 0
+            guard k < earliest else { continue }
             let other = fingerprints[k].print
             guard other.gate == print.gate else { continue }
-            if other.tokens == print.tokens { return fingerprints[k].id }
+            if other.tokens == print.tokens {
+                earliest = k
+                continue
+            }
             let jaccard = Double(n) / Double(other.tokens.count + print.tokens.count - n)
-            if min(other.tokens.count, print.tokens.count) >= 4 && jaccard >= 0.7 - 1e-9 { return fingerprints[k].id }
+            if min(other.tokens.count, print.tokens.count) >= 4 && jaccard >= 0.7 - 1e-9 { earliest = k }
         }
-        return nil
+        return earliest == Int.max ? nil : fingerprints[earliest].id
     }
 
     mutating func insert(id: String, text: String) { insert(id: id, print: NearDuplicate.Fingerprint(text)) }
 
     mutating func insert(id: String, print: NearDuplicate.Fingerprint) {
         fingerprints.append((id, print))
+        shared.append(0)
         for token in print.tokens { postings[token, default: []].append(fingerprints.count - 1) }
     }
 }
@@ -480,6 +502,11 @@ public enum QuoteText {
     /// format characters removed, runs of white space made one space, the ends trimmed, a pair of
     /// quotation marks around the whole text removed, and the result in NFC.
     public static func sanitize(_ raw: String) -> String {
+        // Most quotes are plain printable ASCII with no markup: nothing to decode, remove or
+        // compose, only spaces to collapse and quotation marks to unwrap.
+        if raw.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: "&") }) {
+            return unwrapQuotes(raw.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
+        }
         var text = stripTags(raw)
         text = decodeEntities(text)
         var scalars = String.UnicodeScalarView()
@@ -504,6 +531,9 @@ public enum QuoteText {
     /// Whether the text holds characters a quote shown as plain text should not: markup and code
     /// (`* _ # @ | \ { } [ ] < > = + ~ ^` and the backtick), symbols and emoji.
     public static func hasOddCharacters(_ text: String) -> Bool {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.contains { !asciiAllowed[Int($0)] }
+        }
         for scalar in text.unicodeScalars {
             if scalar.properties.isAlphabetic || scalar == " " { continue }
             switch scalar.properties.generalCategory {
@@ -518,6 +548,13 @@ public enum QuoteText {
 
     static let allowedPunctuation: Set<Unicode.Scalar> = Set(".,;:!?'\"‘’“”-–—()…&%$/«»،؛؟".unicodeScalars)
 
+    /// `hasOddCharacters` for ASCII, as a table: letters, digits, the space and the allowed
+    /// punctuation.
+    static let asciiAllowed: [Bool] = (0..<128).map { byte in
+        let scalar = Unicode.Scalar(UInt8(byte))
+        return scalar.properties.isAlphabetic || (0x30...0x39).contains(byte) || byte == 0x20 || allowedPunctuation.contains(scalar)
+    }
+
     /// The author from an attribution, or nil when it names none: dates in parentheses and a
     /// trailing period removed; anonymous, unknown, proverbs, sayings, signs, graffiti and bumper
     /// stickers are no author (QM-004), nor is a lowercase phrase ("seen on a wall").
@@ -526,7 +563,7 @@ public enum QuoteText {
         // Dates in parentheses go ("(1835-1910)", "(384-322 BC)", "(c. 1850)"); any other
         // parenthesis stays, and one that doubts the author ("Karl (maybe Groucho) Marx") makes
         // the attribution name nobody.
-        if text.contains("(") {
+        if text.contains("(" as Character) {
             text = text.replacingOccurrences(of: #"\s*\((?:c\.|ca\.|circa|b\.|d\.|fl\.)?\s*[0-9][0-9 ?–\-/.,]*(?:\s*(?:BC|BCE|AD|CE|B\.C\.|A\.D\.))?\)"#, with: "", options: .regularExpression)
         }
         while let last = text.last, ".,;: ".contains(last) { text.removeLast() }
@@ -536,7 +573,7 @@ public enum QuoteText {
         let lower = text.lowercased()
         let words = Set(lower.split { !$0.isLetter }.map(String.init))
         if !words.isDisjoint(with: notAuthors) { return nil }
-        if lower.hasSuffix("'s law") || lower.hasSuffix("’s law") || text.contains("?") { return nil }
+        if lower.hasSuffix("'s law") || lower.hasSuffix("’s law") || text.contains("?" as Character) { return nil }
         if hasOddCharacters(text) { return nil }
         return text
     }
@@ -554,9 +591,8 @@ public enum QuoteText {
         while let last = text.last, ".,;: ".contains(last) { text.removeLast() }
         text = unwrapQuotes(text)
         if text.unicodeScalars.allSatisfy({ !$0.properties.isAlphabetic }) { return "" }
-        if text.range(of: #"^(?i:c\.|ca\.|circa|p\.|pp\.|page|vol\.)?\s*[0-9IVXLC\-–/ ,.]+$"#, options: .regularExpression) != nil {
-            return ""
-        }
+        let whole = NSRange(text.startIndex..., in: text)
+        if pagePattern.firstMatch(in: text, range: whole) != nil { return "" }
         if hasOddCharacters(text) || text.count > 200 { return "" }
         return text
     }
@@ -572,16 +608,18 @@ public enum QuoteText {
 
     static let inlineTags: Set<String> = ["i", "b", "em", "strong", "span", "a", "u", "small", "big", "cite", "q", "font", "sup", "sub"]
 
+    /// A `source` that is only a page, volume or date ("p. 12", "XIV", "1851").
+    static let pagePattern = try! NSRegularExpression(pattern: #"^(?i:c\.|ca\.|circa|p\.|pp\.|page|vol\.)?\s*[0-9IVXLC\-–/ ,.]+$"#)
     static let tagPattern = try! NSRegularExpression(pattern: #"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>"#)
     static let entityPattern = try! NSRegularExpression(pattern: #"&(#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|amp|lt|gt|quot|apos|nbsp);"#)
 
     static func stripTags(_ text: String) -> String {
-        guard text.contains("<") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "<")) else { return text }
         return replacing(tagPattern, in: text) { inlineTags.contains($0.lowercased()) ? "" : " " }
     }
 
     static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         return replacing(entityPattern, in: text) { name in
             switch name {
             case "amp": return "&"

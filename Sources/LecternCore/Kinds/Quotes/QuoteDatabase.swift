@@ -251,6 +251,23 @@ public enum QuoteRules {
         if template.count < 15 { return "\"\(template)\": too short to be a sentence of encouragement" }
         if QuoteText.hasOddCharacters(bare) { return "\"\(template)\": plain text only, no markup, symbols or emoji" }
         if sentenceCount(template) > 2 { return "\"\(template)\": more than two sentences" }
+        if let last = template.last, !".!?؟…".contains(last) { return "\"\(template)\": end it as a sentence ends (. ! ?)" }
+        // The app puts a word where {keyword} is: glued to another word it makes a new one
+        // ("eager{keyword}" shows as "eagerexam").
+        if let range = template.range(of: placeholder) {
+            let before = range.lowerBound > template.startIndex ? template[template.index(before: range.lowerBound)] : " "
+            let after = range.upperBound < template.endIndex ? template[range.upperBound] : " "
+            if before.isLetter || before.isNumber || after.isLetter || after.isNumber {
+                return "\"\(template)\": {keyword} must stand as a word of its own, with a space or punctuation on each side"
+            }
+        }
+        // Echo shows the line under the reader's own message: it speaks to them ("you"), not as them.
+        if language.hasPrefix("en") {
+            let words = Set(bare.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { $0.replacingOccurrences(of: "’", with: "'") })
+            if !words.isDisjoint(with: ["i", "i'm", "i've", "i'll", "i'd", "me", "my", "myself", "mine"]) {
+                return "\"\(template)\": speak to the reader as \"you\", not as \"I\""
+            }
+        }
         if language.hasPrefix("ar") {
             let letters = bare.unicodeScalars.filter { $0.properties.isAlphabetic }
             let arabic = letters.filter { (0x0600...0x06FF).contains($0.value) || (0x0750...0x077F).contains($0.value) }
@@ -265,8 +282,15 @@ public enum QuoteRules {
 
     /// Sentences: runs ending in `.`, `!`, `?` or `؟` (an ellipsis ends none).
     static func sentenceCount(_ text: String) -> Int {
+        let (ends, trailingWords) = sentenceEnds(text)
+        return ends.count + (trailingWords ? 1 : 0)
+    }
+
+    /// The character counts of `text` (trimmed) at which its sentences end, and whether words
+    /// follow the last end.
+    static func sentenceEnds(_ text: String) -> (ends: [Int], trailingWords: Bool) {
         let characters = Array(text.trimmingCharacters(in: .whitespaces))
-        var count = 0
+        var ends: [Int] = []
         var hasWords = false
         var i = 0
         while i < characters.count {
@@ -277,34 +301,76 @@ public enum QuoteRules {
                 while j + 1 < characters.count && ".!?؟".contains(characters[j + 1]) { j += 1 }
                 let ellipsis = j > i && characters[i] == "." && characters[j] == "."
                 if hasWords && !ellipsis && (j + 1 == characters.count || characters[j + 1] == " ") {
-                    count += 1
+                    ends.append(j + 1)
                     hasWords = false
                 }
                 i = j
             }
             i += 1
         }
-        return count + (hasWords ? 1 : 0)
+        return (ends, hasWords)
+    }
+
+    /// An English line turned from the first person to the second: "I feel" → "you feel", "I'm"
+    /// → "you're", "I am"/"I was" → "you are"/"you were", "me" → "you", "my" → "your", "myself" →
+    /// "yourself", "mine" → "yours"; a capital where the word began a sentence. English verbs have
+    /// the same form after "I" and "you" except "am" and "was", which are turned with it. Nil when
+    /// nothing changed.
+    static func secondPerson(_ line: String) -> String? {
+        let swaps: [String: String] = [
+            "i": "you", "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "me": "you", "my": "your",
+            "myself": "yourself", "mine": "yours",
+        ]
+        var out: [String] = []
+        var changed = false
+        var previousWasI = false
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            let token = String(word)
+            // The word without the punctuation around it.
+            let core = token.trimmingCharacters(in: CharacterSet.punctuationCharacters.subtracting(CharacterSet(charactersIn: "'’")))
+            let key = core.lowercased().replacingOccurrences(of: "’", with: "'")
+            var replacement: String?
+            if let swap = swaps[key] {
+                replacement = swap
+            } else if previousWasI && key == "am" {
+                replacement = "are"
+            } else if previousWasI && key == "was" {
+                replacement = "were"
+            }
+            previousWasI = key == "i"
+            guard var replacement, !core.isEmpty, let range = token.range(of: core) else {
+                out.append(token)
+                continue
+            }
+            if core.first?.isUppercase == true && core != "I" || (core == "I" && (out.isEmpty || out.last.map { $0.hasSuffix(".") || $0.hasSuffix("!") || $0.hasSuffix("?") } == true)) {
+                replacement = replacement.prefix(1).uppercased() + replacement.dropFirst()
+            }
+            out.append(token.replacingCharacters(in: range, with: replacement))
+            changed = true
+        }
+        return changed ? out.joined(separator: " ") : nil
+    }
+
+    /// A candidate too long or of more than two sentences, cut after its second or its first
+    /// sentence: the longest such beginning that passes `templateProblem` on its own, or nil. The
+    /// cut keeps the model's words and order; a small model often writes a good short line and
+    /// then goes on.
+    static func shortenedTemplate(_ template: String, spec: TemplateBankSpec, language: String) -> String? {
+        let trimmed = template.trimmingCharacters(in: .whitespaces)
+        let ends = sentenceEnds(trimmed).ends
+        // Whole sentences only: also what is left of a line cut off mid-sentence.
+        for count in [2, 1] where ends.count >= count && ends[count - 1] < trimmed.count {
+            let cut = String(trimmed.prefix(ends[count - 1]))
+            if templateProblem(cut, spec: spec, language: language) == nil { return cut }
+        }
+        return nil
     }
 
     /// Chooses `perEmotion` templates from a model's candidates: the usable ones in order, no two
     /// near duplicates (`NearDuplicate.areDuplicates`), at least `minWithoutPlaceholder` without
     /// `{keyword}` and more than half with it. The chosen ones, or the problems to send back.
     public static func chooseTemplates(_ candidates: [String], spec: TemplateBankSpec, language: String) -> Result<[String], TemplateProblems> {
-        var problems: [String] = []
-        var usable: [String] = []
-        for raw in candidates {
-            let template = QuoteText.sanitize(raw)
-            if let problem = templateProblem(template, spec: spec, language: language) {
-                problems.append(problem)
-                continue
-            }
-            if let earlier = usable.first(where: { NearDuplicate.areDuplicates($0.lowercased(), template.lowercased()) }) {
-                problems.append("\"\(template)\" repeats \"\(earlier)\"; each template must say something different")
-                continue
-            }
-            usable.append(template)
-        }
+        let (usable, problems) = usableTemplates(candidates, accepted: [], spec: spec, language: language)
         let placeholder = TemplateBankSpec.placeholder
         let with = usable.filter { $0.contains(placeholder) }
         let without = usable.filter { !$0.contains(placeholder) }
@@ -321,6 +387,53 @@ public enum QuoteRules {
         let chosenWith = Set(with.prefix(takeWith))
         let chosenWithout = Set(without.prefix(takeWithout))
         return .success(usable.filter { chosenWith.contains($0) || chosenWithout.contains($0) })
+    }
+
+    /// How many more usable templates `accepted` needs before `chooseTemplates` can fill the
+    /// bank: with `{keyword}` and without any placeholder.
+    public static func templateNeeds(_ accepted: [String], spec: TemplateBankSpec) -> (with: Int, without: Int) {
+        let placeholder = TemplateBankSpec.placeholder
+        let with = accepted.filter { $0.contains(placeholder) }.count
+        let without = accepted.count - with
+        let needWithout = max(0, spec.minWithoutPlaceholder - without)
+        let minWith = spec.perEmotion / 2 + 1
+        let usableWithout = min(max(without, spec.minWithoutPlaceholder), spec.perEmotion - minWith)
+        return (max(0, spec.perEmotion - usableWithout - with), needWithout)
+    }
+
+    /// The candidates of one answer that pass `templateProblem` and repeat neither an `accepted`
+    /// template nor each other, sanitized, and the problems of the others.
+    /// Candidates that copy one of `examples` (the prompt's examples, written for another emotion)
+    /// are not usable either.
+    public static func usableTemplates(
+        _ candidates: [String], accepted: [String], examples: [String] = [], spec: TemplateBankSpec, language: String
+    ) -> (usable: [String], problems: [String]) {
+        var problems: [String] = []
+        var usable: [String] = []
+        for raw in candidates {
+            var template = QuoteText.sanitize(raw)
+            if let problem = templateProblem(template, spec: spec, language: language) {
+                // Said as "I" in English: the same line said to "you", when that passes.
+                if language.hasPrefix("en"), problem.hasSuffix("not as \"I\""), let turned = secondPerson(template),
+                    templateProblem(turned, spec: spec, language: language) == nil || shortenedTemplate(turned, spec: spec, language: language) != nil
+                {
+                    template = templateProblem(turned, spec: spec, language: language) == nil ? turned : shortenedTemplate(turned, spec: spec, language: language)!
+                } else if let shorter = shortenedTemplate(template, spec: spec, language: language) {
+                    template = shorter
+                } else {
+                    problems.append(problem)
+                    continue
+                }
+            }
+            if let example = examples.first(where: { NearDuplicate.areDuplicates($0.lowercased(), template.lowercased()) }) {
+                problems.append("\"\(template)\" copies the example \"\(example)\", written for another emotion; write your own")
+            } else if let earlier = (accepted + usable).first(where: { NearDuplicate.areDuplicates($0.lowercased(), template.lowercased()) }) {
+                problems.append("\"\(template)\" repeats \"\(earlier)\"; each template must say something different")
+            } else {
+                usable.append(template)
+            }
+        }
+        return (usable, problems)
     }
 
     public struct TemplateProblems: Error, Sendable {

@@ -132,12 +132,16 @@ public struct TemplateBankSpec: Codable, Sendable, Hashable {
     public var keywordLength: Int
     /// Templates per emotion without a placeholder, at least (SR-003's fallback: 2).
     public var minWithoutPlaceholder: Int
+    /// Rounds of template calls per emotion, each keeping what passed and asking for what is
+    /// missing (each call repaired up to `repair.max_attempts` times when nothing in it is usable).
+    public var rounds: Int
 
-    public init(perEmotion: Int = 10, maxCharacters: Int = 99, keywordLength: Int = 20, minWithoutPlaceholder: Int = 2) {
+    public init(perEmotion: Int = 10, maxCharacters: Int = 99, keywordLength: Int = 20, minWithoutPlaceholder: Int = 2, rounds: Int = 5) {
         self.perEmotion = perEmotion
         self.maxCharacters = maxCharacters
         self.keywordLength = keywordLength
         self.minWithoutPlaceholder = minWithoutPlaceholder
+        self.rounds = rounds
     }
 
     /// The placeholder the app replaces.
@@ -145,6 +149,6 @@ public struct TemplateBankSpec: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case perEmotion = "per_emotion", maxCharacters = "max_characters", keywordLength = "keyword_length",
-            minWithoutPlaceholder = "min_without_placeholder"
+            minWithoutPlaceholder = "min_without_placeholder", rounds
     }
 }

@@ -49,13 +49,14 @@ public enum QuotesSpecReader: JobKindSpecReader {
         if let node = top.node("templates"), node.null == nil {
             if case .scalar = node {
                 if top.bool("templates") == true { spec.templates = TemplateBankSpec() }
-            } else if let t = top.mapping("templates", known: ["per_emotion", "max_characters", "keyword_length", "min_without_placeholder"]) {
+            } else if let t = top.mapping("templates", known: ["per_emotion", "max_characters", "keyword_length", "min_without_placeholder", "rounds"]) {
                 t.finish()
                 var bank = TemplateBankSpec()
                 bank.perEmotion = t.int("per_emotion", range: 3...50) ?? bank.perEmotion
                 bank.maxCharacters = t.int("max_characters", range: 30...500) ?? bank.maxCharacters
                 bank.keywordLength = t.int("keyword_length", range: 1...60) ?? bank.keywordLength
                 bank.minWithoutPlaceholder = t.int("min_without_placeholder", range: 0...10) ?? bank.minWithoutPlaceholder
+                bank.rounds = t.int("rounds", range: 1...10) ?? bank.rounds
                 if bank.minWithoutPlaceholder * 2 >= bank.perEmotion {
                     reader.report(
                         "'templates.min_without_placeholder' is \(bank.minWithoutPlaceholder) of \(bank.perEmotion): most templates must hold {keyword}",

@@ -160,9 +160,21 @@ public struct TaggedBatch: Sendable, Hashable {
     public var calls: Int
 }
 
-/// The template call for one emotion: more candidates than needed, checked one by one
-/// (`QuoteRules.templateProblem`), near duplicates dropped, the bank's mix chosen
-/// (`QuoteRules.chooseTemplates`); too few usable ones is a repair.
+/// What one template answer gave: the candidates that passed their checks and repeat no template
+/// accepted before, and the problems of the others.
+struct TemplateRound: Sendable {
+    var usable: [String]
+    var problems: [String]
+}
+
+/// The template calls for one emotion. The first asks for more candidates than the bank needs;
+/// each is checked on its own (`QuoteRules.templateProblem`; one too long or of too many sentences
+/// is cut after its first two or its first sentence when that passes), and near duplicates and
+/// copies of the prompt's examples are dropped.
+/// What passes is kept across rounds: when too few are usable, the next round shows the model the
+/// accepted ones and the problems, and asks only for what is missing (`QuoteRules.templateNeeds`);
+/// the bank's mix is then chosen from all of them (`QuoteRules.chooseTemplates`). An answer with
+/// nothing usable is repaired by the runner.
 public struct TemplateStage: Sendable {
     public static let name: StageName = "templates"
 
@@ -176,40 +188,113 @@ public struct TemplateStage: Sendable {
         var templates: [String]
     }
 
+    /// A later round's answer: the two kinds apart, each constrained by its schema.
+    struct SplitAnswer: Decodable {
+        var withKeyword: [String]
+        var withoutPlaceholder: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case withKeyword = "with_keyword", withoutPlaceholder = "without_placeholder"
+        }
+    }
+
     /// Echo's own examples (§4.3), shown for another emotion than the one asked.
     static let examples: [(emotion: String, lines: [String])] = [
         ("Achievement", ["This moment of {keyword} shows your true capability.", "You did it once. You can do it again.", "Carry the confidence from this {keyword} forward."]),
         ("Comfort", ["Be gentle with yourself during {keyword}.", "Breathe. This moment will pass, and you will endure.", "This difficult {keyword} is temporary. You are resilient."]),
     ]
 
-    func call(_ emotion: QuoteEmotion) throws -> ModelCall<[String]> {
-        let template = try PromptLibrary.template("quotes/templates")
-        // Spare candidates: a small model's list holds some too long or too alike, and the bank
-        // is chosen from what passes.
-        let count = bank.perEmotion + 6
-        let without = bank.minWithoutPlaceholder + 2
+    /// Round `round` for `emotion`; `accepted` holds the templates earlier rounds gave, `problems`
+    /// what was wrong with the rest of the last answer.
+    func call(_ emotion: QuoteEmotion, round: Int = 1, accepted: [String] = [], problems: [String] = []) throws -> ModelCall<TemplateRound> {
+        let template = try PromptLibrary.template(round == 1 ? "quotes/templates" : "quotes/templates-more")
+        let withCount: Int
+        let without: Int
+        if round == 1 {
+            // Spare candidates: a small model's list holds some too long or too alike.
+            withCount = bank.perEmotion + 6 - (bank.minWithoutPlaceholder + 2)
+            without = bank.minWithoutPlaceholder + 2
+        } else {
+            // Only what is missing, two spare of each kind asked for; none of a kind not needed.
+            let needs = QuoteRules.templateNeeds(accepted, spec: bank)
+            withCount = needs.with == 0 ? 0 : needs.with + 2
+            without = needs.without == 0 ? 0 : needs.without + 2
+        }
+        let count = withCount + without
         let example = Self.examples.first { $0.emotion != emotion.name } ?? Self.examples[0]
-        let schema = ResponseSchema(
-            name: "templates", schema: SchemaParts.object(["templates": SchemaParts.array(SchemaParts.string, min: count, max: count)], required: ["templates"]))
-        let variables = [
+        let schema: ResponseSchema
+        if round == 1 {
+            schema = ResponseSchema(
+                name: "templates", schema: SchemaParts.object(["templates": SchemaParts.array(SchemaParts.string, min: count, max: count)], required: ["templates"]))
+        } else {
+            // Later rounds: the two kinds in two lists, each held to its kind while the model
+            // writes (a grammar-constrained model cannot put {keyword} in a line meant to have no
+            // placeholder, or leave it out of one meant to have it), and to the bank's length.
+            let placeholder = TemplateBankSpec.placeholder
+            // No brace, and no quotation mark, backslash or line break either: a grammar built
+            // from a pattern that allows `"` lets the string run on past its closing quote (the
+            // local model wrote 3,072 tokens into one template that way).
+            let line = #"[^{}"\\\n]"#
+            // llama.cpp drops `maxLength` beside a `pattern`, so the pattern bounds the length
+            // itself: a line cannot run on for thousands of tokens (one did, before this bound).
+            let side = bank.maxCharacters - bank.keywordLength
+            let withLine: JSONValue = [
+                "type": "string", "pattern": .string("^\(line){0,\(side)}\\{keyword\\}\(line){0,\(side)}$"),
+                "maxLength": .number(Double(bank.maxCharacters - bank.keywordLength + placeholder.count)),
+            ]
+            let withoutLine: JSONValue = [
+                "type": "string", "pattern": .string("^\(line){1,\(bank.maxCharacters)}$"), "maxLength": .number(Double(bank.maxCharacters)),
+            ]
+            schema = ResponseSchema(
+                name: "templates",
+                schema: SchemaParts.object(
+                    [
+                        "with_keyword": SchemaParts.array(withLine, min: withCount, max: withCount),
+                        "without_placeholder": SchemaParts.array(withoutLine, min: without, max: without),
+                    ], required: ["with_keyword", "without_placeholder"]))
+        }
+        var variables = [
             "tone": tone, "count": "\(count)", "emotion": emotion.name, "meaning": emotion.meaning.isEmpty ? emotion.name.lowercased() : emotion.meaning,
             "language": languageName, "keyword_length": "\(bank.keywordLength)", "max_characters": "\(bank.maxCharacters)",
-            "with_count": "\(count - without)", "without_count": "\(without)", "example_emotion": example.emotion,
+            "with_count": "\(withCount)", "without_count": "\(without)", "example_emotion": example.emotion,
             "max_words": "\(max(6, bank.maxCharacters / 8))",
             "examples": example.lines.map { "- \($0)" }.joined(separator: "\n"), "schema": AnswerParsing.schemaText(schema),
         ]
+        if round > 1 {
+            variables["accepted"] = accepted.map { "- \($0)" }.joined(separator: "\n")
+            // The distinct problems, a few: enough to show what to avoid without drowning the ask.
+            // Lines that repeated a chosen one or copied an example are not shown again (a small
+            // model shown a line writes it again): one sentence says what happened.
+            var seen: Set<String> = []
+            let repeats = problems.filter { $0.contains("\" repeats \"") || $0.contains("\" copies the example") }
+            var shown = problems.filter { !repeats.contains($0) && seen.insert($0).inserted }.prefix(6).map { "- \($0)" }
+            if !repeats.isEmpty {
+                shown.append("- \(repeats.count) lines repeated a chosen template or an example with other words; write new ideas")
+            }
+            variables["problems"] = shown.isEmpty ? "- (none)" : shown.joined(separator: "\n")
+        }
         let bank = self.bank
         let language = self.language
-        return ModelCall(
-            itemID: QuotesItems.templates(emotion.name).rawValue, stage: Self.name, template: template, variables: variables, schema: schema
-        ) { text in
-            switch AnswerParsing.decode(Answer.self, from: text) {
-            case .failure(let errors): return .invalid(errors)
-            case .success(let answer):
-                switch QuoteRules.chooseTemplates(answer.templates, spec: bank, language: language) {
-                case .success(let chosen): return .valid(chosen, warnings: [])
-                case .failure(let problems): return .invalid(problems.messages)
+        let itemID = round == 1 ? QuotesItems.templates(emotion.name) : ItemID(Self.name, Slug.make(emotion.name), "round-\(round)")
+        return ModelCall(itemID: itemID.rawValue, stage: Self.name, template: template, variables: variables, schema: schema) { text in
+            let candidates: Decoded<[String]>
+            if round == 1 {
+                switch AnswerParsing.decode(Answer.self, from: text) {
+                case .success(let answer): candidates = .success(answer.templates)
+                case .failure(let errors): candidates = .failure(errors)
                 }
+            } else {
+                switch AnswerParsing.decode(SplitAnswer.self, from: text) {
+                case .success(let answer): candidates = .success(answer.withKeyword + answer.withoutPlaceholder)
+                case .failure(let errors): candidates = .failure(errors)
+                }
+            }
+            switch candidates {
+            case .failure(let errors): return .invalid(errors)
+            case .success(let templates):
+                let (usable, problems) = QuoteRules.usableTemplates(templates, accepted: accepted, examples: example.lines, spec: bank, language: language)
+                if usable.isEmpty { return .invalid(problems.isEmpty ? ["\"templates\" is empty; write \(count) templates"] : problems) }
+                return .valid(TemplateRound(usable: usable, problems: problems), warnings: [])
             }
         }
     }

@@ -74,9 +74,8 @@ public struct QuotesJob: GenerationJob {
             let stage = TemplateStage(spec: quotes, bank: bank, language: spec.language, languageName: PromptText.languageName(spec.language), tone: tone)
             for emotion in quotes.emotions {
                 items.append(
-                    WorkItem(id: QuotesItems.templates(emotion.name), stage: TemplateStage.name, context: emotion.name) { [runner] _ in
-                        let (templates, report) = try await runner.run(try stage.call(emotion))
-                        return WorkOutput(value: templates, report: report)
+                    WorkItem(id: QuotesItems.templates(emotion.name), stage: TemplateStage.name, context: emotion.name) { [self] _ in
+                        try await templates(emotion, stage: stage, bank: bank)
                     })
             }
         }
@@ -131,12 +130,50 @@ public struct QuotesJob: GenerationJob {
             warnings.append(ItemWarning(itemID: id, kind: "tag answers for quotes not asked", message: "\(strays) answers named no quote of the batch, or one twice"))
         }
         let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
-        let report = ItemReport(
-            id: id, stage: QuoteTagStage.name.rawValue, attempts: calls, usage: reports.reduce(TokenUsage()) { $0 + $1.usage },
-            paidUsage: reports.reduce(TokenUsage()) { $0 + $1.paidUsage }, costUSD: reports.reduce(0) { $0 + $1.costUSD },
-            cached: reports.allSatisfy(\.cached), latency: reports.reduce(Duration.zero) { $0 + $1.latency }, warnings: warnings)
+        let report = Self.combined(reports, id: id, stage: QuoteTagStage.name, attempts: calls, warnings: warnings)
         let unclassified = Dictionary(uniqueKeysWithValues: pending.map { ($0.id, problems[$0.id] ?? []) })
         return WorkOutput(value: TaggedBatch(verdicts: verdicts, unclassified: unclassified, strays: strays, calls: calls), report: report)
+    }
+
+    /// One emotion's template bank: rounds of `TemplateStage` calls, the usable templates of each
+    /// kept, until the bank's mix can be chosen or the spec's attempts are spent.
+    func templates(_ emotion: QuoteEmotion, stage: TemplateStage, bank: TemplateBankSpec) async throws -> WorkOutput {
+        var accepted: [String] = []
+        var problems: [String] = []
+        var reports: [ItemReport] = []
+        var failedCalls = 0
+        for round in 1...max(1, bank.rounds) {
+            do {
+                let (outcome, report) = try await runner.run(try stage.call(emotion, round: round, accepted: accepted, problems: problems))
+                reports.append(report)
+                accepted += outcome.usable
+                problems = outcome.problems
+            } catch let failure as ItemFailureError where failure.reason == .invalid && round > 1 {
+                // Nothing usable in this round's calls: the next round asks again, told so.
+                failedCalls += failure.attempts
+                problems = failure.errors
+                continue
+            }
+            if case .success(let chosen) = QuoteRules.chooseTemplates(accepted, spec: bank, language: spec.language) {
+                let id = QuotesItems.templates(emotion.name)
+                let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
+                return WorkOutput(value: chosen, report: Self.combined(reports, id: id.rawValue, stage: TemplateStage.name, attempts: calls, warnings: reports.flatMap(\.warnings)))
+            }
+        }
+        let needs = QuoteRules.templateNeeds(accepted, spec: bank)
+        throw ItemFailureError(
+            reason: .invalid, attempts: reports.reduce(0) { $0 + $1.attempts } + failedCalls,
+            errors: Array(problems.prefix(6)) + [
+                "\(accepted.count) usable templates after \(bank.rounds) rounds; \(needs.with) more with {keyword} and \(needs.without) more without a placeholder were needed"
+            ])
+    }
+
+    /// The report of an item made of several calls.
+    static func combined(_ reports: [ItemReport], id: String, stage: StageName, attempts: Int, warnings: [ItemWarning]) -> ItemReport {
+        ItemReport(
+            id: id, stage: stage.rawValue, attempts: attempts, usage: reports.reduce(TokenUsage()) { $0 + $1.usage },
+            paidUsage: reports.reduce(TokenUsage()) { $0 + $1.paidUsage }, costUSD: reports.reduce(0) { $0 + $1.costUSD },
+            cached: reports.allSatisfy(\.cached), latency: reports.reduce(Duration.zero) { $0 + $1.latency }, warnings: warnings)
     }
 
     /// The database from every batch's verdicts; an empty fallback emotion or a file over Echo's
