@@ -66,3 +66,15 @@ struct SpeechSynthesisTests {
         }
     }
 }
+
+/// A program that exits without reading its input is an error to report, not a SIGPIPE.
+struct ChildProcessTests {
+    @Test func aProgramThatIgnoresItsInputIsAnErrorNotACrash() throws {
+        let input = Data(repeating: 0x41, count: 4 << 20)  // more than a pipe holds
+        #expect(throws: SpeechError.self) {
+            _ = try ChildProcess.runBlocking(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exit 3"], input: input)
+        }
+        let echoed = try ChildProcess.runBlocking(URL(fileURLWithPath: "/bin/cat"), arguments: [], input: Data("hello".utf8))
+        #expect(echoed == Data("hello".utf8))
+    }
+}

@@ -160,9 +160,12 @@ enum ChildProcess {
         } catch {
             throw SpeechError("\(executable.lastPathComponent) cannot be started (\(error.localizedDescription)); install it (Debian: apt install \(executable.lastPathComponent == "opusenc" ? "opus-tools" : executable.lastPathComponent))")
         }
-        // Feed stdin and drain stderr on their own threads so no pipe fills up.
+        // Feed stdin and drain stderr on their own threads so no pipe fills up. A program that
+        // exits without reading all its input must not take Lectern down with SIGPIPE: the
+        // signal is ignored and the write's error is the program's exit status to report.
+        _ = ignoreBrokenPipes
         let writer = Thread {
-            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
         }
         writer.start()
@@ -178,6 +181,9 @@ enum ChildProcess {
         }
         return output
     }
+
+    /// SIGPIPE ignored once per process (writes to a closed pipe then fail with EPIPE instead).
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Finds `name` on PATH (or the usual Debian places).
     static func locate(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {

@@ -136,7 +136,7 @@ public struct QuotesJob: GenerationJob {
     }
 
     /// One emotion's template bank: rounds of `TemplateStage` calls, the usable templates of each
-    /// kept, until the bank's mix can be chosen or the spec's attempts are spent.
+    /// kept, until the bank's mix can be chosen or `templates.rounds` are spent.
     func templates(_ emotion: QuoteEmotion, stage: TemplateStage, bank: TemplateBankSpec) async throws -> WorkOutput {
         var accepted: [String] = []
         var problems: [String] = []
