@@ -119,6 +119,8 @@ private struct SpeechWalker {
 
     mutating func block(_ node: OpaquePointer) {
         let type = cmark_node_get_type(node)
+        // Only a paragraph right after a display formula may continue its sentence.
+        if type != CMARK_NODE_PARAGRAPH { previousWasDisplayMath = false }
         if type == registry.table {
             table(node)
             return
