@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore", "LecternRandom"]),
         .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "LecternBundle", "LecternRender", "lectern"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "LecternBundle", "LecternRender", "LecternLLM", "lectern"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "LecternReliabilityTests",
             dependencies: ["LecternMockLLM", "LecternPipeline", "LecternCore", "LecternLLM", "lectern"]),

@@ -95,6 +95,17 @@ struct CLITests {
         }
     }
 
+    /// Validates the JSON file at `file` against `docs/schemas/<schema>` with Python's
+    /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make deps`
+    /// installs).
+    static func schemaCheck(_ file: String, schema: String) throws -> Output {
+        try runBlocking(
+            [
+                "-c", "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+                repository.appendingPathComponent("docs/schemas/\(schema)").path, file,
+            ], in: repository, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+    }
+
     static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String], executable: URL = binary) throws -> Output {
         let process = Process()
         process.executableURL = executable

@@ -102,13 +102,7 @@ struct CheckCommandTests {
         let english = try await CLITests.lectern(["check", arabic], in: dir.root)
         #expect(english.status == 1, "\(english)")
         #expect(english.stdout.contains("quantitative/basic-operations/easy-01: the stem is not in Arabic"), "\(english.stdout)")
-        let schema = CLITests.repository.appendingPathComponent("docs/schemas/exam.schema.json").path
-        let validated = try CLITests.runBlocking(
-            [
-                "-c",
-                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
-                schema, dir.root.appendingPathComponent(right).path,
-            ], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let validated = try CLITests.schemaCheck(dir.root.appendingPathComponent(right).path, schema: "exam.schema.json")
         #expect(validated.status == 0, "\(validated.stderr)")
     }
 

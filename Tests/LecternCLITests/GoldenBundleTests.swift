@@ -135,13 +135,7 @@ struct GoldenBundleTests {
         let bankPath = work.appendingPathComponent("out-1/\(example.id)/1.0.0/exam.json").path
         let check = try await CLITests.lectern(["check", bankPath], in: repo)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        let schema = repo.appendingPathComponent("docs/schemas/exam.schema.json").path
-        let validated = try CLITests.runBlocking(
-            [
-                "-c",
-                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
-                schema, bankPath,
-            ], in: repo, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let validated = try CLITests.schemaCheck(bankPath, schema: "exam.schema.json")
         #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make deps installs): \(validated.stderr)")
     }
 }
@@ -176,12 +170,7 @@ struct QuotesExampleTests {
 
         // Both files against their schemas.
         for (name, schema) in [("quotes.json", "quotes.schema.json"), ("manifest.json", "manifest.schema.json")] {
-            let validated = try CLITests.runBlocking(
-                [
-                    "-c",
-                    "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
-                    repo.appendingPathComponent("docs/schemas/\(schema)").path, work.appendingPathComponent("out-1/echo-quotes/1.0.0/\(name)").path,
-                ], in: repo, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+            let validated = try CLITests.schemaCheck(work.appendingPathComponent("out-1/echo-quotes/1.0.0/\(name)").path, schema: schema)
             #expect(validated.status == 0, "\(name) against \(schema): \(validated.stderr)")
         }
 
@@ -225,12 +214,7 @@ struct QuotesExampleTests {
         }
 
         // The template bank (SR-001, SR-003, SR-005), against its schema too.
-        let validated = try CLITests.runBlocking(
-            [
-                "-c",
-                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
-                repo.appendingPathComponent("docs/schemas/templates.schema.json").path, work.appendingPathComponent("out-1/echo-quotes/1.0.0/templates.json").path,
-            ], in: repo, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let validated = try CLITests.schemaCheck(work.appendingPathComponent("out-1/echo-quotes/1.0.0/templates.json").path, schema: "templates.schema.json")
         #expect(validated.status == 0, "templates.json against templates.schema.json: \(validated.stderr)")
         let bank = try JSONDecoder().decode([String: [String: [String]]].self, from: try #require(files["templates.json"]))["templates"] ?? [:]
         #expect(bank.keys.sorted() == emotions.sorted())

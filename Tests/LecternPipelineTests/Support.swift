@@ -92,6 +92,23 @@ final class Workspace {
             options: JobRunner.Options(outputRoot: output ?? self.output, allowPartial: allowPartial))
     }
 
+    /// Validates the JSON file at `file` against `docs/schemas/<schema>` with Python's
+    /// `jsonschema` (Draft 2020-12); the validator's complaint, or nil when it is valid.
+    static func schemaProblems(_ file: URL, schema: String) throws -> String? {
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        check.arguments = [
+            "-c", "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+            repository.appendingPathComponent("docs/schemas/\(schema)").path, file.path,
+        ]
+        let errors = Pipe()
+        check.standardError = errors
+        try check.run()
+        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+        check.waitUntilExit()
+        return check.terminationStatus == 0 ? nil : String(decoding: complaint, as: UTF8.self)
+    }
+
     /// Every file of a bundle directory, by relative path.
     static func files(_ directory: URL) -> [String: Data] {
         var out: [String: Data] = [:]

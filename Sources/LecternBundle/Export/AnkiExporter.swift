@@ -5,7 +5,9 @@ import LecternCore
 /// An Anki deck package (.apkg, the format every Anki client imports: File › Import): a note
 /// per question with its prompt, lettered options, the answer with its feedback, the explanation
 /// and where it comes from; a subdeck per subject and topic (an exam's section and category);
-/// tags for the question's kind, reinforcement level and topic id.
+/// tags for the question's kind, reinforcement level and topic id. A course's flashcards join
+/// their topic's deck as notes of two more types: "Lectern flashcard" (Front, Back) for terms and
+/// questions, and "Lectern cloze" (Anki's cloze type: the sentence with its span as `{{c1::…}}`).
 ///
 /// The package is a `StoredZip` of `collection.anki2` (a collection database in schema 11, the
 /// one every Anki version reads) and an empty `media` map. Math is written as Anki renders it
@@ -23,7 +25,13 @@ public enum AnkiExporter: BundleExporter {
     static let epochSeconds: Int64 = 1_767_225_600
     static let fieldNames = ["Prompt", "Options", "Answer", "Explanation", "Source", "ID"]
 
+    /// The note types: questions, flashcards, clozes.
+    enum NoteType: CaseIterable {
+        case question, flashcard, cloze
+    }
+
     struct Note {
+        var type: NoteType = .question
         var id: Int64
         var guid: String
         var deck: String
@@ -32,13 +40,19 @@ public enum AnkiExporter: BundleExporter {
     }
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
+        if manifest.kind == "flashcards" { return try exportDeck(bundle: bundle, manifest: manifest) }
         let document = try BundleContent.document(of: bundle, manifest: manifest)
         let language = manifest.language
         let questions = BundleContent.questions(in: document, kind: manifest.kind)
-        guard !questions.isEmpty else { throw PackageError("the bundle has no questions to put in an Anki deck") }
         let root = deckComponent(manifest.title)
         var notes: [Note] = []
         var usedIDs: Set<Int64> = []
+        /// A stable id from the bundle and item ids, made unique within the deck.
+        func noteID(_ itemID: String) -> Int64 {
+            var id = stableID(manifest.id + "/" + itemID)
+            while !usedIDs.insert(id).inserted { id += 1 }
+            return id
+        }
         for q in questions {
             let fields = q.fields
             let options = fields["options"] as? [[String: Any]] ?? []
@@ -67,19 +81,80 @@ public enum AnkiExporter: BundleExporter {
             let deck = ([root] + (q.subject.isEmpty ? [] : [deckComponent(q.subject)]) + [deckComponent(q.topic)]).joined(separator: "::")
             var tags = ["lectern::" + q.kind, "lectern::topic::" + tag(q.topicID)]
             if let level = q.level { tags.append("lectern::level-\(level)") }
-            // A stable id from the bundle and item ids, made unique within the deck.
-            var id = stableID(manifest.id + "/" + q.id)
+            notes.append(Note(id: noteID(q.id), guid: guid(manifest.id + "/" + q.id), deck: deck, tags: tags, fields: values))
+        }
+        notes += flashcardNotes(document, root: root, language: language, noteID: noteID)
+        guard !notes.isEmpty else { throw PackageError("the bundle has no questions or flashcards to put in an Anki deck") }
+        return try package(notes: notes, manifest: manifest)
+    }
+
+    /// A flashcard deck: a "Lectern flashcard" note a card, in one deck named after it.
+    static func exportDeck(bundle: URL, manifest: Manifest) throws -> Data {
+        let cards = try DeckTable.cards(bundle: bundle)
+        guard !cards.isEmpty else { throw PackageError("the deck has no cards to put in an Anki deck") }
+        let deck = deckComponent(manifest.title)
+        var usedIDs: Set<Int64> = []
+        let notes = cards.enumerated().map { index, card -> Note in
+            let itemID = "cards/" + String(format: "c%03d", index + 1)
+            var id = stableID(manifest.id + "/" + itemID)
             while !usedIDs.insert(id).inserted { id += 1 }
-            notes.append(Note(id: id, guid: guid(manifest.id + "/" + q.id), deck: deck, tags: tags, fields: values))
+            let fields = [card.front, card.back].map { BundleContent.xmlEscaped($0).replacingOccurrences(of: "\n", with: "<br>") }
+            return Note(
+                type: .flashcard, id: id, guid: guid("flashcards/" + manifest.id + "/" + card.front), deck: deck, tags: ["lectern::flashcard"],
+                fields: fields + [BundleContent.xmlEscaped(manifest.title), BundleContent.xmlEscaped(itemID)])
         }
         return try package(notes: notes, manifest: manifest)
+    }
+
+    /// A course's flashcards, in course order, each in its topic's deck.
+    static func flashcardNotes(_ document: [String: Any], root: String, language: String, noteID: (String) -> Int64) -> [Note] {
+        var notes: [Note] = []
+        for subject in document["subjects"] as? [[String: Any]] ?? [] {
+            let subjectTitle = subject["title"] as? String ?? ""
+            for topic in subject["topics"] as? [[String: Any]] ?? [] {
+                let topicID = topic["id"] as? String ?? ""
+                let title = topic["title"] as? String ?? topicID
+                let deck = [root, deckComponent(subjectTitle), deckComponent(title)].joined(separator: "::")
+                let source = [subjectTitle, title].filter { !$0.isEmpty }.map(BundleContent.xmlEscaped).joined(separator: " › ")
+                for card in topic["flashcards"] as? [[String: Any]] ?? [] {
+                    let id = card["id"] as? String ?? ""
+                    let kind = card["kind"] as? String ?? "term"
+                    let back = card["back"] as? String ?? ""
+                    func text(_ markdown: String) -> String {
+                        BundleContent.mathJax(Exporters.textCharacters(BundleContent.inline(BundleContent.fragment(markdown, language: language))))
+                            .replacingOccurrences(of: "\u{1F}", with: " ")
+                    }
+                    var note = Note(
+                        id: noteID("flashcards/" + id), guid: guid("flashcards/" + id), deck: deck,
+                        tags: ["lectern::flashcard", "lectern::flashcard::" + tag(kind), "lectern::topic::" + tag(topicID)], fields: [])
+                    if kind == "cloze", let span = card["cloze"] as? String, let range = back.range(of: span, options: .caseInsensitive) {
+                        // The span as Anki's cloze deletion; Markdown leaves the braces alone.
+                        let marked = back.replacingCharacters(in: range, with: "{{c1::" + back[range] + "}}")
+                        note.type = .cloze
+                        note.fields = [text(marked), source, BundleContent.xmlEscaped(id)]
+                    } else {
+                        note.type = .flashcard
+                        note.fields = [text(card["front"] as? String ?? ""), text(back), source, BundleContent.xmlEscaped(id)]
+                    }
+                    notes.append(note)
+                }
+            }
+        }
+        return notes
     }
 
     // MARK: The collection
 
     static func package(notes: [Note], manifest: Manifest) throws -> Data {
         let rtl = LanguageDirection.isRightToLeft(manifest.language)
-        let modelID = stableID(rtl ? "lectern-question-rtl-v1" : "lectern-question-v1")
+        let suffix = rtl ? "-rtl-v1" : "-v1"
+        func modelID(_ type: NoteType) -> Int64 {
+            switch type {
+            case .question: return stableID("lectern-question" + suffix)
+            case .flashcard: return stableID("lectern-flashcard" + suffix)
+            case .cloze: return stableID("lectern-cloze" + suffix)
+            }
+        }
         // Decks: every level of every path, in order of first use.
         var deckIDs: [String: Int64] = [:]
         var deckOrder: [String] = []
@@ -95,10 +170,13 @@ public enum AnkiExporter: BundleExporter {
         }
         var decks: [String: Any] = ["1": deck(id: 1, name: "Default")]
         for name in deckOrder { decks[String(deckIDs[name]!)] = deck(id: deckIDs[name]!, name: name) }
-        let models: [String: Any] = [String(modelID): model(id: modelID, rtl: rtl, language: manifest.language)]
+        var models: [String: Any] = [:]
+        for type in NoteType.allCases where notes.contains(where: { $0.type == type }) {
+            models[String(modelID(type))] = model(type, id: modelID(type), rtl: rtl, language: manifest.language)
+        }
         let configuration: [String: Any] = [
             "activeDecks": [1], "curDeck": 1, "newSpread": 0, "collapseTime": 1200, "timeLim": 0, "estTimes": true, "dueCounts": true,
-            "curModel": modelID, "nextPos": notes.count + 1, "sortType": "noteFld", "sortBackwards": false, "addToCur": true, "schedVer": 2,
+            "curModel": modelID(notes.first?.type ?? .question), "nextPos": notes.count + 1, "sortType": "noteFld", "sortBackwards": false, "addToCur": true, "schedVer": 2,
         ]
 
         let db = try SQLiteFile()
@@ -111,7 +189,7 @@ public enum AnkiExporter: BundleExporter {
             "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
             rows: notes.map { note in
                 let sortField = plainText(note.fields[0])
-                return [.integer(note.id), .text(note.guid), .integer(modelID), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
+                return [.integer(note.id), .text(note.guid), .integer(modelID(note.type)), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
                     .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField))]
             })
         // One new card a note (template 0), due in deck order.
@@ -124,11 +202,40 @@ public enum AnkiExporter: BundleExporter {
         return StoredZip.write(["collection.anki2": collection, "media": Data("{}".utf8)])
     }
 
-    /// The note type: six fields, one card (prompt and options; then the answer, the
-    /// explanation and the source), styled for phones and desktops alike.
-    static func model(id: Int64, rtl: Bool, language: String) -> [String: Any] {
+    /// A note type, styled for phones and desktops alike: a question has six fields and one card
+    /// (prompt and options; then the answer, the explanation and the source); a flashcard Front,
+    /// Back, Source and ID; a cloze (Anki's type 1) Text, Source and ID.
+    static func model(_ type: NoteType, id: Int64, rtl: Bool, language: String) -> [String: Any] {
         let direction = rtl ? " dir=\"rtl\"" : ""
         let lang = " lang=\"" + BundleContent.xmlEscaped(language) + "\""
+        func fieldList(_ names: [String]) -> [[String: Any]] {
+            names.enumerated().map { index, name in
+                ["name": name, "ord": index, "sticky": false, "rtl": rtl, "font": "Arial", "size": 20, "media": [], "description": ""]
+            }
+        }
+        func noteType(_ name: String, kind: Int, names: [String], template: String, front: String, back: String, req: [Any]) -> [String: Any] {
+            [
+                "id": id, "name": rtl ? name + " (right to left)" : name, "type": kind, "mod": epochSeconds, "usn": -1, "sortf": 0,
+                "did": 1, "flds": fieldList(names), "tags": [], "vers": [],
+                "tmpls": [["name": template, "ord": 0, "qfmt": front, "afmt": back, "bqfmt": "", "bafmt": "", "did": NSNull()]],
+                "css": css, "latexPre": latexPre, "latexPost": "\\end{document}", "latexsvg": false, "req": req,
+            ]
+        }
+        switch type {
+        case .question: break
+        case .flashcard:
+            return noteType(
+                "Lectern flashcard", kind: 0, names: ["Front", "Back", "Source", "ID"], template: "Card",
+                front: "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{Front}}</div></div>",
+                back: "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Back}}</div><div class=\"source\">{{Source}}</div></div>",
+                req: [[0, "any", [0]]])
+        case .cloze:
+            return noteType(
+                "Lectern cloze", kind: 1, names: ["Text", "Source", "ID"], template: "Cloze",
+                front: "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{cloze:Text}}</div></div>",
+                back: "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{cloze:Text}}</div><div class=\"source\">{{Source}}</div></div>",
+                req: [])
+        }
         let front = "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{Prompt}}</div>{{#Options}}<div class=\"options\">{{Options}}</div>{{/Options}}</div>"
         let back = "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
             + "{{#Explanation}}<div class=\"explanation\">{{Explanation}}</div>{{/Explanation}}<div class=\"source\">{{Source}}</div></div>"

@@ -10,7 +10,7 @@ enum BundleContent {
     struct Question {
         /// The pipeline's item id: `engagement-question/s01-t02`, `reinforcement/s01-t02/level-3`, an exam item's id.
         var id: String
-        /// `engagement`, `bonus`, `reinforcement` or `exam-item`.
+        /// `engagement`, `bonus`, `reinforcement`, `practice` or `exam-item`.
         var kind: String
         /// A course topic's id and title; an exam's `section/category` for both.
         var topicID: String
@@ -86,6 +86,7 @@ enum BundleContent {
             case "engagement": return self("Engagement question", "سؤال التفاعل")
             case "bonus": return self("Bonus question", "سؤال إضافي")
             case "reinforcement": return self("Practice, level", "تدريب، المستوى") + " \(q.level ?? 0)"
+            case "practice": return self("Practice question", "سؤال تدريبي")
             default: return q.id
             }
         }
@@ -125,6 +126,9 @@ enum BundleContent {
                 for (index, q) in (topic["reinforcement"] as? [[String: Any]] ?? []).enumerated() {
                     let level = q["level"] as? Int ?? index + 1
                     add("reinforcement/\(id)/level-\(level)", "reinforcement", level, q)
+                }
+                for (index, q) in (topic["practice"] as? [[String: Any]] ?? []).enumerated() {
+                    add("practice/\(id)/" + String(format: "q-%02d", index + 1), "practice", nil, q)
                 }
             }
         }

@@ -54,16 +54,34 @@ enum QuestionTable {
     }
 }
 
+/// A flashcard deck's cards as the set it was imported from: a row a card, term then
+/// definition, no header (what Anki's and Quizlet's imports read).
+enum DeckTable {
+    static func cards(bundle: URL) throws -> [(front: String, back: String)] {
+        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent("deck.json").path) else {
+            throw PackageError("the flashcards bundle has no deck.json")
+        }
+        let deck = try JSONDecoder().decode(Deck.self, from: data)
+        return deck.cards.map { (Exporters.textCharacters($0.front), Exporters.textCharacters($0.back)) }
+    }
+}
+
 public enum CSVExporter: BundleExporter {
     public static let format = "csv"
     public static let fileExtension = "csv"
-    public static let summary = "every question of a course or exam bank, one row each (RFC 4180, UTF-8 with a byte-order mark)"
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data { QuestionTable.csv(try QuestionTable.rows(bundle: bundle, manifest: manifest)) }
+    public static let summary = "every question of a course or exam bank, one row each (RFC 4180, UTF-8 with a byte-order mark); a deck's cards, term and definition"
+    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
+        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle), format: .csv) }
+        return QuestionTable.csv(try QuestionTable.rows(bundle: bundle, manifest: manifest))
+    }
 }
 
 public enum TSVExporter: BundleExporter {
     public static let format = "tsv"
     public static let fileExtension = "tsv"
-    public static let summary = "the same table tab-separated (tabs and line breaks inside a field become spaces)"
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data { QuestionTable.tsv(try QuestionTable.rows(bundle: bundle, manifest: manifest)) }
+    public static let summary = "the same table tab-separated (tabs and line breaks inside a field become spaces); a deck's cards, term and definition"
+    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
+        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle), format: .tsv) }
+        return QuestionTable.tsv(try QuestionTable.rows(bundle: bundle, manifest: manifest))
+    }
 }

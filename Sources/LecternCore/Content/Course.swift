@@ -93,13 +93,103 @@ public struct Topic: Codable, Sendable, Hashable {
     public var bonusQuestion: Question?
     /// The reinforcement pool for this topic (FR-009), levels 1–4.
     public var reinforcement: [ReinforcementQuestion]?
+    /// The topic's flashcards (the `flashcards` add-on), grounded in its lecture.
+    public var flashcards: [Flashcard]?
+    /// The topic's practice set (the `practice` add-on; Jeeva §4.1).
+    public var practice: [PracticeQuestion]?
     /// How long the lesson takes (Jeeva §2.3 `duration`): the narration's length when narrated,
-    /// else the lecture's reading time, plus a minute per engagement and bonus question.
+    /// else the lecture's reading time, plus the time its questions and practice set take.
     public var durationSeconds: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, title, objective, lecture, engagementQuestion = "engagement_question", bonusQuestion = "bonus_question",
-            reinforcement, durationSeconds = "duration_seconds"
+            reinforcement, flashcards, practice, durationSeconds = "duration_seconds"
+    }
+}
+
+/// A flashcard (Jeeva §4.3, the flashcard app's cards): a term and its definition, a question and
+/// its answer, or a cloze — a sentence of the lecture with a span blanked on the front.
+public struct Flashcard: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+        case term
+        case question
+        case cloze
+    }
+
+    /// `s01-t02-c03` in a course; `c001` … in a deck.
+    public var id: String
+    public var kind: Kind
+    /// What the learner sees first (at most 120 characters); a cloze's front is its back with
+    /// the blanked span shown as `____`.
+    public var front: String
+    /// The answer side (at most 300 characters); a cloze's back is the whole sentence.
+    public var back: String
+    /// A cloze's blanked span: it occurs once in `back`, as whole words.
+    public var cloze: String?
+    /// Spaced-repetition state a new learner starts from.
+    public var review: Review
+
+    public init(id: String, kind: Kind, front: String, back: String, cloze: String? = nil, review: Review = Review()) {
+        self.id = id
+        self.kind = kind
+        self.front = front
+        self.back = back
+        self.cloze = cloze
+        self.review = review
+    }
+
+    /// Jeeva's spaced repetition: mastery 0–5 picks the days to the next review from
+    /// `intervals_days` (mastery 0 → 1 day … mastery 5 → 90 days).
+    public struct Review: Codable, Sendable, Hashable {
+        public static let intervals = [1, 3, 7, 14, 30, 90]
+        public var mastery: Int
+        public var intervalsDays: [Int]
+
+        public init(mastery: Int = 0, intervalsDays: [Int] = Review.intervals) {
+            self.mastery = mastery
+            self.intervalsDays = intervalsDays
+        }
+
+        enum CodingKeys: String, CodingKey { case mastery, intervalsDays = "intervals_days" }
+    }
+}
+
+/// A practice question (Jeeva §4.1 `Question`): multiple choice (four options) or true/false
+/// (the options "True" and "False", in that order), a difficulty, feedback per option and an
+/// explanation shown after the answer.
+public struct PracticeQuestion: Codable, Sendable, Hashable {
+    public enum Format: String, Codable, Sendable, Hashable, CaseIterable {
+        case multipleChoice = "multiple_choice"
+        case trueFalse = "true_false"
+    }
+
+    public enum Difficulty: String, Codable, Sendable, Hashable, CaseIterable {
+        case easy, medium, hard
+    }
+
+    /// `s01-t02-p03`.
+    public var id: String
+    public var topicID: String
+    public var format: Format
+    public var difficulty: Difficulty
+    public var prompt: String
+    public var options: [Choice]
+    public var explanation: String
+    /// Rendition of `prompt` in XHTML, when rendered.
+    public var promptXHTML: String?
+
+    public init(id: String, topicID: String, format: Format, difficulty: Difficulty, prompt: String, options: [Choice], explanation: String) {
+        self.id = id
+        self.topicID = topicID
+        self.format = format
+        self.difficulty = difficulty
+        self.prompt = prompt
+        self.options = options
+        self.explanation = explanation
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, topicID = "topic_id", format, difficulty, prompt, options, explanation, promptXHTML = "prompt_xhtml"
     }
 }
 

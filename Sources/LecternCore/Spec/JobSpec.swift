@@ -15,12 +15,14 @@ public enum JobContent: Sendable, Hashable {
     case course(CourseSpec)
     case exam(ExamSpec)
     case quotes(QuotesSpec)
+    case flashcards(DeckSpec)
 
     public var kind: JobKind {
         switch self {
         case .course: .course
         case .exam: .exam
         case .quotes: .quotes
+        case .flashcards: .flashcards
         }
     }
 }
@@ -74,6 +76,12 @@ public struct JobSpec: Sendable, Hashable {
         return nil
     }
 
+    /// The deck part, when this is a flashcard deck.
+    public var deck: DeckSpec? {
+        if case .flashcards(let deck) = content { return deck }
+        return nil
+    }
+
     /// The quotes part, when this is a quote database.
     public var quotes: QuotesSpec? {
         if case .quotes(let quotes) = content { return quotes }
@@ -98,7 +106,7 @@ public struct JobSpec: Sendable, Hashable {
         init(_ spec: JobSpec) { self.spec = spec }
 
         enum Key: String, CodingKey {
-            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam, quotes
+            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam, quotes, flashcards
         }
 
         struct KindPart<Part: Encodable>: Encodable {
@@ -130,6 +138,7 @@ public struct JobSpec: Sendable, Hashable {
             case .course(let course): try c.encode(KindPart(part: course, tone: spec.tone), forKey: .course)
             case .exam(let exam): try c.encode(KindPart(part: exam, tone: spec.tone), forKey: .exam)
             case .quotes(let quotes): try c.encode(KindPart(part: quotes, tone: spec.tone), forKey: .quotes)
+            case .flashcards(let deck): try c.encode(KindPart(part: deck, tone: spec.tone), forKey: .flashcards)
             }
         }
     }

@@ -19,6 +19,7 @@ public struct SpecLoader: Sendable {
         .course: CourseSpecReader.self,
         .exam: ExamSpecReader.self,
         .quotes: QuotesSpecReader.self,
+        .flashcards: DeckSpecReader.self,
     ]
 
     /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.

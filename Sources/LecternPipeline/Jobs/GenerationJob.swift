@@ -137,6 +137,7 @@ public enum JobKinds {
         .course: CourseJob.self,
         .exam: ExamJob.self,
         .quotes: QuotesJob.self,
+        .flashcards: DeckJob.self,
     ]
 
     /// The pipeline of `kind`; throws for a kind this version cannot run.

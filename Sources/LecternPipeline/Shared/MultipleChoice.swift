@@ -20,11 +20,18 @@ enum MultipleChoice {
 
     static let answerSchema = SchemaParts.object(["text": SchemaParts.string, "feedback": SchemaParts.string], required: ["text", "feedback"])
 
-    /// The schema fields for `optionCount` options, to merge into a question's properties.
-    static func properties(optionCount: Int) -> [String: JSONValue] {
-        [
-            "correct_answer": answerSchema,
-            "wrong_answers": SchemaParts.array(answerSchema, min: optionCount - 1, max: optionCount - 1),
+    /// The schema fields for `optionCount` options, to merge into a question's properties;
+    /// `textLimit` bounds each answer's length while a grammar-constrained model writes it.
+    static func properties(optionCount: Int, textLimit: Int? = nil) -> [String: JSONValue] {
+        var answer = answerSchema
+        if let textLimit, case .object(var object) = answer, case .object(var fields) = object["properties"] {
+            fields["text"] = ["type": "string", "minLength": 1, "maxLength": .number(Double(textLimit))]
+            object["properties"] = .object(fields)
+            answer = .object(object)
+        }
+        return [
+            "correct_answer": answer,
+            "wrong_answers": SchemaParts.array(answer, min: optionCount - 1, max: optionCount - 1),
         ]
     }
 

@@ -8,12 +8,130 @@ public struct CourseSpec: Codable, Sendable, Hashable {
     public var addons: Addons
     /// How narration is spoken (with `addons.narration`).
     public var speech: SpeechSpec
+    /// Cards per topic (with `addons.flashcards`).
+    public var flashcards: FlashcardsSpec
+    /// The practice sets (with `addons.practice`).
+    public var practice: PracticeSpec
 
-    public init(curriculum: CurriculumSpec, outline: Outline?, addons: Addons, speech: SpeechSpec = SpeechSpec()) {
+    public init(
+        curriculum: CurriculumSpec, outline: Outline?, addons: Addons, speech: SpeechSpec = SpeechSpec(), flashcards: FlashcardsSpec = FlashcardsSpec(),
+        practice: PracticeSpec = PracticeSpec()
+    ) {
         self.curriculum = curriculum
         self.outline = outline
         self.addons = addons
         self.speech = speech
+        self.flashcards = flashcards
+        self.practice = practice
+    }
+
+    enum CodingKeys: String, CodingKey { case curriculum, outline, addons, speech, flashcards, practice }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        curriculum = try c.decode(CurriculumSpec.self, forKey: .curriculum)
+        outline = try c.decodeIfPresent(Outline.self, forKey: .outline)
+        addons = try c.decode(Addons.self, forKey: .addons)
+        speech = try c.decode(SpeechSpec.self, forKey: .speech)
+        flashcards = try c.decodeIfPresent(FlashcardsSpec.self, forKey: .flashcards) ?? FlashcardsSpec()
+        practice = try c.decodeIfPresent(PracticeSpec.self, forKey: .practice) ?? PracticeSpec()
+    }
+
+    /// The settings of an add-on that is off are left out, so they do not enter the spec hash
+    /// (a course without flashcards hashes as it did before they existed).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(curriculum, forKey: .curriculum)
+        try c.encodeIfPresent(outline, forKey: .outline)
+        try c.encode(addons, forKey: .addons)
+        try c.encode(speech, forKey: .speech)
+        if addons.flashcards { try c.encode(flashcards, forKey: .flashcards) }
+        if addons.practice { try c.encode(practice, forKey: .practice) }
+    }
+}
+
+/// The `flashcards` mapping: how many cards each topic gets.
+public struct FlashcardsSpec: Codable, Sendable, Hashable {
+    public static let perTopicRange = 5...15
+    /// Cards per topic (5–15): about half terms, a quarter questions, a quarter clozes.
+    public var perTopic: Int
+
+    public init(perTopic: Int = 8) { self.perTopic = perTopic }
+
+    /// How many cards of each kind a topic gets: at least one question and one cloze, a quarter
+    /// of the cards each, the rest terms.
+    public var kindCounts: (terms: Int, questions: Int, clozes: Int) {
+        let questions = max(1, perTopic / 4)
+        let clozes = max(1, perTopic / 4)
+        return (perTopic - questions - clozes, questions, clozes)
+    }
+
+    /// What a topic's call asks for: one spare of each kind, so one weak card does not cost the
+    /// whole answer.
+    public var askedCounts: (terms: Int, questions: Int, clozes: Int) {
+        let need = kindCounts
+        return (need.terms + 1, need.questions + 1, need.clozes + 1)
+    }
+
+    enum CodingKeys: String, CodingKey { case perTopic = "per_topic" }
+}
+
+/// The `practice` mapping: the size, difficulty mix and formats of each topic's practice set.
+public struct PracticeSpec: Codable, Sendable, Hashable {
+    public static let perTopicRange = 1...30
+    /// Questions per topic.
+    public var perTopic: Int
+    /// Relative weights of easy, medium and hard questions.
+    public var mix: [PracticeQuestion.Difficulty: Int]
+    /// The formats in the order they repeat through a set.
+    public var formats: [PracticeQuestion.Format]
+
+    public init(
+        perTopic: Int = 10, mix: [PracticeQuestion.Difficulty: Int] = [.easy: 3, .medium: 4, .hard: 3],
+        formats: [PracticeQuestion.Format] = [.multipleChoice, .multipleChoice, .trueFalse]
+    ) {
+        self.perTopic = perTopic
+        self.mix = mix
+        self.formats = formats
+    }
+
+    /// The difficulty of each question of a set, easy first: the mix's weights turned into
+    /// counts by largest remainder (ties to the easier), so 10 questions at 3:4:3 are 3, 4 and 3.
+    public var difficulties: [PracticeQuestion.Difficulty] {
+        let levels = PracticeQuestion.Difficulty.allCases
+        let weights = levels.map { max(0, mix[$0] ?? 0) }
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return Array(repeating: .medium, count: perTopic) }
+        var counts = weights.map { $0 * perTopic / total }
+        let remainders = weights.map { $0 * perTopic % total }
+        var left = perTopic - counts.reduce(0, +)
+        for index in levels.indices.sorted(by: { (remainders[$0], -$0) > (remainders[$1], -$1) }) where left > 0 {
+            counts[index] += 1
+            left -= 1
+        }
+        return zip(levels, counts).flatMap { Array(repeating: $0, count: $1) }
+    }
+
+    /// The format of question `index` (from 0).
+    public func format(at index: Int) -> PracticeQuestion.Format {
+        formats.isEmpty ? .multipleChoice : formats[index % formats.count]
+    }
+
+    enum CodingKeys: String, CodingKey { case perTopic = "per_topic", mix = "difficulty", formats }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        perTopic = try c.decode(Int.self, forKey: .perTopic)
+        let raw = try c.decode([String: Int].self, forKey: .mix)
+        mix = Dictionary(uniqueKeysWithValues: raw.compactMap { key, value in PracticeQuestion.Difficulty(rawValue: key).map { ($0, value) } })
+        formats = try c.decode([PracticeQuestion.Format].self, forKey: .formats)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(perTopic, forKey: .perTopic)
+        try c.encode(Dictionary(uniqueKeysWithValues: mix.map { ($0.key.rawValue, $0.value) }), forKey: .mix)
+        try c.encode(formats, forKey: .formats)
     }
 }
 
@@ -67,12 +185,43 @@ public struct Addons: Codable, Sendable, Hashable {
     public var narration: Bool
     public var reinforcement: Bool
     public var flashcards: Bool
+    /// A practice set per topic (Jeeva §4.1).
+    public var practice: Bool
 
-    public static let defaults = Addons(engagementQuestions: true, endingProjects: true, narration: false, reinforcement: false, flashcards: false)
+    public static let defaults = Addons(
+        engagementQuestions: true, endingProjects: true, narration: false, reinforcement: false, flashcards: false, practice: false)
+
+    public init(engagementQuestions: Bool, endingProjects: Bool, narration: Bool, reinforcement: Bool, flashcards: Bool, practice: Bool = false) {
+        self.engagementQuestions = engagementQuestions
+        self.endingProjects = endingProjects
+        self.narration = narration
+        self.reinforcement = reinforcement
+        self.flashcards = flashcards
+        self.practice = practice
+    }
 
     enum CodingKeys: String, CodingKey {
         case engagementQuestions = "engagement_questions", endingProjects = "ending_projects", narration,
-            reinforcement, flashcards
+            reinforcement, flashcards, practice
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            engagementQuestions: try c.decode(Bool.self, forKey: .engagementQuestions), endingProjects: try c.decode(Bool.self, forKey: .endingProjects),
+            narration: try c.decode(Bool.self, forKey: .narration), reinforcement: try c.decode(Bool.self, forKey: .reinforcement),
+            flashcards: try c.decode(Bool.self, forKey: .flashcards), practice: try c.decodeIfPresent(Bool.self, forKey: .practice) ?? false)
+    }
+
+    /// `practice` only when on, so specs without it hash as before it existed.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(engagementQuestions, forKey: .engagementQuestions)
+        try c.encode(endingProjects, forKey: .endingProjects)
+        try c.encode(narration, forKey: .narration)
+        try c.encode(reinforcement, forKey: .reinforcement)
+        try c.encode(flashcards, forKey: .flashcards)
+        if practice { try c.encode(practice, forKey: .practice) }
     }
 }
 

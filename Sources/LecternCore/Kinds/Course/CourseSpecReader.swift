@@ -3,7 +3,7 @@ import Yams
 
 /// Reads the `course` kind's part of a spec: curriculum, outline and add-ons.
 public enum CourseSpecReader: JobKindSpecReader {
-    public static let keys = ["curriculum", "outline", "addons", "speech"]
+    public static let keys = ["curriculum", "outline", "addons", "speech", "flashcards", "practice"]
 
     public static func read(_ context: SpecReadContext) -> JobContent? {
         let top = context.top
@@ -20,7 +20,7 @@ public enum CourseSpecReader: JobKindSpecReader {
             outline = readOutline(node, reader: reader)
         }
 
-        let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards"])
+        let a = top.mapping("addons", known: ["engagement_questions", "ending_projects", "narration", "reinforcement", "flashcards", "practice"])
         a?.finish()
         let defaults = Addons.defaults
         let addons = Addons(
@@ -28,7 +28,7 @@ public enum CourseSpecReader: JobKindSpecReader {
             endingProjects: a?.bool("ending_projects") ?? defaults.endingProjects,
             narration: a?.bool("narration") ?? defaults.narration,
             reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
-            flashcards: a?.bool("flashcards") ?? defaults.flashcards)
+            flashcards: a?.bool("flashcards") ?? defaults.flashcards, practice: a?.bool("practice") ?? defaults.practice)
         var speech = SpeechSpec()
         if let sp = top.mapping("speech", known: ["provider", "voice", "model", "base_url", "bitrate"]) {
             sp.finish()
@@ -59,13 +59,61 @@ public enum CourseSpecReader: JobKindSpecReader {
             // An Opus bit rate in kbit/s; speech is clear from 16.
             if let bitrate = sp.int("bitrate", range: 8...128) { speech.bitrate = bitrate }
         }
-        if addons.flashcards {
-            reader.report("the flashcards add-on is not available in this version", at: a?.node("flashcards"), hint: "set 'flashcards: false'")
-        }
+        let flashcards = readFlashcards(context, enabled: addons.flashcards)
+        let practice = readPractice(context, enabled: addons.practice)
         return .course(
             CourseSpec(
                 curriculum: CurriculumSpec(presets: curriculumPresets, subjects: subjects, topicsPerSubject: topics, edits: edits),
-                outline: outline, addons: addons, speech: speech))
+                outline: outline, addons: addons, speech: speech, flashcards: flashcards, practice: practice))
+    }
+
+    /// `flashcards: { per_topic: N }`.
+    static func readFlashcards(_ context: SpecReadContext, enabled: Bool) -> FlashcardsSpec {
+        var spec = FlashcardsSpec()
+        guard let f = context.top.mapping("flashcards", known: ["per_topic"]) else { return spec }
+        f.finish()
+        if !enabled {
+            context.reader.report("'flashcards' is set but the flashcards add-on is off", at: context.top.node("flashcards"), hint: "add 'flashcards: true' under 'addons'")
+        }
+        if let n = f.int("per_topic", range: FlashcardsSpec.perTopicRange) { spec.perTopic = n }
+        return spec
+    }
+
+    /// `practice: { per_topic: N, difficulty: { easy: 3, medium: 4, hard: 3 }, formats: [...] }`.
+    static func readPractice(_ context: SpecReadContext, enabled: Bool) -> PracticeSpec {
+        var spec = PracticeSpec()
+        let reader = context.reader
+        guard let p = context.top.mapping("practice", known: ["per_topic", "difficulty", "formats"]) else { return spec }
+        p.finish()
+        if !enabled {
+            reader.report("'practice' is set but the practice add-on is off", at: context.top.node("practice"), hint: "add 'practice: true' under 'addons'")
+        }
+        if let n = p.int("per_topic", range: PracticeSpec.perTopicRange) { spec.perTopic = n }
+        if let d = p.mapping("difficulty", known: PracticeQuestion.Difficulty.allCases.map(\.rawValue)) {
+            d.finish()
+            var mix: [PracticeQuestion.Difficulty: Int] = [:]
+            for level in PracticeQuestion.Difficulty.allCases { mix[level] = d.int(level.rawValue, range: 0...100) ?? 0 }
+            if mix.values.reduce(0, +) == 0 {
+                reader.report("'practice.difficulty' gives every difficulty a weight of 0", at: p.node("difficulty"), hint: "e.g. { easy: 3, medium: 4, hard: 3 }")
+            } else {
+                spec.mix = mix
+            }
+        }
+        if let names = p.stringList("formats", maxCount: 10, maxLength: 40) {
+            var formats: [PracticeQuestion.Format] = []
+            for name in names {
+                if let format = PracticeQuestion.Format(rawValue: name) {
+                    formats.append(format)
+                } else {
+                    reader.report(
+                        "'practice.formats' lists '\(name)', which is not a practice format", at: p.node("formats"),
+                        hint: "use multiple_choice and true_false, in the order they repeat")
+                }
+            }
+            if names.isEmpty { reader.report("'practice.formats' is empty", at: p.node("formats"), hint: "e.g. [multiple_choice, multiple_choice, true_false]") }
+            if !formats.isEmpty { spec.formats = formats }
+        }
+        return spec
     }
 
     static func readOutline(_ node: Node, reader: SpecReader) -> Outline? {

@@ -14,6 +14,9 @@ public enum CourseItems {
     public static func reinforcement(_ topicID: String, level: Int) -> ItemID { ItemID(ReinforcementStage.name, topicID, "level-\(level)") }
     public static func endingProject(_ subjectID: String) -> ItemID { ItemID(EndingProjectStage.name, subjectID) }
     public static func narration(_ topicID: String) -> ItemID { ItemID(Narrator.name, topicID) }
+    public static func flashcards(_ topicID: String) -> ItemID { ItemID(FlashcardStage.name, topicID) }
+    /// Practice question `number` (from 1) of a topic's set.
+    public static func practice(_ topicID: String, number: Int) -> ItemID { ItemID(PracticeStage.name, topicID, String(format: "q-%02d", number)) }
     /// The rendering of `<path>.md` to `<path>.xhtml`.
     public static func render(_ path: String) -> ItemID { ItemID(.render, path) }
 }
@@ -37,6 +40,7 @@ public struct CourseJob: GenerationJob {
         StageInfo(.render, typicalTokens: 0), StageInfo(EngagementQuestionStage.name, typicalTokens: 2_300),
         StageInfo(EngagementQuestionStage.bonusName, typicalTokens: 900), StageInfo(ReinforcementStage.name, typicalTokens: 1_400),
         StageInfo(EndingProjectStage.name, typicalTokens: 1_300), StageInfo(Narrator.name, typicalTokens: 0),
+        StageInfo(FlashcardStage.name, typicalTokens: 2_600), StageInfo(PracticeStage.name, typicalTokens: 1_500),
     ]
 
     /// Speech synthesis for the `narration` add-on.
@@ -158,6 +162,16 @@ public struct CourseJob: GenerationJob {
                             first: try done.results.value(questionID, as: Question.self))
                     })
             }
+            if addons.flashcards {
+                let id = CourseItems.flashcards(place.topicID)
+                items.append(
+                    modelItem(id, stage: FlashcardStage.name, context: place.contextText, after: [lectureID]) { [self] done in
+                        try FlashcardStage(job: job).call(itemID: id.rawValue, place: place, outline: outline, lecture: try done.results.value(lectureID, as: String.self))
+                    })
+            }
+            if addons.practice {
+                items += practiceItems(place: place, outline: outline)
+            }
             if addons.reinforcement {
                 for level in ReinforcementStage.levels {
                     let id = CourseItems.reinforcement(place.topicID, level: level)
@@ -181,6 +195,32 @@ public struct CourseJob: GenerationJob {
             }
         }
         return items
+    }
+
+    /// A topic's practice set: question 1 waits for the lecture and the topic's other questions,
+    /// each later one for the one before; each is checked against every question the topic has
+    /// so far, and given the part of the lecture they touch least.
+    func practiceItems(place: TopicPlace, outline: Outline) -> [WorkItem] {
+        let addons = job.course.addons
+        let lectureID = CourseItems.lecture(place.topicID)
+        let others: [ItemID] =
+            (addons.engagementQuestions ? [CourseItems.engagementQuestion(place.topicID), CourseItems.bonusQuestion(place.topicID)] : [])
+            + (addons.reinforcement ? ReinforcementStage.levels.map { CourseItems.reinforcement(place.topicID, level: $0) } : [])
+        let count = job.course.practice.perTopic
+        return (1...count).map { number in
+            let id = CourseItems.practice(place.topicID, number: number)
+            let earlier = (1..<number).map { CourseItems.practice(place.topicID, number: $0) }
+            let after = number == 1 ? [lectureID] + others : [CourseItems.practice(place.topicID, number: number - 1)]
+            return modelItem(id, stage: PracticeStage.name, context: place.contextText + ", practice \(number) of \(count)", after: after) { [self] done in
+                let results = done.results
+                var asked = others.compactMap { other -> String? in
+                    results.optionalValue(other, as: Question.self)?.prompt ?? results.optionalValue(other, as: ReinforcementQuestion.self)?.prompt
+                }
+                asked += earlier.compactMap { results.optionalValue($0, as: PracticeQuestion.self)?.prompt }
+                return try PracticeStage(job: job).call(
+                    itemID: id.rawValue, place: place, outline: outline, lecture: try results.value(lectureID, as: String.self), number: number, asked: asked)
+            }
+        }
     }
 
     /// A work item running one model call, built by `call` once `dependencies` have finished;
@@ -238,6 +278,8 @@ public struct CourseJob: GenerationJob {
         if course.addons.reinforcement { add[ReinforcementStage.name] = topics * ReinforcementStage.levels.count }
         if course.addons.endingProjects { add[EndingProjectStage.name] = subjects }
         if course.addons.narration { add[Narrator.name] = topics }
+        if course.addons.flashcards { add[FlashcardStage.name] = topics }
+        if course.addons.practice { add[PracticeStage.name] = topics * course.practice.perTopic }
         if renderer != nil { add[.render] = topics + 1 }
         return add
     }
@@ -252,6 +294,10 @@ public struct CourseJob: GenerationJob {
                 id: TopicPlace.subjectID(index), title: subject.title, topics: [],
                 project: results.optionalValue(CourseItems.endingProject(TopicPlace.subjectID(index)), as: EndingProject.self))
         }
+        let decks = FlashcardStage.withoutRepeats(
+            places.compactMap { place in results.optionalValue(CourseItems.flashcards(place.topicID), as: [Flashcard].self).map { (place.topicID, $0) } },
+            language: job.spec.language
+        ).decks
         for place in places {
             var topic = Topic(id: place.topicID, title: place.title, objective: place.objective)
             if let markdown = results.optionalValue(CourseItems.lecture(place.topicID), as: String.self) {
@@ -276,6 +322,13 @@ public struct CourseJob: GenerationJob {
             }
             topic.engagementQuestion = results.optionalValue(CourseItems.engagementQuestion(place.topicID), as: Question.self).map(renderQuestion)
             topic.bonusQuestion = results.optionalValue(CourseItems.bonusQuestion(place.topicID), as: Question.self).map(renderQuestion)
+            topic.flashcards = decks[place.topicID]
+            if job.course.addons.practice {
+                let set = (1...job.course.practice.perTopic).compactMap {
+                    results.optionalValue(CourseItems.practice(place.topicID, number: $0), as: PracticeQuestion.self)
+                }.map(renderPractice)
+                topic.practice = set.isEmpty ? nil : set
+            }
             topic.durationSeconds = LessonDuration.seconds(of: topic)
             let pool = ReinforcementStage.levels.compactMap {
                 results.optionalValue(CourseItems.reinforcement(place.topicID, level: $0), as: ReinforcementQuestion.self)
@@ -305,11 +358,20 @@ public struct CourseJob: GenerationJob {
         return (course, files)
     }
 
+    /// A prompt's XHTML rendition; nil without a renderer.
+    func promptXHTML(_ prompt: String) -> String? { try? renderer?.renderFragment(prompt, language: job.spec.language) }
+
+    /// Adds the XHTML rendition of a practice question's prompt.
+    func renderPractice(_ question: PracticeQuestion) -> PracticeQuestion {
+        var copy = question
+        copy.promptXHTML = promptXHTML(question.prompt)
+        return copy
+    }
+
     /// Adds the XHTML rendition of a question's prompt.
     func renderQuestion(_ question: Question) -> Question {
-        guard let renderer else { return question }
         var copy = question
-        copy.promptXHTML = try? renderer.renderFragment(question.prompt, language: job.spec.language)
+        copy.promptXHTML = promptXHTML(question.prompt)
         return copy
     }
 }
@@ -321,10 +383,13 @@ public struct TonePreviewValue: Sendable {
 }
 
 /// A lesson's duration (Jeeva §2.3): the narration's length when narrated, else the lecture's
-/// reading time at 200 words a minute, plus a minute for each engagement and bonus question.
+/// reading time at 200 words a minute, plus a minute for each engagement and bonus question and
+/// the practice set's time: a minute per multiple-choice question, half a minute per true/false
+/// statement. Flashcards are review for later days, not part of the lesson.
 public enum LessonDuration {
     public static let readingWordsPerMinute = 200.0
     public static let secondsPerQuestion = 60
+    public static let secondsPerTrueFalse = 30
 
     public static func seconds(of topic: Topic) -> Int {
         var seconds = 0
@@ -333,6 +398,7 @@ public enum LessonDuration {
                 ?? Int((Double(lecture.wordCount) / readingWordsPerMinute * 60).rounded(.up))
         }
         let questions = [topic.engagementQuestion, topic.bonusQuestion].compactMap { $0 }.count
-        return seconds + questions * secondsPerQuestion
+        let practice = (topic.practice ?? []).reduce(0) { $0 + ($1.format == .trueFalse ? secondsPerTrueFalse : secondsPerQuestion) }
+        return seconds + questions * secondsPerQuestion + practice
     }
 }
