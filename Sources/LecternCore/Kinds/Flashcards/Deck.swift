@@ -316,11 +316,12 @@ public enum DeckRules {
     static let weakBlanks: Set<String> = [
         "together", "only", "also", "very", "more", "most", "used", "make", "made", "many", "much", "other", "different", "same", "such",
         "usually", "often", "rarely", "always", "never", "called", "known", "kind", "type", "thing", "things", "part", "form",
+        "around", "about", "across", "within", "without", "through", "between", "among",
     ]
 
     /// A cloze variant of a back: its most distinctive content word blanked — the one fewest
-    /// other backs use, then the longest, then the first; words that say how rather than what
-    /// (`weakBlanks`, adverbs in -ly) only when there is nothing else; never a word of the term
+    /// other backs use, then the longest, then the first; words that say little of what
+    /// (`weakBlanks`: "together", "around" …) only when there is nothing else; never a word of the term
     /// (that would make the cloze a lookup) and only a word that occurs once. Nil for a back
     /// without one.
     public static func cloze(back: String, term: String, deckBacks: [String]) -> DeckCard.Cloze? {
@@ -333,7 +334,7 @@ public enum DeckRules {
             let lower = word.lowercased()
             guard word.count >= 3, let key = content.first, !termWords.contains(FlashcardRules.stem(lower)) else { return nil }
             guard FlashcardRules.wholeWordRanges(of: word, in: back).count == 1 else { return nil }
-            let weak = weakBlanks.contains(lower) || (lower.hasSuffix("ly") && lower.count > 4) ? 1 : 0
+            let weak = weakBlanks.contains(lower) ? 1 : 0
             return (weak, usage[key] ?? 0, -word.count, index, word)
         }
         guard let best = candidates.min(by: { ($0.0, $0.1, $0.2, $0.3) < ($1.0, $1.1, $1.2, $1.3) }),
