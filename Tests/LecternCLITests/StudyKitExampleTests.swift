@@ -66,6 +66,13 @@ struct StudyKitExampleTests {
             #expect(topic.durationSeconds == Int(audio.seconds.rounded(.up)) + 2 * 60 + practiceSeconds)
         }
 
+        // The course's cards as a set the flashcard app imports.
+        let set = work.appendingPathComponent("cards.tsv")
+        #expect(try await CLITests.lectern(["export", bundle.path, "--format", "cards-tsv", "--output", set.path], in: repo).status == 0)
+        let rows = try DeckImport.parse(try Data(contentsOf: set), format: .tsv).rows
+        let cards = topics.flatMap { $0.flashcards ?? [] }
+        #expect(rows.map(\.term) == cards.map(\.front) && rows.map(\.definition) == cards.map(\.back))
+
         // The cards in Anki, read by Anki's own import code.
         let apkg = work.appendingPathComponent("python-collections.apkg")
         let export = try await CLITests.lectern(["export", bundle.path, "--format", "anki", "--output", apkg.path], in: repo)

@@ -90,7 +90,7 @@ public enum AnkiExporter: BundleExporter {
 
     /// A flashcard deck: a "Lectern flashcard" note a card, in one deck named after it.
     static func exportDeck(bundle: URL, manifest: Manifest) throws -> Data {
-        let cards = try DeckTable.cards(bundle: bundle)
+        let cards = try DeckTable.cards(bundle: bundle, manifest: manifest)
         guard !cards.isEmpty else { throw PackageError("the deck has no cards to put in an Anki deck") }
         let deck = deckComponent(manifest.title)
         var usedIDs: Set<Int64> = []

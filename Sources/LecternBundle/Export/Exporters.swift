@@ -15,7 +15,7 @@ public protocol BundleExporter {
 }
 
 public enum Exporters {
-    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, MoodleXMLExporter.self]
+    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, CardsTSVExporter.self, CardsCSVExporter.self, MoodleXMLExporter.self]
 
     /// Control characters (other than tab and line breaks) and U+FFFE/U+FFFF as U+FFFD. A
     /// bundle's text is the model's: a control character where a JSON escape ate a TeX backslash

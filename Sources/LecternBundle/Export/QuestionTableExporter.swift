@@ -54,16 +54,46 @@ enum QuestionTable {
     }
 }
 
-/// A flashcard deck's cards as the set it was imported from: a row a card, term then
-/// definition, no header (what Anki's and Quizlet's imports read).
+/// Card sets as the flashcard app imports them: a row a card, term (front) then definition
+/// (back), no header — a deck's cards as it was imported, or a course's flashcards in course
+/// order (a cloze with its blank on the front and the whole sentence on the back).
 enum DeckTable {
-    static func cards(bundle: URL) throws -> [(front: String, back: String)] {
-        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent("deck.json").path) else {
-            throw PackageError("the flashcards bundle has no deck.json")
+    static func cards(bundle: URL, manifest: Manifest) throws -> [(front: String, back: String)] {
+        var cards: [(front: String, back: String)] = []
+        switch manifest.kind {
+        case "flashcards":
+            guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent("deck.json").path) else {
+                throw PackageError("the flashcards bundle has no deck.json")
+            }
+            cards = try JSONDecoder().decode(Deck.self, from: data).cards.map { ($0.front, $0.back) }
+        case "course":
+            guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent("course.json").path) else {
+                throw PackageError("the course bundle has no course.json")
+            }
+            let course = try JSONDecoder().decode(Course.self, from: data)
+            cards = course.subjects.flatMap(\.topics).flatMap { $0.flashcards ?? [] }.map { ($0.front, $0.back) }
+            guard !cards.isEmpty else { throw PackageError("the course has no flashcards: run it with 'flashcards: true' under 'addons'") }
+        default:
+            throw PackageError("a \(manifest.kind) bundle has no flashcards; card sets come from a flashcards bundle or a course with the flashcards add-on")
         }
-        let deck = try JSONDecoder().decode(Deck.self, from: data)
-        return deck.cards.map { (Exporters.textCharacters($0.front), Exporters.textCharacters($0.back)) }
+        return cards.map { (Exporters.textCharacters($0.front), Exporters.textCharacters($0.back)) }
     }
+}
+
+/// A course's or a deck's flashcards as a TSV set (`cards-tsv`).
+public enum CardsTSVExporter: BundleExporter {
+    public static let format = "cards-tsv"
+    public static let fileExtension = "tsv"
+    public static let summary = "the flashcards of a course or a deck as a TSV set, front and back a row (what Anki and Quizlet import)"
+    public static func export(bundle: URL, manifest: Manifest) throws -> Data { DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .tsv) }
+}
+
+/// A course's or a deck's flashcards as a CSV set (`cards-csv`).
+public enum CardsCSVExporter: BundleExporter {
+    public static let format = "cards-csv"
+    public static let fileExtension = "csv"
+    public static let summary = "the same set as CSV (RFC 4180)"
+    public static func export(bundle: URL, manifest: Manifest) throws -> Data { DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .csv) }
 }
 
 public enum CSVExporter: BundleExporter {
@@ -71,7 +101,7 @@ public enum CSVExporter: BundleExporter {
     public static let fileExtension = "csv"
     public static let summary = "every question of a course or exam bank, one row each (RFC 4180, UTF-8 with a byte-order mark); a deck's cards, term and definition"
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle), format: .csv) }
+        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .csv) }
         return QuestionTable.csv(try QuestionTable.rows(bundle: bundle, manifest: manifest))
     }
 }
@@ -81,7 +111,7 @@ public enum TSVExporter: BundleExporter {
     public static let fileExtension = "tsv"
     public static let summary = "the same table tab-separated (tabs and line breaks inside a field become spaces); a deck's cards, term and definition"
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle), format: .tsv) }
+        if manifest.kind == "flashcards" { return DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .tsv) }
         return QuestionTable.tsv(try QuestionTable.rows(bundle: bundle, manifest: manifest))
     }
 }

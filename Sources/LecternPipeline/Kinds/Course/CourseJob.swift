@@ -250,8 +250,8 @@ public struct CourseJob: GenerationJob {
     /// complete run, or with `--allow-partial`).
     public func assemble(results: ResultStore) throws -> AssembledBundle? {
         guard results.optionalValue(finalCurriculumID, as: Outline.self) != nil else { return nil }
-        let (course, files) = try assembleCourse(results: results)
-        return AssembledBundle(title: course.title, files: files, entryDocument: Self.entryDocument(of: course))
+        let (course, files, notes) = try assembleCourse(results: results)
+        return AssembledBundle(title: course.title, files: files, entryDocument: Self.entryDocument(of: course), summary: notes)
     }
 
     /// The document a reader opens first: the first lecture (XHTML when rendered), else the
@@ -284,8 +284,9 @@ public struct CourseJob: GenerationJob {
         return add
     }
 
-    /// The course and its files.
-    public func assembleCourse(results: ResultStore) throws -> (course: Course, files: [String: Data]) {
+    /// The course, its files, and notes for the run's summary (study-kit items left out as
+    /// repeats across topics).
+    public func assembleCourse(results: ResultStore) throws -> (course: Course, files: [String: Data], notes: [String]) {
         let outline = try results.value(finalCurriculumID, as: Outline.self)
         let places = TopicPlace.all(in: outline)
         var files: [String: Data] = [:]
@@ -294,10 +295,13 @@ public struct CourseJob: GenerationJob {
                 id: TopicPlace.subjectID(index), title: subject.title, topics: [],
                 project: results.optionalValue(CourseItems.endingProject(TopicPlace.subjectID(index)), as: EndingProject.self))
         }
-        let decks = FlashcardStage.withoutRepeats(
+        var notes: [String] = []
+        let (decks, droppedCards) = FlashcardStage.withoutRepeats(
             places.compactMap { place in results.optionalValue(CourseItems.flashcards(place.topicID), as: [Flashcard].self).map { (place.topicID, $0) } },
-            language: job.spec.language
-        ).decks
+            language: job.spec.language)
+        if droppedCards > 0 { notes.append("flashcards: \(droppedCards) asking what an earlier topic's card asks, left out") }
+        let sets = practiceWithoutRepeats(places: places, results: results)
+        if sets.dropped > 0 { notes.append("practice: \(sets.dropped) repeating another topic's question, left out") }
         for place in places {
             var topic = Topic(id: place.topicID, title: place.title, objective: place.objective)
             if let markdown = results.optionalValue(CourseItems.lecture(place.topicID), as: String.self) {
@@ -323,12 +327,7 @@ public struct CourseJob: GenerationJob {
             topic.engagementQuestion = results.optionalValue(CourseItems.engagementQuestion(place.topicID), as: Question.self).map(renderQuestion)
             topic.bonusQuestion = results.optionalValue(CourseItems.bonusQuestion(place.topicID), as: Question.self).map(renderQuestion)
             topic.flashcards = decks[place.topicID]
-            if job.course.addons.practice {
-                let set = (1...job.course.practice.perTopic).compactMap {
-                    results.optionalValue(CourseItems.practice(place.topicID, number: $0), as: PracticeQuestion.self)
-                }.map(renderPractice)
-                topic.practice = set.isEmpty ? nil : set
-            }
+            if let set = sets.byTopic[place.topicID], !set.isEmpty { topic.practice = set.map(renderPractice) }
             topic.durationSeconds = LessonDuration.seconds(of: topic)
             let pool = ReinforcementStage.levels.compactMap {
                 results.optionalValue(CourseItems.reinforcement(place.topicID, level: $0), as: ReinforcementQuestion.self)
@@ -355,7 +354,39 @@ public struct CourseJob: GenerationJob {
             subjects: subjects, tonePreview: preview)
         course.durationSeconds = subjects.reduce(0) { $0 + ($1.durationSeconds ?? 0) }
         files["course.json"] = try CanonicalJSON.encode(course, pretty: true)
-        return (course, files)
+        return (course, files, notes)
+    }
+
+    /// The practice sets, less any question that nearly duplicates a question of another topic
+    /// (its engagement, bonus or pool questions, or an earlier topic's practice): each set's
+    /// calls check it against its own topic's questions, and topics are written in parallel, so
+    /// a repeat across topics is only seen here. One `NearDuplicateIndex` a topic keeps this a
+    /// lookup per question and topic, not a comparison per pair of questions.
+    func practiceWithoutRepeats(places: [TopicPlace], results: ResultStore) -> (byTopic: [String: [PracticeQuestion]], dropped: Int) {
+        guard job.course.addons.practice else { return ([:], 0) }
+        var indexes: [NearDuplicateIndex] = places.map { place in
+            var index = NearDuplicateIndex()
+            let id = place.topicID
+            let prompts =
+                [CourseItems.engagementQuestion(id), CourseItems.bonusQuestion(id)].compactMap { results.optionalValue($0, as: Question.self)?.prompt }
+                + ReinforcementStage.levels.compactMap { results.optionalValue(CourseItems.reinforcement(id, level: $0), as: ReinforcementQuestion.self)?.prompt }
+            for prompt in prompts { index.insert(id: id, text: prompt) }
+            return index
+        }
+        var byTopic: [String: [PracticeQuestion]] = [:]
+        var dropped = 0
+        for (position, place) in places.enumerated() {
+            let set = (1...job.course.practice.perTopic).compactMap {
+                results.optionalValue(CourseItems.practice(place.topicID, number: $0), as: PracticeQuestion.self)
+            }
+            let kept = set.filter { question in
+                !indexes.indices.contains { $0 != position && indexes[$0].firstDuplicate(of: question.prompt) != nil }
+            }
+            dropped += set.count - kept.count
+            byTopic[place.topicID] = kept
+            for question in kept { indexes[position].insert(id: question.id, text: question.prompt) }
+        }
+        return (byTopic, dropped)
     }
 
     /// A prompt's XHTML rendition; nil without a renderer.
