@@ -166,3 +166,30 @@ struct QuoteLintTests {
         #expect(flags["quotes.json"] == nil, "Reflection has a quote")
     }
 }
+
+/// Lectern's own judgements of a kept quotation, found reading the Echo example's database.
+struct QuoteAttributionTests {
+    @Test func anAuthorIsThePersonWithoutTheRoleTheAttributionAdds() {
+        #expect(QuoteText.personName("Henry Ford, founder of Ford Motor Company") == "Henry Ford")
+        #expect(QuoteText.personName("Marc Benioff, CEO of Salesforce") == "Marc Benioff")
+        #expect(QuoteText.personName("Thomas Edison, inventor") == "Thomas Edison")
+        #expect(QuoteText.personName("Jimmy Spithill, Australian yachtsman") == "Jimmy Spithill")
+        #expect(QuoteText.personName("Farrah Gray, investor and motivational speaker") == "Farrah Gray")
+        // Name suffixes, companies and works stay.
+        #expect(QuoteText.personName("Martin Luther King, Jr.") == "Martin Luther King, Jr.")
+        #expect(QuoteText.personName("Tamara Steffens, Acompli") == "Tamara Steffens, Acompli")
+        #expect(QuoteText.personName("Mark Twain, Pudd'nhead Wilson's Calendar") == "Mark Twain, Pudd'nhead Wilson's Calendar")
+        #expect(QuoteText.personName("Seneca") == "Seneca")
+    }
+
+    @Test func fragmentsAndWorksAreNotQuotationsToShow() {
+        #expect(QuoteText.isFragment("... the privileged being which we call human is distinguished from other animals"))
+        #expect(QuoteText.isFragment("“…and so we beat on, boats against the current.”"))
+        #expect(QuoteText.isFragment("and then there were none, as the saying goes in the old stories."))
+        #expect(!QuoteText.isFragment("The reward of a thing well done is to have done it."))
+        #expect(!QuoteText.isFragment("“Fall seven times, stand up eight.”"))
+        #expect(QuoteText.namesAWork("The Blues Brothers") && QuoteText.namesAWork("The Hitchhiker's Guide to the Galaxy"))
+        #expect(QuoteText.namesAWork("Job 16:3") && QuoteText.namesAWork("1 Corinthians 13:4"))
+        #expect(!QuoteText.namesAWork("The Earl of Birkenhead") && !QuoteText.namesAWork("The Dalai Lama") && !QuoteText.namesAWork("Theodore Roosevelt"))
+    }
+}

@@ -578,6 +578,61 @@ public enum QuoteText {
         return text
     }
 
+    /// The person an author field names: an attribution that adds the person's role after a comma
+    /// ("Henry Ford, founder of Ford Motor Company", "Thomas Edison, inventor", "Marc Benioff, CEO
+    /// of Salesforce") is the name before the comma. The role is not part of a name Echo shows
+    /// under a quotation. Name suffixes stay ("Martin Luther King, Jr."); a part after the comma
+    /// that is neither a role nor a suffix is kept, since it may be part of the name.
+    public static func personName(_ author: String) -> String {
+        guard let comma = author.range(of: ", ") else { return author }
+        let name = String(author[..<comma.lowerBound]).trimmingCharacters(in: .whitespaces)
+        let rest = String(author[comma.upperBound...]).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, let first = rest.unicodeScalars.first else { return author }
+        let words = rest.lowercased().split { !$0.isLetter && $0 != "-" }.map(String.init)
+        if let head = words.first, nameSuffixes.contains(head) || nameSuffixes.contains(rest.lowercased()) { return author }
+        if first.properties.isLowercase || words.contains(where: roleWords.contains) { return name }
+        // A short descriptor ending in an agent noun: "Australian yachtsman", "Entertainer".
+        if words.count <= 3, let last = words.last, last.count > 4, ["man", "woman", "ist", "er", "or", "ian"].contains(where: last.hasSuffix) {
+            return name
+        }
+        return author
+    }
+
+    /// Whether an author field names a work rather than a person: a title with an article ("The
+    /// Blues Brothers", "The Hitchhiker's Guide to the Galaxy", "The Old Farmer's Almanac") — but
+    /// not a person's title ("The Earl of Birkenhead", "The Dalai Lama") — or a scripture reference
+    /// ("Job 16:3"). Echo shows the person who said a quotation (QM-004).
+    public static func namesAWork(_ author: String) -> Bool {
+        let words = author.split(separator: " ").map(String.init)
+        if words.count >= 2, words[0] == "The", !personTitles.contains(words[1].lowercased()) { return true }
+        return author.range(of: #"^([1-3] )?[A-Z][a-z]+ [0-9]+:[0-9]+"#, options: .regularExpression) != nil
+    }
+
+    static let personTitles: Set<String> = [
+        "earl", "duke", "duchess", "count", "countess", "baron", "lord", "lady", "prince", "princess", "king", "queen", "rev", "rev.", "reverend",
+        "venerable", "dalai", "buddha", "emperor", "empress", "pope", "marquis", "abbé", "abbot",
+    ]
+
+    static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "ph", "md", "m.d.", "esq", "jr.", "sr."]
+    static let roleWords: Set<String> = [
+        "founder", "co-founder", "cofounder", "ceo", "cto", "chairman", "president", "inventor", "journalist", "investor", "capitalist", "speaker",
+        "magnate", "entrepreneur", "author", "writer", "novelist", "poet", "playwright", "philosopher", "scientist", "physicist", "chemist",
+        "economist", "businessman", "businesswoman", "executive", "coach", "actor", "actress", "singer", "musician", "composer", "painter",
+        "artist", "politician", "statesman", "general", "senator", "professor", "teacher", "psychologist", "psychiatrist", "historian",
+        "architect", "engineer", "designer", "director", "producer", "editor", "publisher", "banker", "industrialist", "educator", "activist",
+        "theologian", "minister", "pastor", "priest", "monk", "emperor", "king", "queen", "prime", "mathematician", "astronomer", "biologist",
+        "comedian", "humorist", "critic", "essayist", "lecturer", "manager", "consultant", "athlete", "player",
+    ]
+
+    /// Whether a quotation is a fragment cut from a longer text: it opens with an ellipsis or in
+    /// the middle of a sentence (a lowercase letter), as "... the privileged being which we call
+    /// human is distinguished …" does. Shown alone it reads as broken.
+    public static func isFragment(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).drop { "\"“‘'(".contains($0) }
+        if trimmed.hasPrefix("...") || trimmed.hasPrefix("…") { return true }
+        return trimmed.unicodeScalars.first.map { $0.properties.isLowercase } ?? false
+    }
+
     static let notAuthors: Set<String> = [
         "anonymous", "anon", "unknown", "proverb", "proverbs", "saying", "sayings", "adage", "motto", "graffiti", "graffito",
         "sticker", "sign", "seen", "overheard", "found", "fortune", "cookie", "unattributed", "various", "epitaph", "headline",

@@ -105,6 +105,13 @@ public struct QuoteVerdict: Codable, Sendable, Hashable {
 
 /// The checks of a tagging answer, quote by quote, and of the template bank.
 public enum QuoteRules {
+    /// The rejection Lectern gives a fragment itself (`QuoteText.isFragment`), whatever the
+    /// model's verdict.
+    public static let fragmentReason = "fragment"
+    /// The rejection Lectern gives a quotation attributed to a work, not a person
+    /// (`QuoteText.namesAWork`).
+    public static let workReason = "attributed-to-a-work"
+
     /// Why a quote may be rejected, with what each means (said to the model).
     public static let rejectReasons: [(id: String, meaning: String)] = [
         ("not-encouraging", "neither encouraging, comforting nor thoughtful: a joke, a complaint, cynicism, a plain statement of fact"),
@@ -214,7 +221,9 @@ public enum QuoteRules {
         }
         let quotes = kept.filter { chosen.contains($0.id) }.map { c in
             let v = verdicts[c.id]!
-            return QuoteDatabase.Quote(id: c.id, text: c.text, author: c.author, source: c.source, emotionTags: v.emotionTags, category: v.category ?? "")
+            // The person's name, without a role the attribution adds; the id stays the candidate's.
+            return QuoteDatabase.Quote(
+                id: c.id, text: c.text, author: QuoteText.personName(c.author), source: c.source, emotionTags: v.emotionTags, category: v.category ?? "")
         }
         var coverage = Coverage(emotions: [:], categories: [:])
         for e in spec.emotions { coverage.emotions[e.name] = 0 }

@@ -185,6 +185,14 @@ public struct QuotesJob: GenerationJob {
             for v in batch.verdicts { verdicts[v.id] = v }
             unclassified.merge(batch.unclassified) { a, _ in a }
         }
+        // Lectern's own rejections, whatever the model said: a fragment (opening with "…" or
+        // mid-sentence) reads as broken shown alone; an attribution to a work (a film, a book, a
+        // scripture verse) names no person to show under it.
+        for c in corpus.candidates {
+            guard let v = verdicts[c.id], v.rejected == nil else { continue }
+            let reason = QuoteText.isFragment(c.text) ? QuoteRules.fragmentReason : QuoteText.namesAWork(c.author) ? QuoteRules.workReason : nil
+            if let reason { verdicts[c.id] = QuoteVerdict(id: c.id, emotionTags: [], category: nil, rejected: reason, round: v.round) }
+        }
         let (database, coverage, shortfalls) = QuoteRules.select(corpus.candidates, verdicts: verdicts, spec: quotes)
         var errors: [String] = []
         if let fallback = quotes.fallbackEmotion, coverage.emotions[fallback, default: 0] == 0 {
