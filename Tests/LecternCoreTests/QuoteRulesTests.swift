@@ -110,6 +110,7 @@ struct QuoteRulesTests {
         #expect(QuoteRules.secondPerson("I'm grateful for this {keyword}. It made me stronger.") == "You're grateful for this {keyword}. It made you stronger.")
         #expect(QuoteRules.secondPerson("I am proud of my {keyword}, and I was right.") == "You are proud of your {keyword}, and you were right.")
         #expect(QuoteRules.secondPerson("You did it once.") == nil)
+        #expect(QuoteRules.secondPerson("Every moment of gratitude reminds us why we are worth everything.") == "Every moment of gratitude reminds you why you are worth everything.")
         let (usable, problems) = QuoteRules.usableTemplates(
             ["With {keyword}, I feel more confident in my abilities."], accepted: [], spec: bank, language: "en")
         #expect(usable == ["With {keyword}, you feel more confident in your abilities."] && problems.isEmpty)
@@ -191,5 +192,24 @@ struct QuoteAttributionTests {
         #expect(QuoteText.namesAWork("The Blues Brothers") && QuoteText.namesAWork("The Hitchhiker's Guide to the Galaxy"))
         #expect(QuoteText.namesAWork("Job 16:3") && QuoteText.namesAWork("1 Corinthians 13:4"))
         #expect(!QuoteText.namesAWork("The Earl of Birkenhead") && !QuoteText.namesAWork("The Dalai Lama") && !QuoteText.namesAWork("Theodore Roosevelt"))
+    }
+}
+
+/// Template lines from the recorded Echo bank that a reader should never see.
+struct TemplateCurationTests {
+    let spec = TemplateBankSpec()
+
+    @Test func aTemplateFitsEveryMessageAndSpeaksToTheReader() {
+        func problem(_ line: String) -> String { QuoteRules.templateProblem(line, spec: spec, language: "en") ?? "" }
+        #expect(problem("You've achieved the dream of becoming a professional dancer.").contains("'dancer' is one person's life"))
+        #expect(problem("With your passion for photography, you can create stunning images.").contains("'photography'"))
+        #expect(problem("You are on track for success with this exam.").contains("'exam'"))
+        #expect(problem("You're doing great today, {keyword}. Keep up the good work!").contains("not the reader's name"))
+        #expect(problem("Every moment of gratitude reminds us why we are worth everything.").contains("not as \"we\""))
+        #expect(problem("Let's celebrate this {keyword} together.").contains("not as \"we\""))
+        // Fine lines stay fine.
+        #expect(problem("Every step towards {keyword} brings you closer to success.").isEmpty)
+        #expect(problem("You have the power to achieve anything you set your mind to.").isEmpty)
+        #expect(problem("Congratulations on {keyword}, you earned it.").isEmpty)
     }
 }

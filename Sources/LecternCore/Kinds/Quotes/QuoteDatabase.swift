@@ -276,6 +276,19 @@ public enum QuoteRules {
             if !words.isDisjoint(with: ["i", "i'm", "i've", "i'll", "i'd", "me", "my", "myself", "mine"]) {
                 return "\"\(template)\": speak to the reader as \"you\", not as \"I\""
             }
+            if !words.isDisjoint(with: ["we", "we're", "we've", "we'll", "we'd", "us", "our", "ours", "ourselves", "let's"]) {
+                return "\"\(template)\": speak to the reader as \"you\", not as \"we\""
+            }
+            // One reader's life in a line for everyone's messages: a template names no activity,
+            // job or event of its own ("a professional dancer", "your passion for photography"),
+            // and never the prompt's example word where the message's belongs ("with this exam").
+            if let specific = words.first(where: specificWords.contains) {
+                return "\"\(template)\": '\(specific)' is one person's life, not every message's; keep the line general, or let {keyword} name it"
+            }
+            // {keyword} is a word from the message ("exam", "move"), not the reader's name.
+            if template.range(of: #",\s*\{keyword\}\s*[.!?,]"#, options: .regularExpression) != nil {
+                return "\"\(template)\": {keyword} is a word from the message, not the reader's name; do not address the reader with it"
+            }
         }
         if language.hasPrefix("ar") {
             let letters = bare.unicodeScalars.filter { $0.properties.isAlphabetic }
@@ -288,6 +301,15 @@ public enum QuoteRules {
         }
         return nil
     }
+
+    /// Words that tie an English template to one reader's life: activities, jobs and events (and
+    /// the prompt's example keywords "exam" and "interview"), which fit only the messages about them.
+    static let specificWords: Set<String> = [
+        "exam", "exams", "interview", "interviews", "dancer", "dancing", "photography", "photographer", "photos", "music", "musician", "songs",
+        "song", "sports", "sport", "athlete", "business", "company", "job", "career", "promotion", "wedding", "marriage", "baby", "house",
+        "car", "school", "college", "university", "degree", "graduation", "marathon", "novel", "painting", "painter", "singer", "actor",
+        "doctor", "lawyer", "teacher", "engineer", "startup", "salary", "diet", "gym",
+    ]
 
     /// Sentences: runs ending in `.`, `!`, `?` or `؟` (an ellipsis ends none).
     static func sentenceCount(_ text: String) -> Int {
@@ -322,13 +344,17 @@ public enum QuoteRules {
 
     /// An English line turned from the first person to the second: "I feel" → "you feel", "I'm"
     /// → "you're", "I am"/"I was" → "you are"/"you were", "me" → "you", "my" → "your", "myself" →
-    /// "yourself", "mine" → "yours"; a capital where the word began a sentence. English verbs have
+    /// "yourself", "mine" → "yours", and "we"/"us"/"our" likewise; a capital where the word began
+    /// a sentence. English verbs have
     /// the same form after "I" and "you" except "am" and "was", which are turned with it. Nil when
     /// nothing changed.
     static func secondPerson(_ line: String) -> String? {
         let swaps: [String: String] = [
             "i": "you", "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "me": "you", "my": "your",
             "myself": "yourself", "mine": "yours",
+            // The first person plural is turned too: "reminds us why we are" → "reminds you why you are".
+            "we": "you", "we're": "you're", "we've": "you've", "we'll": "you'll", "we'd": "you'd", "us": "you", "our": "your", "ours": "yours",
+            "ourselves": "yourself",
         ]
         var out: [String] = []
         var changed = false
