@@ -39,6 +39,10 @@ struct QTIExportTests {
                 for t in s['topics']:
                     for name, q in [('engagement-question_' + t['id'], t['engagement_question']), ('bonus-question_' + t['id'], t['bonus_question'])]:
                         keys[name] = q
+                    for q in t.get('reinforcement') or []:
+                        keys['reinforcement_%s_level-%d' % (t['id'], q['level'])] = q
+                    for n, q in enumerate(t.get('practice') or []):
+                        keys['practice_%s_q-%02d' % (t['id'], n + 1)] = q
         else:
             keys = {i['id'].replace('/', '_'): i for i in content['items']}
         items = math = stimuli = free = 0
@@ -129,6 +133,18 @@ struct QTIExportTests {
         let first = try Data(contentsOf: dir.root.appendingPathComponent("intro-probability-qti.zip"))
         _ = try await CLITests.lectern(["export", bundle.path, "--format", "qti", "--output", "again.zip"], in: dir.root)
         #expect(first == (try Data(contentsOf: dir.root.appendingPathComponent("again.zip"))))
+    }
+
+    /// Practice sets join a course's items: a true/false statement is a choice of two, keyed
+    /// as course.json has it, and the package converts like any other.
+    @Test func practiceQuestionsAreScoredItemsToo() async throws {
+        let dir = try Directory()
+        let bundle = try await ExportCommandTests.replayed("python-collections", spec: "pipelines/examples/python-collections.yaml", in: dir.root)
+        let result = try await Self.checked(bundle, document: "course.json", in: dir.root)
+        // 12 items: per topic an engagement and a bonus question (free text) and 4 practice questions.
+        let numbers = result.check.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(numbers.count == 5 && numbers[0] == 12 && numbers[1] == 2, "\(result.check)")
+        #expect(result.convert.first == "12 10", "\(result.convert)")
     }
 
     @Test func anExamBanksPassagesAreSharedStimuli() async throws {
