@@ -374,4 +374,22 @@ struct BankLintTests {
         #expect(problems["engagement-question/s01-t02"]?.contains { $0.hasPrefix("option 4 has no feedback") } == true)
         #expect(problems["reinforcement/s02-t01"] == ["the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels [1, 2, 3]"])
     }
+
+    @Test func practiceSetsAndFlashcardsAreCheckedToo() throws {
+        var course = try JSONDecoder().decode(Course.self, from: Data(contentsOf: Self.golden))
+        let statement = PracticeQuestion(
+            id: "s01-t01-p01", topicID: "s01-t01", format: .trueFalse, difficulty: .easy, prompt: "What is a variable in Python?",
+            options: [Choice(text: "True", correct: true, feedback: "Right: it is."), Choice(text: "False", correct: false, feedback: "Not so: it is.")],
+            explanation: "A variable names a value so that you can use it again.")
+        course.subjects[0].topics[0].practice = [statement]
+        let card = Flashcard(id: "s01-t01-c01", kind: .term, front: "variable", back: "A name for a value.")
+        let cloze = Flashcard(id: "s01-t01-c02", kind: .cloze, front: "A ____ names a value.", back: "A variable names a value.", cloze: "constant")
+        course.subjects[0].topics[0].flashcards = [card, cloze]
+        course.subjects[0].topics[1].flashcards = [Flashcard(id: "s01-t02-c01", kind: .term, front: "Variable", back: "Holds a value.")]
+        let problems = Dictionary(BankLint.check(course).flagged.map { ($0.id, $0.problems) }, uniquingKeysWith: +)
+        #expect(problems["practice/s01-t01/q-01"]?.contains { $0.contains("is a question") } == true, "\(problems)")
+        #expect(problems["s01-t01-c02"]?.first?.contains("is not once in its sentence") == true)
+        #expect(problems["s01-t02-c01"] == ["asks what card s01-t01-c01 asks"])
+        #expect(problems["s01-t01-c01"] == nil)
+    }
 }

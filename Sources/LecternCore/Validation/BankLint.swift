@@ -434,13 +434,16 @@ public enum BankLint {
     // MARK: course.json
 
     /// Checks a course's questions with the rules its stages applied: engagement and bonus
-    /// questions, and reinforcement pools. Ids are the pipeline's item ids
-    /// (`engagement-question/s01-t01`, `reinforcement/s01-t01/level-2`).
+    /// questions, reinforcement pools and practice sets, and the shape of its flashcards (their
+    /// grounding needs the lectures, which course.json alone does not hold). Ids are the
+    /// pipeline's item ids (`engagement-question/s01-t01`, `reinforcement/s01-t01/level-2`,
+    /// `practice/s01-t01/q-03`), a card's its own (`s01-t01-c02`).
     public static func check(_ course: Course, language: String? = nil) -> BankReport {
         let language = language ?? course.language
         var flags: [BankReport.Flag] = []
         var count = 0
         var stems = StemIndex()
+        var cardFronts: [String: String] = [:]
         func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
             var problems = issues.errors.map(\.message)
             if let prompt, let earlier = stems.add(prompt, id: id, language: language) { problems.append("the same question as \(earlier)") }
@@ -451,6 +454,29 @@ public enum BankLint {
                 guard let question else { continue }
                 count += 1
                 add("\(name)/\(topic.id)", QuestionRules.check(question, expectedTopicID: topic.id, language: language), prompt: question.prompt)
+            }
+            for (index, question) in (topic.practice ?? []).enumerated() {
+                count += 1
+                add(String(format: "practice/\(topic.id)/q-%02d", index + 1), PracticeRules.check(question, language: language), prompt: question.prompt)
+            }
+            for card in topic.flashcards ?? [] {
+                var issues: [ValidationIssue] = []
+                if card.front.trimmed.isEmpty || card.front.count > FlashcardRules.frontLimit {
+                    issues.append(.error("the front is \(card.front.count) characters; 1 to \(FlashcardRules.frontLimit)"))
+                }
+                if card.back.trimmed.isEmpty || card.back.count > FlashcardRules.backLimit {
+                    issues.append(.error("the back is \(card.back.count) characters; 1 to \(FlashcardRules.backLimit)"))
+                }
+                if card.kind == .cloze, FlashcardRules.wholeWordRanges(of: card.cloze ?? "", in: card.back).count != 1 || !card.front.contains(FlashcardRules.blank) {
+                    issues.append(.error("the cloze '\(card.cloze ?? "")' is not once in its sentence as whole words, or the front shows no blank"))
+                }
+                let front = FlashcardRules.frontKey(card, language: language)
+                if let earlier = cardFronts[front] {
+                    issues.append(.error("asks what card \(earlier) asks"))
+                } else {
+                    cardFronts[front] = card.id
+                }
+                if !issues.isEmpty { flags.append(.init(id: card.id, problems: issues.map(\.message))) }
             }
             guard let pool = topic.reinforcement else { continue }
             let levels = pool.map(\.level).sorted()
