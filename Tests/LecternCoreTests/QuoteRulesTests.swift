@@ -111,6 +111,7 @@ struct QuoteRulesTests {
         #expect(QuoteRules.secondPerson("I am proud of my {keyword}, and I was right.") == "You are proud of your {keyword}, and you were right.")
         #expect(QuoteRules.secondPerson("You did it once.") == nil)
         #expect(QuoteRules.secondPerson("Every moment of gratitude reminds us why we are worth everything.") == "Every moment of gratitude reminds you why you are worth everything.")
+        #expect(QuoteRules.secondPerson("I'm proud of me for taking action on this {keyword}.") == "You're proud of yourself for taking action on this {keyword}.")
         let (usable, problems) = QuoteRules.usableTemplates(
             ["With {keyword}, I feel more confident in my abilities."], accepted: [], spec: bank, language: "en")
         #expect(usable == ["With {keyword}, you feel more confident in your abilities."] && problems.isEmpty)

@@ -359,13 +359,20 @@ public enum QuoteRules {
         var out: [String] = []
         var changed = false
         var previousWasI = false
+        // Whether the sentence so far has "I"/"we" as its subject: its object "me"/"us" is then
+        // the reader again ("I'm proud of me" → "you're proud of yourself", not "of you").
+        var selfSubject = false
         for word in line.split(separator: " ", omittingEmptySubsequences: false) {
             let token = String(word)
             // The word without the punctuation around it.
             let core = token.trimmingCharacters(in: CharacterSet.punctuationCharacters.subtracting(CharacterSet(charactersIn: "'’")))
             let key = core.lowercased().replacingOccurrences(of: "’", with: "'")
+            let startsSentence = out.isEmpty || out.last.map { $0.hasSuffix(".") || $0.hasSuffix("!") || $0.hasSuffix("?") } == true
+            if startsSentence { selfSubject = ["i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"].contains(key) }
             var replacement: String?
-            if let swap = swaps[key] {
+            if selfSubject && !startsSentence && (key == "me" || key == "us") {
+                replacement = "yourself"
+            } else if let swap = swaps[key] {
                 replacement = swap
             } else if previousWasI && key == "am" {
                 replacement = "are"
