@@ -176,7 +176,8 @@ struct DeckRunTests {
             _ = try await ws.run(spec, provider: try RecordingProvider(script: ws.script()))
             Issue.record("a one-card deck ran")
         } catch {
-            #expect("\(error)".contains("has 1 usable row of 2") && "\(error)".contains("tiny.tsv:2: one column only"), "\(error)")
+            #expect(error is SpecError, "an unusable set is the author's to fix (exit 2): \(error)")
+            #expect("\(error)".contains("1 usable row of 2") && "\(error)".contains("tiny.tsv:2: error: one column only"), "\(error)")
         }
     }
 }

@@ -48,22 +48,26 @@ public struct DeckJob: GenerationJob {
         self.tone = PromptText.tone(environment.spec.tone, presets: environment.presets)
         if let source = deck.source {
             let url = (environment.spec.baseDirectory ?? URL(fileURLWithPath: ".")).appendingPathComponent(source).standardizedFileURL
+            // Problems of the imported set are the author's to fix, like a spec's (exit 2), each at
+            // its file and line.
             guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw PipelineError("the deck file '\(source)' cannot be read (looked for \(url.path)); give a TSV or CSV file relative to the spec")
+                throw SpecError(SpecDiagnostic(file: source, message: "the deck file cannot be read (looked for \(url.path))", hint: "give a TSV or CSV file relative to the spec"))
             }
             if let digest = deck.sourceDigest, digest != SHA256Digest.hex(data) {
-                throw PipelineError("the deck file '\(source)' changed after the spec was read; run again")
+                throw SpecError(SpecDiagnostic(file: source, message: "the deck file changed after the spec was read", hint: "run again"))
             }
             let format = deck.format ?? DeckSpec.Format.guess(source)
             let result: DeckImport.Result
             do { result = try DeckImport.parse(data, format: format) } catch let error as DeckImportError {
-                throw PipelineError("the deck file '\(source)': \(error.description)")
+                throw SpecError(SpecDiagnostic(file: source, message: error.description))
             }
             guard result.rows.count >= 2 else {
-                let problems = result.problems.prefix(10).map { "\n  \(source):\($0.line): \($0.message)" }.joined()
-                throw PipelineError(
-                    "the deck file '\(source)' has \(result.rows.count) usable row\(result.rows.count == 1 ? "" : "s") of \(result.read); a deck needs at least 2 (a term and a definition separated by \(format == .csv ? "a comma" : "a tab") a row)"
-                        + problems)
+                let separator = format == .csv ? "a comma" : "a tab"
+                throw SpecError(
+                    [SpecDiagnostic(
+                        file: source, message: "\(result.rows.count) usable row\(result.rows.count == 1 ? "" : "s") of \(result.read); a deck needs at least 2",
+                        hint: "write a term and its definition on each row, separated by \(separator)")]
+                        + result.problems.prefix(10).map { SpecDiagnostic(file: source, line: $0.line, message: $0.message) })
             }
             self.imported = result
         } else {
