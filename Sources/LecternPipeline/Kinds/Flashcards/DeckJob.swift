@@ -116,9 +116,10 @@ public struct DeckJob: GenerationJob {
     /// A model item for each card whose quiz the deck cannot fill.
     func distractorItems(_ drafts: [DeckDraft]) -> [WorkItem] {
         let backs = drafts.map(\.back)
+        let deckBacks = DeckBacks(backs)
         let need = deck.options - 1
         return drafts.indices.compactMap { index in
-            let found = DeckRules.deckDistractors(for: index, backs: backs, count: need)
+            let found = deckBacks.distractors(for: index, count: need)
             guard found.count < need else { return nil }
             let card = drafts[index]
             let id = DeckItems.distractors(card.id)
@@ -250,11 +251,12 @@ public struct DeckJob: GenerationJob {
     public func assemble(results: ResultStore) throws -> AssembledBundle? {
         guard let drafts = results.optionalValue(DeckItems.deck, as: [DeckDraft].self) else { return nil }
         let backs = drafts.map(\.back)
+        let deckBacks = DeckBacks(backs)
         let need = deck.options - 1
         var cards: [DeckCard] = []
         var generated = 0
         for (index, draft) in drafts.enumerated() {
-            var wrong = DeckRules.deckDistractors(for: index, backs: backs, count: need)
+            var wrong = deckBacks.distractors(for: index, count: need)
             var origin = DeckCard.Quiz.Origin.deck
             if wrong.count < need {
                 // A card whose distractors failed keeps no quiz question rather than a short one.
@@ -269,7 +271,7 @@ public struct DeckJob: GenerationJob {
             cards.append(
                 DeckCard(
                     id: draft.id, line: draft.line, front: draft.front, back: draft.back, quiz: .init(options: options, answer: position, distractors: origin),
-                    cloze: DeckRules.cloze(back: draft.back, term: draft.front, deckBacks: backs)))
+                    cloze: DeckRules.cloze(back: draft.back, term: draft.front, usage: deckBacks.usage)))
         }
         let matching = DeckRules.matchingRounds(cards.map { ($0.id, $0.front, $0.back) }, pairs: deck.pairs)
         var source: DeckSource?
