@@ -125,7 +125,7 @@ public struct DeckJob: GenerationJob {
             let id = DeckItems.distractors(card.id)
             return WorkItem(id: id, stage: Self.distractorsName, context: "card \(card.id) '\(card.front.prefix(40))'", dependencies: [DeckItems.deck]) {
                 [self] _ in
-                let (value, report) = try await runner.run(try writeDistractors(itemID: id.rawValue, card: card, count: need - found.count, avoid: found, examples: backs))
+                let (value, report) = try await runner.run(try writeDistractors(itemID: id.rawValue, card: card, count: need - found.count, avoid: found))
                 return WorkOutput(value: value, report: report)
             }
         }
@@ -208,7 +208,7 @@ public struct DeckJob: GenerationJob {
     struct DistractorsAnswer: Decodable { var distractors: [String] }
 
     /// `count` wrong answers for `card`'s quiz, beside the `avoid` ones the deck gave.
-    func writeDistractors(itemID: String, card: DeckDraft, count: Int, avoid: [String], examples: [String]) throws -> ModelCall<[String]> {
+    func writeDistractors(itemID: String, card: DeckDraft, count: Int, avoid: [String]) throws -> ModelCall<[String]> {
         let limit = min(FlashcardRules.backLimit, max(20, card.back.count * 2))
         let schema = ResponseSchema(
             name: "quiz_distractors",
