@@ -137,6 +137,8 @@ struct DeckRunTests {
         let written = DeckImport.write([("a,b", "say \"hi\""), ("tab\there", "x")], format: .csv)
         #expect(String(decoding: written, as: UTF8.self) == "\"a,b\",\"say \"\"hi\"\"\"\r\ntab\there,x\r\n")
         #expect(String(decoding: DeckImport.write([("tab\there", "line\nbreak")], format: .tsv), as: UTF8.self) == "tab here\tline break\n")
+        let quoted = DeckImport.write([("\"Hola\" means", "hello, said as \"OH-la\"")], format: .tsv)
+        #expect(try DeckImport.parse(quoted, format: .tsv).rows.map { [$0.term, $0.definition] } == [["\"Hola\" means", "hello, said as \"OH-la\""]])
 
         // Distractors fit: same shape, comparable length, not a restatement.
         #expect(DeckRules.fits("12", distractorOf: "6") && !DeckRules.fits("Carbon", distractorOf: "6") && !DeckRules.fits("1869", distractorOf: "6"))

@@ -202,14 +202,17 @@ public enum DeckImport {
     }
 
     /// The set as TSV or CSV again (the flashcard app's export): a row a card, term then
-    /// definition, no header. CSV quotes where RFC 4180 needs it; TSV has no quoting, so a tab or
-    /// line break inside a field becomes a space.
+    /// definition, no header. CSV quotes where RFC 4180 needs it; in TSV a tab or line break inside
+    /// a field becomes a space, and only a field that starts with a quote is quoted.
     public static func write(_ cards: [(front: String, back: String)], format: DeckSpec.Format) -> Data {
         func field(_ text: String) -> String {
             switch format {
             case .tsv:
-                return text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
+                let flat = text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
                     .replacingOccurrences(of: "\r", with: " ")
+                // A field that starts with a quote is quoted, as Anki's export does, so that it is
+                // read back as written ("Hola" means hello).
+                return flat.hasPrefix("\"") ? "\"" + flat.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : flat
             case .csv:
                 guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || text.hasPrefix(" ") else { return text }
                 return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
