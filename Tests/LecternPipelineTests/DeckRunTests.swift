@@ -171,6 +171,15 @@ struct DeckRunTests {
             #expect(text.contains("'cards' sets how many cards to write, but the deck is imported"), "\(text)")
             #expect(text.contains("'options' is 9") && text.contains("'pairs' is 3"), "\(text)")
         }
+        // A device or a directory is refused before anything reads it.
+        for path in ["/dev/zero", "."] {
+            do {
+                _ = try Self.spec("source: \(path)", in: ws)
+                Issue.record("'source: \(path)' was accepted")
+            } catch {
+                #expect("\(error)".contains("is not a regular file"), "\(error)")
+            }
+        }
         // A file with fewer than two usable rows stops the run with its lines.
         try "only one\tcard\nbroken row\n".write(to: ws.root.appendingPathComponent("tiny.tsv"), atomically: true, encoding: .utf8)
         let spec = try Self.spec("source: tiny.tsv", in: ws)

@@ -159,6 +159,18 @@ public enum DeckImport {
     static let termHeaders: Set<String> = ["term", "front", "question", "word", "card", "prompt"]
     static let definitionHeaders: Set<String> = ["definition", "back", "answer", "meaning", "translation"]
 
+    /// The bytes of the set at `url`, or why they cannot be read: only a regular file of at most
+    /// `maxBytes` is read (a spec naming `/dev/zero` or a directory gets an error, not a hang).
+    public static func readSource(_ url: URL) -> (data: Data?, problem: String?) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
+            return (nil, "cannot be read (looked for \(url.path))")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return (nil, "is not a regular file (\(url.path))") }
+        if let size = attributes[.size] as? Int, size > maxBytes { return (nil, "is \(size) bytes; at most \(maxBytes)") }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return (nil, "cannot be read (looked for \(url.path))") }
+        return (data, nil)
+    }
+
     public static func parse(_ data: Data, format: DeckSpec.Format) throws -> Result {
         guard let text = String(data: data, encoding: .utf8) else {
             throw DeckImportError("the deck file is not UTF-8 text; save it as UTF-8 (TSV or CSV)")

@@ -42,6 +42,11 @@ public struct DeckSpec: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case title, source, format, sourceDigest = "source_sha256", cards, options, pairs
     }
+
+    /// Where `source` is: relative to the spec's directory, or as given when absolute.
+    public static func resolve(_ source: String, base: URL) -> URL {
+        (source.hasPrefix("/") ? URL(fileURLWithPath: source) : base.appendingPathComponent(source)).standardizedFileURL
+    }
 }
 
 /// Reads the `flashcards` kind's part of a spec:
@@ -71,18 +76,13 @@ public enum DeckSpecReader: JobKindSpecReader {
         }
         if let path = top.string("source", maxLength: 1_000) {
             spec.source = path
-            let url = context.resolvedBaseDirectory.appendingPathComponent(path).standardizedFileURL
-            if let data = FileManager.default.contents(atPath: url.path) {
-                if data.count > DeckImport.maxBytes {
-                    reader.report(
-                        "the deck file '\(path)' is \(data.count) bytes; at most \(DeckImport.maxBytes)", at: top.node("source"),
-                        hint: "split the set into several decks")
-                } else {
-                    spec.sourceDigest = SHA256Digest.hex(data)
-                }
+            let url = DeckSpec.resolve(path, base: context.resolvedBaseDirectory)
+            let read = DeckImport.readSource(url)
+            if let data = read.data {
+                spec.sourceDigest = SHA256Digest.hex(data)
             } else {
                 reader.report(
-                    "the deck file '\(path)' cannot be read (looked for \(url.path))", at: top.node("source"),
+                    "the deck file '\(path)' \(read.problem ?? "cannot be read")", at: top.node("source"),
                     hint: "give a TSV or CSV file with a term and a definition a row, relative to the spec")
             }
         } else if spec.format != nil {

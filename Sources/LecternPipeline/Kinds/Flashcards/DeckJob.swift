@@ -47,11 +47,12 @@ public struct DeckJob: GenerationJob {
         self.runner = environment.runner
         self.tone = PromptText.tone(environment.spec.tone, presets: environment.presets)
         if let source = deck.source {
-            let url = (environment.spec.baseDirectory ?? URL(fileURLWithPath: ".")).appendingPathComponent(source).standardizedFileURL
+            let url = DeckSpec.resolve(source, base: environment.spec.baseDirectory ?? URL(fileURLWithPath: "."))
             // Problems of the imported set are the author's to fix, like a spec's (exit 2), each at
             // its file and line.
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw SpecError(SpecDiagnostic(file: source, message: "the deck file cannot be read (looked for \(url.path))", hint: "give a TSV or CSV file relative to the spec"))
+            let read = DeckImport.readSource(url)
+            guard let data = read.data else {
+                throw SpecError(SpecDiagnostic(file: source, message: "the deck file \(read.problem ?? "cannot be read")", hint: "give a TSV or CSV file relative to the spec"))
             }
             if let digest = deck.sourceDigest, digest != SHA256Digest.hex(data) {
                 throw SpecError(SpecDiagnostic(file: source, message: "the deck file changed after the spec was read", hint: "run again"))
