@@ -118,6 +118,20 @@ public enum BundleDiff {
             }
             return (manifest, items)
         }
+        if manifest.kind == "flashcards" {
+            // A card by its id, the matching rounds as one item, the import's report as another.
+            guard let data = read("deck.json"), let deck = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw BundleError(.invalid, "\(bundle.path) has no readable deck.json")
+            }
+            covered.insert("deck.json")
+            for card in deck["cards"] as? [[String: Any]] ?? [] { if let id = card["id"] as? String { items["card/" + id] = canonical(card) } }
+            items["matching"] = canonical(["matching": deck["matching"] ?? [], "unmatched": deck["unmatched"] ?? []])
+            if let source = deck["source"] { items["source"] = canonical(source) }
+            for (path, entry) in manifest.files where !covered.contains(path) {
+                items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
+            }
+            return (manifest, items)
+        }
         let document = try BundleContent.document(of: bundle, manifest: manifest)
         if manifest.kind == "exam" {
             let exam = document

@@ -94,6 +94,22 @@ struct DeckRunTests {
         }
     }
 
+    @Test func twoVersionsOfADeckAreComparedCardByCard() async throws {
+        let ws = try Workspace()
+        let answers: [JSONValue] = [["stage": "distractors", "json": ["distractors": ["8", "12", "4"]]]]
+        var dirs: [URL] = []
+        for (version, tsv) in [("1.0.0", Self.tsv), ("1.1.0", Self.tsv.replacingOccurrences(of: "Iron, the metal of steel and blood", with: "Iron, a metal that rusts"))] {
+            try tsv.write(to: ws.root.appendingPathComponent("symbols.tsv"), atomically: true, encoding: .utf8)
+            let spec = try Self.spec("version: \(version)\nsource: symbols.tsv", in: ws)
+            let result = try await ws.run(spec, provider: try RecordingProvider(script: ws.script(extra: answers)))
+            guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+            dirs.append(dir)
+        }
+        let report = try BundleDiff.compare(dirs[0], dirs[1])
+        #expect(report.changed.map(\.id).contains("card/c006"), "\(report.summary)")
+        #expect(report.added.isEmpty && report.removed.isEmpty)
+    }
+
     @Test func aDeckWrittenFromTheDescriptionIsCheckedBatchByBatch() async throws {
         let ws = try Workspace()
         let spec = try Self.spec("title: Chemistry symbols\ncards: 12", in: ws)
