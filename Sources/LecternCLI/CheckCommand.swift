@@ -6,7 +6,7 @@ import LecternCore
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Lint a question bank (exam.json, course.json or JSON Lines) or a quote database (quotes.json) with Lectern's validators; no model call.",
+        abstract: "Lint a question bank (exam.json, course.json or JSON Lines), a quote database (quotes.json) or a flashcard deck (deck.json) with Lectern's validators; no model call.",
         discussion: """
             Four formats, told apart by their content: exam.json (an object with "format_version" \
             and "items", as an exam bundle has it), course.json (an object with "subjects": its \
@@ -68,7 +68,7 @@ struct CheckCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(report.text.utf8))
             let flagged = report.flagged.count
-            let noun = report.format == .quotes ? "quote" : "question"
+            let noun = report.format == .quotes ? "quote" : report.format == .deck ? "card" : "question"
             Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }

@@ -83,6 +83,11 @@ struct DeckRunTests {
         let placed = deck.matching.flatMap(\.cards) + deck.unmatched
         #expect(placed.sorted() == deck.cards.map(\.id).sorted())
         #expect(deck.cards.allSatisfy { $0.review.intervalsDays == [1, 3, 7, 14, 30, 90] && $0.review.mastery == 0 })
+        // `lectern check` holds the deck to the same rules: clean as written, a flipped key caught.
+        #expect(BankLint.check(deck).flagged.isEmpty, "\(BankLint.check(deck).flagged)")
+        var flipped = deck
+        flipped.cards[0].quiz.answer = (flipped.cards[0].quiz.answer + 1) % flipped.cards[0].quiz.options.count
+        #expect(BankLint.check(flipped).flagged.map(\.id) == [deck.cards[0].id])
 
         // deck.json against its schema; the export writes the set back, and it imports again.
         let schemaProblems = try Workspace.schemaProblems(dir.appendingPathComponent("deck.json"), schema: "deck.schema.json")

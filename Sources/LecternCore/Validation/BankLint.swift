@@ -23,6 +23,7 @@ public enum BankFormat: String, Sendable, Hashable {
     case exam = "exam.json"
     case course = "course.json"
     case quotes = "quotes.json"
+    case deck = "deck.json"
 }
 
 /// What `lectern check` found: how many questions it checked and the problems of each flagged
@@ -141,19 +142,23 @@ public enum BankLint {
             let database = try decode(QuoteDatabase.self, from: Data(text.utf8), file: file, format: .quotes)
             return check(database, bytes: text.utf8.count)
         }
+        if object["cards"] != nil {
+            let deck = try decode(Deck.self, from: Data(text.utf8), file: file, format: .deck)
+            return check(deck)
+        }
         if object["question"] != nil {
             // One JSON Lines item, perhaps written over several lines.
             return check([try item(whole, line: 1, file: file)], language: language ?? "en")
         }
         throw BankReadError([
             SpecDiagnostic(
-                file: file, message: "is not a question bank: the object has neither 'items' (exam.json), 'subjects' (course.json) nor 'quotes' (quotes.json)",
+                file: file, message: "is not a question bank: the object has neither 'items' (exam.json), 'subjects' (course.json), 'quotes' (quotes.json) nor 'cards' (deck.json)",
                 hint: formatsHint)
         ])
     }
 
     static let formatsHint =
-        "lectern check reads exam.json (an object with 'format_version' and 'items'), course.json (an object with 'subjects'), quotes.json (an object with 'quotes'), or JSON Lines: one {\"id\": …, \"question\": …, \"options\": […], \"answer\": 0} a line"
+        "lectern check reads exam.json (an object with 'format_version' and 'items'), course.json (an object with 'subjects'), quotes.json (an object with 'quotes'), deck.json (an object with 'cards'), or JSON Lines: one {\"id\": …, \"question\": …, \"options\": […], \"answer\": 0} a line"
 
     // MARK: JSON Lines
 
@@ -429,6 +434,47 @@ public enum BankLint {
             if !problems.isEmpty { flagged.append(BankReport.Flag(id: id, problems: problems)) }
         }
         return BankReport(format: .quotes, items: database.quotes.count, flagged: flagged)
+    }
+
+    // MARK: deck.json
+
+    /// Checks a flashcard deck as its job built it: each quiz holds the card's back once, at
+    /// `answer`, beside distractors that fit (`DeckRules.checkDistractors`); a cloze blanks a word
+    /// of its back; no term twice; no matching round with two cards that could swap definitions.
+    public static func check(_ deck: Deck) -> BankReport {
+        var flags: [BankReport.Flag] = []
+        var fronts: [String: String] = [:]
+        let byID = Dictionary(deck.cards.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for card in deck.cards {
+            var problems: [String] = []
+            let options = card.quiz.options
+            if !options.indices.contains(card.quiz.answer) || options[card.quiz.answer] != card.back {
+                problems.append("the quiz's answer \(card.quiz.answer) is not the card's back")
+            } else if options.filter({ $0 == card.back }).count != 1 {
+                problems.append("the quiz shows the card's back more than once")
+            } else {
+                let wrong = options.enumerated().filter { $0.offset != card.quiz.answer }.map(\.element)
+                problems += DeckRules.checkDistractors(wrong, answer: card.back, term: card.front).map(\.message)
+            }
+            if let cloze = card.cloze, !cloze.text.contains(FlashcardRules.blank) || FlashcardRules.clozeFront(sentence: card.back, span: cloze.answer) != cloze.text {
+                problems.append("the cloze '\(cloze.text)' is not the back with '\(cloze.answer)' blanked")
+            }
+            let key = TextKey.normalize(card.front, language: deck.language)
+            if let earlier = fronts[key] { problems.append("the term is card \(earlier)'s too") } else { fronts[key] = card.id }
+            if !problems.isEmpty { flags.append(.init(id: card.id, problems: problems)) }
+        }
+        for round in deck.matching {
+            let cards = round.cards.compactMap { byID[$0] }
+            var problems: [String] = []
+            if !(4...6).contains(cards.count) { problems.append("a matching round has 4 to 6 pairs; this one has \(round.cards.count)") }
+            for (i, a) in cards.enumerated() {
+                for b in cards[(i + 1)...] where DeckRules.couldSwap((a.front, a.back), (b.front, b.back)) {
+                    problems.append("\(a.id) and \(b.id) could swap definitions")
+                }
+            }
+            if !problems.isEmpty { flags.append(.init(id: "matching/\(round.round)", problems: problems)) }
+        }
+        return BankReport(format: .deck, items: deck.cards.count, flagged: flags)
     }
 
     // MARK: course.json
