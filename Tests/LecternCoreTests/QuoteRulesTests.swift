@@ -110,8 +110,6 @@ struct QuoteRulesTests {
         #expect(QuoteRules.secondPerson("I'm grateful for this {keyword}. It made me stronger.") == "You're grateful for this {keyword}. It made you stronger.")
         #expect(QuoteRules.secondPerson("I am proud of my {keyword}, and I was right.") == "You are proud of your {keyword}, and you were right.")
         #expect(QuoteRules.secondPerson("You did it once.") == nil)
-        #expect(QuoteRules.secondPerson("Every moment of gratitude reminds us why we are worth everything.") == "Every moment of gratitude reminds you why you are worth everything.")
-        #expect(QuoteRules.secondPerson("I'm proud of me for taking action on this {keyword}.") == "You're proud of yourself for taking action on this {keyword}.")
         let (usable, problems) = QuoteRules.usableTemplates(
             ["With {keyword}, I feel more confident in my abilities."], accepted: [], spec: bank, language: "en")
         #expect(usable == ["With {keyword}, you feel more confident in your abilities."] && problems.isEmpty)
@@ -196,21 +194,18 @@ struct QuoteAttributionTests {
     }
 }
 
-/// Template lines from the recorded Echo bank that a reader should never see.
+/// Template lines from the recorded Echo bank that a curator should see.
 struct TemplateCurationTests {
-    let spec = TemplateBankSpec()
-
-    @Test func aTemplateFitsEveryMessageAndSpeaksToTheReader() {
-        func problem(_ line: String) -> String { QuoteRules.templateProblem(line, spec: spec, language: "en") ?? "" }
-        #expect(problem("You've achieved the dream of becoming a professional dancer.").contains("'dancer' is one person's life"))
-        #expect(problem("With your passion for photography, you can create stunning images.").contains("'photography'"))
-        #expect(problem("You are on track for success with this exam.").contains("'exam'"))
-        #expect(problem("You're doing great today, {keyword}. Keep up the good work!").contains("not the reader's name"))
-        #expect(problem("Every moment of gratitude reminds us why we are worth everything.").contains("not as \"we\""))
-        #expect(problem("Let's celebrate this {keyword} together.").contains("not as \"we\""))
-        // Fine lines stay fine.
-        #expect(problem("Every step towards {keyword} brings you closer to success.").isEmpty)
-        #expect(problem("You have the power to achieve anything you set your mind to.").isEmpty)
-        #expect(problem("Congratulations on {keyword}, you earned it.").isEmpty)
+    @Test func linesThatFitOneReaderOrSpeakAsWeAreFlagged() {
+        func concerns(_ line: String) -> String { QuoteRules.templateConcerns(line, language: "en").joined(separator: "; ") }
+        #expect(concerns("You've achieved the dream of becoming a professional dancer.").contains("'dancer' is one person's life"))
+        #expect(concerns("With your passion for photography, you can create stunning images.").contains("'photography'"))
+        #expect(concerns("You are on track for success with this exam.").contains("'exam'"))
+        #expect(concerns("You're doing great today, {keyword}. Keep up the good work!").contains("addresses the reader as {keyword}"))
+        #expect(concerns("Every moment of gratitude reminds us why we are worth everything.").contains("speaks as \"we\""))
+        // Fine lines are not flagged, and the flags do not refuse a line.
+        #expect(concerns("Every step towards {keyword} brings you closer to success.").isEmpty)
+        #expect(concerns("Congratulations on {keyword}, you earned it.").isEmpty)
+        #expect(QuoteRules.templateProblem("You are on track for success with this exam.", spec: TemplateBankSpec(), language: "en") == nil)
     }
 }

@@ -232,7 +232,13 @@ public struct QuotesJob: GenerationJob {
             }
             files["templates.json"] = TemplateBank(emotions: bank).json()
         }
-        let curation = QuoteCuration(corpus: corpus.report, candidates: corpus.candidates, selection: selection, spec: quotes, batches: batches.count, templates: bank.count)
+        var curation = QuoteCuration(corpus: corpus.report, candidates: corpus.candidates, selection: selection, spec: quotes, batches: batches.count, templates: bank.count)
+        curation.templateFlags = bank.flatMap { emotion in
+            emotion.templates.compactMap { line in
+                let concerns = QuoteRules.templateConcerns(line, language: spec.language)
+                return concerns.isEmpty ? nil : QuoteCuration.TemplateFlag(emotion: emotion.name, template: line, concerns: concerns)
+            }
+        }
         files["curation.json"] = try curation.json()
         files["ATTRIBUTIONS.md"] = Data(QuoteCuration.attributions(selection.database, corpus: corpus, spec: quotes).utf8)
         var counts: [String: [String: Int]] = [
@@ -274,6 +280,13 @@ struct QuoteCuration: Encodable {
         var author: String
     }
 
+    /// A template a curator should look at, and why (`QuoteRules.templateConcerns`).
+    struct TemplateFlag: Encodable {
+        var emotion: String
+        var template: String
+        var concerns: [String]
+    }
+
     struct Selection: Encodable {
         var target: Int
         var selected: Int
@@ -291,6 +304,8 @@ struct QuoteCuration: Encodable {
     var corpus: QuoteCorpusReport
     var tagging: Tagging
     var selection: Selection
+    /// The bank's lines flagged for a curator; empty without a bank.
+    var templateFlags: [TemplateFlag] = []
 
     init(corpus: QuoteCorpusReport, candidates: [QuoteCandidate], selection: QuoteSelection, spec: QuotesSpec, batches: Int, templates: Int) {
         self.corpus = corpus
@@ -316,7 +331,7 @@ struct QuoteCuration: Encodable {
 
     var order: ([String], [String]) = ([], [])
 
-    enum CodingKeys: String, CodingKey { case corpus, tagging, selection }
+    enum CodingKeys: String, CodingKey { case corpus, tagging, selection, templateFlags = "template_flags" }
 
     func json() throws -> Data {
         let encoder = JSONEncoder()
@@ -335,7 +350,9 @@ struct QuoteCuration: Encodable {
         ]
         lines.append("    by emotion:  " + order.0.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: " · "))
         lines.append("    by category: " + order.1.map { "\($0) \(selection.categories[$0, default: 0])" }.joined(separator: " · "))
-        if selection.templates > 0 { lines.append("  templates: \(selection.templates) emotions") }
+        if selection.templates > 0 {
+            lines.append("  templates: \(selection.templates) emotions" + (templateFlags.isEmpty ? "" : "; \(templateFlags.count) lines flagged for a curator (curation.json → template_flags)"))
+        }
         return lines
     }
 
