@@ -228,7 +228,7 @@ struct BankLintTests {
         #expect(try BankLint.check(data: Data(pretty.utf8), file: "item.json").format == .jsonLines)
         for (content, message) in [
             ("", "is empty"), ("[1, 2]", "is not a question bank: it starts with '['"), ("{\"items\": []}", "has 'items' but no 'format_version'"),
-            ("{\"title\": \"x\"}", "neither 'items' (exam.json), 'subjects' (course.json) nor 'quotes' (quotes.json)"), ("{\"a\": 1,\n \"b\": }", "is not valid JSON"),
+            ("{\"title\": \"x\"}", "neither 'items' (exam.json), 'subjects' (course.json), 'quotes' (quotes.json) nor 'cards' (deck.json)"), ("{\"a\": 1,\n \"b\": }", "is not valid JSON"),
             ("{\"subjects\": [], \"id\": \"c\"}", "is not a valid course.json: "),
         ] {
             let error = try #require(throws: BankReadError.self) { try BankLint.check(data: Data(content.utf8), file: "bank.json") }

@@ -298,9 +298,11 @@ public enum QuoteRules {
     public static func templateConcerns(_ template: String, language: String) -> [String] {
         guard language.hasPrefix("en") else { return [] }
         let bare = template.replacingOccurrences(of: TemplateBankSpec.placeholder, with: "")
-        let words = Set(bare.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { $0.replacingOccurrences(of: "’", with: "'") })
+        // In the line's order, so the concern names the first such word on every run (a Set's
+        // order changes from process to process).
+        let words = bare.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { $0.replacingOccurrences(of: "’", with: "'") }
         var concerns: [String] = []
-        if !words.isDisjoint(with: ["we", "we're", "we've", "we'll", "we'd", "us", "our", "ours", "ourselves", "let's"]) {
+        if words.contains(where: ["we", "we're", "we've", "we'll", "we'd", "us", "our", "ours", "ourselves", "let's"].contains) {
             concerns.append("speaks as \"we\", not to the reader as \"you\"")
         }
         if let specific = words.first(where: specificWords.contains) {
