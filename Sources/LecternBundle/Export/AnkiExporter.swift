@@ -83,7 +83,7 @@ public enum AnkiExporter: BundleExporter {
             if let level = q.level { tags.append("lectern::level-\(level)") }
             notes.append(Note(id: noteID(q.id), guid: guid(manifest.id + "/" + q.id), deck: deck, tags: tags, fields: values))
         }
-        notes += flashcardNotes(document, root: root, language: language, noteID: noteID)
+        notes += flashcardNotes(document, bundleID: manifest.id, root: root, language: language, noteID: noteID)
         guard !notes.isEmpty else { throw PackageError("the bundle has no questions or flashcards to put in an Anki deck") }
         return try package(notes: notes, manifest: manifest)
     }
@@ -107,7 +107,7 @@ public enum AnkiExporter: BundleExporter {
     }
 
     /// A course's flashcards, in course order, each in its topic's deck.
-    static func flashcardNotes(_ document: [String: Any], root: String, language: String, noteID: (String) -> Int64) -> [Note] {
+    static func flashcardNotes(_ document: [String: Any], bundleID: String, root: String, language: String, noteID: (String) -> Int64) -> [Note] {
         var notes: [Note] = []
         for subject in document["subjects"] as? [[String: Any]] ?? [] {
             let subjectTitle = subject["title"] as? String ?? ""
@@ -125,9 +125,9 @@ public enum AnkiExporter: BundleExporter {
                             .replacingOccurrences(of: "\u{1F}", with: " ")
                     }
                     var note = Note(
-                        id: noteID("flashcards/" + id), guid: guid("flashcards/" + id), deck: deck,
+                        id: noteID("flashcards/" + id), guid: guid(bundleID + "/flashcards/" + id), deck: deck,
                         tags: ["lectern::flashcard", "lectern::flashcard::" + tag(kind), "lectern::topic::" + tag(topicID)], fields: [])
-                    if kind == "cloze", let span = card["cloze"] as? String, let range = back.range(of: span, options: .caseInsensitive) {
+                    if kind == "cloze", let span = card["cloze"] as? String, let range = FlashcardRules.wholeWordRanges(of: span, in: back).first {
                         // The span as Anki's cloze deletion; Markdown leaves the braces alone.
                         let marked = back.replacingCharacters(in: range, with: "{{c1::" + back[range] + "}}")
                         note.type = .cloze
