@@ -68,14 +68,13 @@ public struct FlashcardStage: Sendable {
         let (topicID, language) = (place.topicID, job.spec.language)
         return ModelCall(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/flashcards"), variables: variables, schema: schema,
-            check: { Self.check($0, topicID: topicID, lecture: lecture, counts: counts, needed: need, language: language) })
+            check: { Self.check($0, topicID: topicID, lecture: lecture, needed: need, language: language) })
     }
 
-    /// Parses a topic's cards (`counts` of each kind, spares included) and keeps the `needed`
+    /// Parses a topic's cards (spares included) and keeps the `needed`
     /// (`FlashcardRules.select`); ids are `<topic>-c01` … in the order terms, questions, clozes.
     static func check(
-        _ text: String, topicID: String, lecture: String, counts: (terms: Int, questions: Int, clozes: Int),
-        needed: (terms: Int, questions: Int, clozes: Int), language: String
+        _ text: String, topicID: String, lecture: String, needed: (terms: Int, questions: Int, clozes: Int), language: String
     ) -> AnswerCheck<[Flashcard]> {
         switch AnswerParsing.decode(Answer.self, from: text) {
         case .failure(let errors): return .invalid(errors)
