@@ -15,8 +15,10 @@ struct SpecFuzzTests {
     static let count = 1_200
     /// A spec still loading after this long counts as a hang.
     static let hangSeconds = 20.0
-    /// Generous: a real spec loads in milliseconds.
-    static let slowestAllowed = Duration.seconds(2)
+    /// Generous: a real spec loads in milliseconds, and the slowest mutant (a huge scalar) in
+    /// 0.3 s on a quiet machine. It took 2.16 s beside two local-model recordings and the rest of
+    /// the suite, so the bound is a runaway guard, not a speed target.
+    static let slowestAllowed = Duration.seconds(8)
 
     /// Problems that belong to the whole file, not a place in it.
     static let placelessMessages = [
