@@ -88,6 +88,20 @@ public enum BundlePreview {
                         pages += 1
                         links.append("<a href=\"\(escape(path))\">\(page.label("questions", "الأسئلة")) (\(questions.count))</a>")
                     }
+                    // The topic's flashcards: each front, its back behind a click.
+                    let cards = topic["flashcards"] as? [[String: Any]] ?? []
+                    if !cards.isEmpty {
+                        try fm.createDirectory(at: output.appendingPathComponent("flashcards"), withIntermediateDirectories: true)
+                        let path = "flashcards/\(id).xhtml"
+                        let html = "<ol class=\"lectern-flashcards\">\n" + cards.map { card in
+                            "<li><details><summary>\(BundleContent.inline(BundleContent.fragment(card["front"] as? String ?? "", language: page.language)))</summary>"
+                                + BundleContent.fragment(card["back"] as? String ?? "", language: page.language) + "</details></li>"
+                        }.joined(separator: "\n") + "\n</ol>"
+                        try Data(page.document(title: topicTitle, stylesheet: "../lectern.css", body: "<p><a href=\"../index.xhtml\">\(escape(manifest.title))</a></p>\n<h1>\(escape(topicTitle))</h1>\n<h2>\(page.label("Flashcards", "البطاقات"))</h2>\n" + html).utf8)
+                            .write(to: output.appendingPathComponent(path))
+                        pages += 1
+                        links.append("<a href=\"\(escape(path))\">\(page.label("flashcards", "البطاقات")) (\(cards.count))</a>")
+                    }
                     body += "<li>\(escape(topicTitle)) — \(links.joined(separator: " · "))</li>\n"
                 }
                 body += "</ol>\n"

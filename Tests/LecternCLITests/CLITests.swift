@@ -95,6 +95,30 @@ struct CLITests {
         }
     }
 
+    /// Runs `pipelines/examples/<id>.yaml` offline from its recorded cassette twice, each time
+    /// with an empty cache into its own output under `work`, and verifies each bundle: the
+    /// bundles' files (to compare the passes), the first bundle's directory, and the last run's
+    /// summary.
+    static func replayExampleTwice(_ id: String, in work: URL) async throws -> (bundle: URL, passes: [[String: Data]], summary: String) {
+        var passes: [[String: Data]] = []
+        var summary = ""
+        for pass in 1...2 {
+            let out = work.appendingPathComponent("out-\(pass)")
+            let run = try await lectern(
+                [
+                    "run", "pipelines/examples/\(id).yaml", "--cache", "offline", "--cache-dir", work.appendingPathComponent("cache-\(pass)").path,
+                    "--output", out.path, "--log-format", "text",
+                ], in: repository)
+            #expect(run.status == 0, "re-record with 'scripts/record-fixtures.sh pipelines/examples/\(id).yaml' if a prompt changed: \(run.stderr)")
+            summary = run.stderr
+            let bundle = out.appendingPathComponent("\(id)/1.0.0")
+            let verify = try await lectern(["verify", bundle.path], in: repository)
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            passes.append(files(bundle))
+        }
+        return (work.appendingPathComponent("out-1/\(id)/1.0.0"), passes, summary)
+    }
+
     /// Validates the JSON file at `file` against `docs/schemas/<schema>` with Python's
     /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make deps`
     /// installs).

@@ -148,20 +148,7 @@ struct QuotesExampleTests {
         let repo = CLITests.repository
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-quotes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
-        var bundles: [[String: Data]] = []
-        var summary = ""
-        for pass in 1...2 {
-            let run = try await CLITests.lectern(
-                [
-                    "run", "pipelines/examples/echo-quotes.yaml", "--cache", "offline", "--cache-dir", work.appendingPathComponent("cache-\(pass)").path,
-                    "--output", work.appendingPathComponent("out-\(pass)").path, "--log-format", "text",
-                ], in: repo)
-            #expect(run.status == 0, "re-record with 'scripts/record-fixtures.sh pipelines/examples/echo-quotes.yaml' if a prompt changed: \(run.stderr)")
-            summary = run.stderr
-            let verify = try await CLITests.lectern(["verify", work.appendingPathComponent("out-\(pass)/echo-quotes/1.0.0").path], in: repo)
-            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-            bundles.append(CLITests.files(work.appendingPathComponent("out-\(pass)/echo-quotes/1.0.0")))
-        }
+        let (_, bundles, summary) = try await CLITests.replayExampleTwice("echo-quotes", in: work)
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("by emotion:") && summary.contains("by category:"), "\(summary)")
         let files = bundles[0]

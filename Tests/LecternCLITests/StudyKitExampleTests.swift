@@ -10,27 +10,12 @@ import Testing
 /// the bundle, the narration is audio of the lecture's length, and the Anki package carries the
 /// cards as Anki's own import code reads them.
 struct StudyKitExampleTests {
-    static let bundlePath = "out-1/python-collections/1.0.0"
-
     @Test func pythonCollectionsReplaysOfflineWithItsStudyKit() async throws {
         let repo = CLITests.repository
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-studykit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
-        var bundles: [[String: Data]] = []
-        for pass in 1...2 {
-            let run = try await CLITests.lectern(
-                [
-                    "run", "pipelines/examples/python-collections.yaml", "--cache", "offline", "--cache-dir", work.appendingPathComponent("cache-\(pass)").path,
-                    "--output", work.appendingPathComponent("out-\(pass)").path, "--log-format", "text",
-                ], in: repo)
-            #expect(
-                run.status == 0, "re-record with 'scripts/record-fixtures.sh pipelines/examples/python-collections.yaml' if a prompt changed: \(run.stderr)")
-            bundles.append(CLITests.files(work.appendingPathComponent("out-\(pass)/python-collections/1.0.0")))
-        }
+        let (bundle, bundles, _) = try await CLITests.replayExampleTwice("python-collections", in: work)
         #expect(bundles[0] == bundles[1], "the same cassette gives the same bytes, audio included")
-        let bundle = work.appendingPathComponent(Self.bundlePath)
-        let verify = try await CLITests.lectern(["verify", bundle.path], in: repo)
-        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         let files = bundles[0]
         let validated = try CLITests.schemaCheck(bundle.appendingPathComponent("course.json").path, schema: "course.schema.json")
         #expect(validated.status == 0, "course.json against course.schema.json: \(validated.stderr)")
@@ -65,6 +50,17 @@ struct StudyKitExampleTests {
             let practiceSeconds = set.reduce(0) { $0 + ($1.format == .trueFalse ? 30 : 60) }
             #expect(topic.durationSeconds == Int(audio.seconds.rounded(.up)) + 2 * 60 + practiceSeconds)
         }
+
+        // The preview shows each topic's cards and labels practice questions with their difficulty.
+        let site = work.appendingPathComponent("site")
+        #expect(try await CLITests.lectern(["preview", bundle.path, "--output", site.path], in: repo).status == 0)
+        let crawl = try PreviewCommandTests.crawl(site)
+        #expect(crawl.broken.isEmpty && crawl.reachable == crawl.pages, "\(crawl)")
+        #expect(crawl.pages.isSuperset(of: ["flashcards/s01-t01.xhtml", "flashcards/s01-t02.xhtml", "questions/s01-t01.xhtml"]), "\(crawl.pages.sorted())")
+        let cardsPage = try String(contentsOf: site.appendingPathComponent("flashcards/s01-t01.xhtml"), encoding: .utf8)
+        #expect(cardsPage.components(separatedBy: "<details><summary>").count - 1 == 6)
+        let questionsPage = try String(contentsOf: site.appendingPathComponent("questions/s01-t01.xhtml"), encoding: .utf8)
+        #expect(questionsPage.contains("Practice question, easy") && questionsPage.contains("Practice question, hard"))
 
         // The course's cards as a set the flashcard app imports.
         let set = work.appendingPathComponent("cards.tsv")
@@ -122,22 +118,10 @@ struct DeckExampleTests {
         let repo = CLITests.repository
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("lectern-deck-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
-        var bundles: [[String: Data]] = []
-        var summary = ""
-        for pass in 1...2 {
-            let run = try await CLITests.lectern(
-                [
-                    "run", "pipelines/examples/chemistry-deck.yaml", "--cache", "offline", "--cache-dir", work.appendingPathComponent("cache-\(pass)").path,
-                    "--output", work.appendingPathComponent("out-\(pass)").path, "--log-format", "text",
-                ], in: repo)
-            #expect(run.status == 0, "re-record with 'scripts/record-fixtures.sh pipelines/examples/chemistry-deck.yaml': \(run.stderr)")
-            summary = run.stderr
-            bundles.append(CLITests.files(work.appendingPathComponent("out-\(pass)/chemistry-deck/1.0.0")))
-        }
+        let (bundle, bundles, summary) = try await CLITests.replayExampleTwice("chemistry-deck", in: work)
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("left out: chemistry-deck.tsv:20: the definition of 'Mole' is empty"), "\(summary)")
         #expect(summary.contains("left out: chemistry-deck.tsv:21: the term 'Ion' is already on line 11"), "\(summary)")
-        let bundle = work.appendingPathComponent("out-1/chemistry-deck/1.0.0")
         let validated = try CLITests.schemaCheck(bundle.appendingPathComponent("deck.json").path, schema: "deck.schema.json")
         #expect(validated.status == 0, "deck.json against deck.schema.json: \(validated.stderr)")
 

@@ -86,7 +86,10 @@ enum BundleContent {
             case "engagement": return self("Engagement question", "سؤال التفاعل")
             case "bonus": return self("Bonus question", "سؤال إضافي")
             case "reinforcement": return self("Practice, level", "تدريب، المستوى") + " \(q.level ?? 0)"
-            case "practice": return self("Practice question", "سؤال تدريبي")
+            case "practice":
+                let levels = ["easy": ("easy", "سهل"), "medium": ("medium", "متوسط"), "hard": ("hard", "صعب")]
+                let level = (q.fields["difficulty"] as? String).flatMap { levels[$0] }.map { self($0.0, $0.1) }
+                return self("Practice question", "سؤال تدريبي") + (level.map { ", \($0)" } ?? "")
             default: return q.id
             }
         }
