@@ -388,7 +388,7 @@ struct BankLintTests {
         course.subjects[0].topics[1].flashcards = [Flashcard(id: "s01-t02-c01", kind: .term, front: "Variable", back: "Holds a value.")]
         let problems = Dictionary(BankLint.check(course).flagged.map { ($0.id, $0.problems) }, uniquingKeysWith: +)
         #expect(problems["practice/s01-t01/q-01"]?.contains { $0.contains("is a question") } == true, "\(problems)")
-        #expect(problems["s01-t01-c02"]?.first?.contains("is not once in its sentence") == true)
+        #expect(problems["s01-t01-c02"]?.first?.contains("the blank 'constant' is not a word or phrase of the sentence") == true, "\(problems)")
         #expect(problems["s01-t02-c01"] == ["asks what card s01-t01-c01 asks"])
         #expect(problems["s01-t01-c01"] == nil)
     }

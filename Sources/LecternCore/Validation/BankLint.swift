@@ -506,23 +506,15 @@ public enum BankLint {
                 add(String(format: "practice/\(topic.id)/q-%02d", index + 1), PracticeRules.check(question, language: language), prompt: question.prompt)
             }
             for card in topic.flashcards ?? [] {
-                var issues: [ValidationIssue] = []
-                if card.front.trimmed.isEmpty || card.front.count > FlashcardRules.frontLimit {
-                    issues.append(.error("the front is \(card.front.count) characters; 1 to \(FlashcardRules.frontLimit)"))
-                }
-                if card.back.trimmed.isEmpty || card.back.count > FlashcardRules.backLimit {
-                    issues.append(.error("the back is \(card.back.count) characters; 1 to \(FlashcardRules.backLimit)"))
-                }
-                if card.kind == .cloze, FlashcardRules.wholeWordRanges(of: card.cloze ?? "", in: card.back).count != 1 || !card.front.contains(FlashcardRules.blank) {
-                    issues.append(.error("the cloze '\(card.cloze ?? "")' is not once in its sentence as whole words, or the front shows no blank"))
-                }
+                // The shape only: grounding needs the lecture, which course.json does not hold.
+                var problems = FlashcardRules.check(.init(label: "the card", card: card), lecture: nil, language: language).map(\.message)
                 let front = FlashcardRules.frontKey(card, language: language)
                 if let earlier = cardFronts[front] {
-                    issues.append(.error("asks what card \(earlier) asks"))
+                    problems.append("asks what card \(earlier) asks")
                 } else {
                     cardFronts[front] = card.id
                 }
-                if !issues.isEmpty { flags.append(.init(id: card.id, problems: issues.map(\.message))) }
+                if !problems.isEmpty { flags.append(.init(id: card.id, problems: problems)) }
             }
             guard let pool = topic.reinforcement else { continue }
             let levels = pool.map(\.level).sorted()

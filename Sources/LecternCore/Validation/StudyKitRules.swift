@@ -52,9 +52,25 @@ public enum FlashcardRules {
         return Double(words.filter(sourceWords.contains).count) / Double(words.count)
     }
 
-    /// Checks one card against its lecture's content words (`NearDuplicate.contentWords`) and
+    /// A lecture's words, read once for all of a topic's cards: its content words
+    /// (`NearDuplicate.contentWords`), its lightly stemmed words (`plainWords`) and its
     /// normalized text.
-    public static func check(_ draft: Draft, lectureWords: Set<String>, lectureText: String, language: String = "en") -> [ValidationIssue] {
+    public struct Lecture: Sendable {
+        public let contentWords: Set<String>
+        let plainWords: Set<String>
+        let normalized: String
+
+        public init(_ markdown: String, language: String = "en") {
+            contentWords = Set(NearDuplicate.contentWords(markdown))
+            plainWords = FlashcardRules.plainWords(markdown)
+            normalized = TextKey.normalize(markdown, language: language)
+        }
+    }
+
+    /// Checks one card: its shape, and with `lecture` its grounding in it (its term or blank
+    /// found there, most of its back's key words too). Without a lecture (`lectern check` reads
+    /// course.json alone) only the shape is checked.
+    public static func check(_ draft: Draft, lecture: Lecture?, language: String = "en") -> [ValidationIssue] {
         let card = draft.card
         let label = draft.label
         var issues: [ValidationIssue] = []
@@ -79,7 +95,7 @@ public enum FlashcardRules {
             if back.count >= 10 && definitionWords.count < 2 {
                 issues.append(.error("\(label): the definition of '\(front)' only repeats the term; say what it is or does"))
             }
-            if !occurs(front, inWords: lectureWords, text: lectureText, language: language) {
+            if let lecture, !occurs(front, in: lecture, language: language) {
                 issues.append(.error("\(label): the term '\(front)' does not occur in the lecture; make cards only of what the lecture teaches"))
             }
         case .question:
@@ -103,13 +119,15 @@ public enum FlashcardRules {
                 let places = wholeWordRanges(of: span, in: back).count
                 if places == 0 {
                     issues.append(.error("\(label): the blank '\(span)' is not a word or phrase of the sentence '\(back)'"))
+                } else if places == 1 && clozeFront(sentence: back, span: span) != front {
+                    issues.append(.error("\(label): the front '\(front)' is not the sentence with '\(span)' blanked"))
                 } else if places > 1 {
                     issues.append(.error("\(label): the blank '\(span)' occurs \(places) times in the sentence; the learner could not tell which is hidden"))
                 }
                 // A blank of letters must hold a content word; one of symbols (`[]`, `==`) is code.
                 if span.contains(where: \.isLetter) && NearDuplicate.contentWords(span).isEmpty && !span.contains(where: \.isNumber) {
                     issues.append(.error("\(label): the blank '\(span)' is a filler word; hide a key term of the sentence"))
-                } else if !occurs(span, inWords: lectureWords, text: lectureText, language: language) {
+                } else if let lecture, !occurs(span, in: lecture, language: language) {
                     issues.append(.error("\(label): the blank '\(span)' does not occur in the lecture; blank a term the lecture teaches"))
                 }
             }
@@ -124,12 +142,12 @@ public enum FlashcardRules {
             }
         }
         // The back's key terms occur in the lecture.
-        if issues.isEmpty && card.kind != .cloze && groundedShare(back, in: lectureWords) < 0.5 {
+        if let lecture, issues.isEmpty, groundedShare(back, in: lecture.contentWords) < 0.5 {
             issues.append(
-                .error("\(label): most of the back's key words ('\(back.prefix(80))') are not in the lecture; write cards that review what the lecture says"))
-        }
-        if issues.isEmpty && card.kind == .cloze && groundedShare(back, in: lectureWords) < 0.5 {
-            issues.append(.error("\(label): most of the sentence's key words are not in the lecture; take the sentence from what the lecture says"))
+                .error(
+                    card.kind == .cloze
+                        ? "\(label): most of the sentence's key words are not in the lecture; take the sentence from what the lecture says"
+                        : "\(label): most of the back's key words ('\(back.prefix(80))') are not in the lecture; write cards that review what the lecture says"))
         }
         return issues
     }
@@ -137,10 +155,10 @@ public enum FlashcardRules {
     /// Whether a term or span occurs in the lecture: its text does, or each of its words does
     /// (stop words too, so "while loop" is not found in a lecture on for loops; a plural `s`
     /// aside, so "lists" is found beside "list").
-    static func occurs(_ term: String, inWords words: Set<String>, text: String, language: String) -> Bool {
-        if TextKey.normalize(text, language: language).contains(TextKey.normalize(term, language: language)) { return true }
+    static func occurs(_ term: String, in lecture: Lecture, language: String) -> Bool {
+        if lecture.normalized.contains(TextKey.normalize(term, language: language)) { return true }
         let termWords = plainWords(term)
-        return !termWords.isEmpty && termWords.isSubset(of: plainWords(text))
+        return !termWords.isEmpty && termWords.isSubset(of: lecture.plainWords)
     }
 
     /// Lowercased words, lightly stemmed (`stem`).
@@ -165,27 +183,11 @@ public enum FlashcardRules {
         return w
     }
 
-    /// Checks a topic's cards: each card, then repeats among fronts and among backs.
+    /// Checks a topic's cards as the stage keeps them, all of them needed: each card, then
+    /// repeats among fronts and among backs (`select`'s problems).
     public static func check(_ drafts: [Draft], lecture: String, language: String = "en") -> [ValidationIssue] {
-        let lectureWords = Set(NearDuplicate.contentWords(lecture))
-        var issues = drafts.flatMap { check($0, lectureWords: lectureWords, lectureText: lecture, language: language) }
-        var fronts: [String: String] = [:]
-        var backs: [String: String] = [:]
-        for draft in drafts {
-            let front = TextKey.normalize(draft.card.kind == .cloze ? draft.card.back : draft.card.front, language: language)
-            if let first = fronts[front] {
-                issues.append(.error("\(first) and \(draft.label) ask the same ('\(draft.card.front)'); every card must review something else"))
-            } else {
-                fronts[front] = draft.label
-            }
-            let back = TextKey.normalize(draft.card.back, language: language)
-            if draft.card.kind != .cloze, let first = backs[back] {
-                issues.append(.error("\(first) and \(draft.label) have the same answer ('\(draft.card.back)'); every card must review something else"))
-            } else {
-                backs[back] = draft.label
-            }
-        }
-        return issues
+        let needed = Dictionary(grouping: drafts, by: \.card.kind).mapValues(\.count)
+        return select(drafts, needed: needed, lecture: lecture, language: language).issues
     }
 
     /// The cards a topic keeps from an answer with spares: of each kind, the first `needed`
@@ -196,7 +198,7 @@ public enum FlashcardRules {
     public static func select(
         _ drafts: [Draft], needed: [Flashcard.Kind: Int], lecture: String, language: String = "en"
     ) -> (cards: [Flashcard]?, issues: [ValidationIssue]) {
-        let lectureWords = Set(NearDuplicate.contentWords(lecture))
+        let vocabulary = Lecture(lecture, language: language)
         var kept: [Flashcard.Kind: [Draft]] = [:]
         var issues: [ValidationIssue] = []
         var fronts: [String: String] = [:]
@@ -205,7 +207,7 @@ public enum FlashcardRules {
         for draft in order.flatMap({ kind in drafts.filter { $0.card.kind == kind } }) {
             let kind = draft.card.kind
             guard (kept[kind]?.count ?? 0) < needed[kind, default: 0] else { continue }
-            let own = check(draft, lectureWords: lectureWords, lectureText: lecture, language: language)
+            let own = check(draft, lecture: vocabulary, language: language)
             if !own.isEmpty {
                 issues += own
                 continue
