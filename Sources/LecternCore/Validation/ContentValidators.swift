@@ -361,6 +361,16 @@ public enum LectureRules {
         }
     }
 
+    /// Whether a section (as `sections` gives it) is a recap — its heading a conclusion, summary,
+    /// recap, takeaways, wrap-up or review — which says again what the sections before it teach:
+    /// questions are asked about the other sections first.
+    public static func isRecap(_ section: String) -> Bool {
+        let heading = section.prefix(while: { $0 != "\n" }).lowercased().split(whereSeparator: { !$0.isLetter })
+        return heading.contains { word in recapWords.contains { word.hasPrefix($0) } }
+    }
+
+    static let recapWords = ["conclu", "summar", "recap", "takeaway", "wrap", "review"]
+
     /// Checks a lecture for a topic titled `topicTitle`, written in `language`.
     public static func check(_ markdown: String, topicTitle: String, language: String = "en") -> [ValidationIssue] {
         var issues: [ValidationIssue] = []

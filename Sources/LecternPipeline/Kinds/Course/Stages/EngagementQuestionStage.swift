@@ -128,11 +128,9 @@ public struct EngagementQuestionStage: Sendable {
         guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
         let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
         let asked = Set(TextKey.significantWords(first.prompt + " " + answer))
-        let recap = ["conclu", "summar", "recap", "takeaway", "wrap", "review"]
         func rank(_ section: String) -> (Int, Int, Int, Int) {
-            let heading = section.prefix(while: { $0 != "\n" }).lowercased().split(whereSeparator: { !$0.isLetter })
             let words = TextKey.significantWords(section)
-            let isRecap = heading.contains { word in recap.contains { word.hasPrefix($0) } } ? 1 : 0
+            let isRecap = LectureRules.isRecap(section) ? 1 : 0
             let isShort = words.count < 15 ? 1 : 0
             // Fewer shared words first; among equals, the longer section (more to ask about).
             return (isRecap, isShort, Set(words).intersection(asked).count, -words.count)

@@ -153,12 +153,7 @@ public struct PracticeStage: Sendable {
     static func focus(lecture: String, number: Int, asked: [String], limit: Int = 3_000) -> String {
         let sections = LectureRules.sections(lecture)
         guard sections.count > 1 else { return EngagementQuestionStage.excerpt(lecture, limit: limit) }
-        let recap = ["conclu", "summar", "recap", "takeaway", "wrap", "review"]
-        let substantial = sections.filter { section in
-            let heading = section.prefix(while: { $0 != "\n" }).lowercased().split(whereSeparator: { !$0.isLetter })
-            let isRecap = heading.contains { word in recap.contains { word.hasPrefix($0) } }
-            return !isRecap && TextKey.significantWords(section).count >= 15
-        }
+        let substantial = sections.filter { !LectureRules.isRecap($0) && TextKey.significantWords($0).count >= 15 }
         let pool = substantial.isEmpty ? sections : substantial
         let askedWords = Set(asked.flatMap { TextKey.significantWords($0) })
         let start = (number - 1) % pool.count
