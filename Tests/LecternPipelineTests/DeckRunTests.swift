@@ -172,12 +172,12 @@ struct DeckRunTests {
         #expect(!DeckRules.couldSwap(("H", "Hydrogen, the lightest element"), ("Fe", "Iron, the metal of steel")))
         #expect(DeckRules.couldSwap(("Atom", "The smallest unit of an element"), ("Isotope", "Atoms of one element with different numbers of neutrons")))
         // A cloze hides what, not how, when it can.
-        let held = try #require(DeckRules.cloze(back: "Two or more atoms held together by chemical bonds", term: "Molecule", deckBacks: []))
+        let held = try #require(DeckRules.cloze(back: "Two or more atoms held together by chemical bonds", term: "Molecule", usage: [:]))
         #expect(held.answer != "together", "\(held)")
         let rounds = DeckRules.matchingRounds((1...11).map { ("c\($0)", "T\($0)", "Definition number \($0) about topic \($0 * 7)") }, pairs: 5)
         #expect(rounds.rounds.map(\.count) == [6, 5] || rounds.rounds.map(\.count) == [5, 6], "\(rounds)")
         // A cloze never blanks the term's own word.
-        let cloze = try #require(DeckRules.cloze(back: "Carbon is the element of organic chemistry", term: "Carbon", deckBacks: ["Carbon is the element of organic chemistry"]))
+        let cloze = try #require(DeckRules.cloze(back: "Carbon is the element of organic chemistry", term: "Carbon", usage: DeckBacks(["Carbon is the element of organic chemistry"]).usage))
         #expect(cloze.answer != "Carbon" && cloze.text.contains("____"))
     }
 

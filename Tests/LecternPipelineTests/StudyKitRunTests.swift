@@ -145,7 +145,6 @@ struct StudyKitRunTests {
         #expect(issues(.cloze, FlashcardRules.clozeFront(sentence: sentence, span: "code")!, sentence, cloze: "code").isEmpty)
         #expect(issues(.cloze, sentence, sentence, cloze: "repeats a block of code once").contains("at most four words"))
         #expect(FlashcardRules.clozeFront(sentence: "Forest loops: a loop.", span: "loop") == "Forest loops: a ____.")
-        #expect(String(repeating: "x", count: 121).count > FlashcardRules.frontLimit)
         #expect(issues(.question, String(repeating: "why ", count: 31) + "?", "Because.").contains("at most 120"))
 
         // Repeats within a topic; repeats across topics are left out at assembly.

@@ -269,11 +269,6 @@ public enum DeckRules {
         return !NearDuplicate.restate(answer, other)
     }
 
-    /// Up to `count` distractors for card `index` from the other cards' backs (see `DeckBacks`).
-    public static func deckDistractors(for index: Int, backs: [String], count: Int) -> [String] {
-        DeckBacks(backs).distractors(for: index, count: count)
-    }
-
     /// Problems with generated distractors for a card: each must fit (see `fits`) and differ from
     /// the others.
     public static func checkDistractors(_ distractors: [String], answer: String, term: String) -> [ValidationIssue] {
@@ -324,12 +319,7 @@ public enum DeckRules {
     /// other backs use, then the longest, then the first; words that say little of what
     /// (`weakBlanks`: "together", "around" …) only when there is nothing else; never a word of the term
     /// (that would make the cloze a lookup) and only a word that occurs once. Nil for a back
-    /// without one.
-    public static func cloze(back: String, term: String, deckBacks: [String]) -> DeckCard.Cloze? {
-        cloze(back: back, term: term, usage: DeckBacks(deckBacks).usage)
-    }
-
-    /// `cloze(back:term:deckBacks:)` with the deck's word usage counted once (`DeckBacks.usage`).
+    /// without one. `usage` is the deck's (`DeckBacks.usage`): how many backs use each content word.
     public static func cloze(back: String, term: String, usage: [String: Int]) -> DeckCard.Cloze? {
         let termWords = FlashcardRules.plainWords(term)
         let words = back.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "'" && $0 != "-" }).map(String.init)

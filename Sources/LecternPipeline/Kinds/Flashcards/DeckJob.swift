@@ -17,6 +17,21 @@ public struct DeckDraft: Sendable, Hashable {
     public var back: String
 }
 
+/// The `deck` item's value: the cards, and for each the distractors the other cards' backs give
+/// and the word usage its cloze is chosen by (read once, for the distractor calls and assembly).
+public struct PreparedDeck: Sendable {
+    public var drafts: [DeckDraft]
+    public var deckDistractors: [[String]]
+    public var usage: [String: Int]
+
+    init(_ drafts: [DeckDraft], options: Int) {
+        let backs = DeckBacks(drafts.map(\.back))
+        self.drafts = drafts
+        deckDistractors = drafts.indices.map { backs.distractors(for: $0, count: options - 1) }
+        usage = backs.usage
+    }
+}
+
 /// The `flashcards` kind (docs/spec.md#flashcards): a deck imported from TSV/CSV (never
 /// rewritten) or written from the description in batches of ten (`cards/batch-NN`, each after
 /// the one before and checked against it), then enriched for the study modes: quiz distractors
@@ -109,20 +124,19 @@ public struct DeckJob: GenerationJob {
         items.append(
             WorkItem(id: DeckItems.deck, stage: Self.deckName, context: "the deck", dependencies: batches, usesModel: false) { [self] done in
                 let drafts = imported != nil ? importedDrafts : try batches.flatMap { try done.results.value($0, as: [DeckDraft].self) }
-                return WorkOutput(value: drafts, spawn: distractorItems(drafts))
+                let prepared = PreparedDeck(drafts, options: deck.options)
+                return WorkOutput(value: prepared, spawn: distractorItems(prepared))
             })
         return items
     }
 
     /// A model item for each card whose quiz the deck cannot fill.
-    func distractorItems(_ drafts: [DeckDraft]) -> [WorkItem] {
-        let backs = drafts.map(\.back)
-        let deckBacks = DeckBacks(backs)
+    func distractorItems(_ prepared: PreparedDeck) -> [WorkItem] {
         let need = deck.options - 1
-        return drafts.indices.compactMap { index in
-            let found = deckBacks.distractors(for: index, count: need)
+        return prepared.drafts.indices.compactMap { index in
+            let found = prepared.deckDistractors[index]
             guard found.count < need else { return nil }
-            let card = drafts[index]
+            let card = prepared.drafts[index]
             let id = DeckItems.distractors(card.id)
             return WorkItem(id: id, stage: Self.distractorsName, context: "card \(card.id) '\(card.front.prefix(40))'", dependencies: [DeckItems.deck]) {
                 [self] _ in
@@ -250,14 +264,12 @@ public struct DeckJob: GenerationJob {
     }
 
     public func assemble(results: ResultStore) throws -> AssembledBundle? {
-        guard let drafts = results.optionalValue(DeckItems.deck, as: [DeckDraft].self) else { return nil }
-        let backs = drafts.map(\.back)
-        let deckBacks = DeckBacks(backs)
+        guard let prepared = results.optionalValue(DeckItems.deck, as: PreparedDeck.self) else { return nil }
         let need = deck.options - 1
         var cards: [DeckCard] = []
         var generated = 0
-        for (index, draft) in drafts.enumerated() {
-            var wrong = deckBacks.distractors(for: index, count: need)
+        for (index, draft) in prepared.drafts.enumerated() {
+            var wrong = prepared.deckDistractors[index]
             var origin = DeckCard.Quiz.Origin.deck
             if wrong.count < need {
                 // A card whose distractors failed keeps no quiz question rather than a short one.
@@ -272,7 +284,7 @@ public struct DeckJob: GenerationJob {
             cards.append(
                 DeckCard(
                     id: draft.id, line: draft.line, front: draft.front, back: draft.back, quiz: .init(options: options, answer: position, distractors: origin),
-                    cloze: DeckRules.cloze(back: draft.back, term: draft.front, usage: deckBacks.usage)))
+                    cloze: DeckRules.cloze(back: draft.back, term: draft.front, usage: prepared.usage)))
         }
         let matching = DeckRules.matchingRounds(cards.map { ($0.id, $0.front, $0.back) }, pairs: deck.pairs)
         var source: DeckSource?
