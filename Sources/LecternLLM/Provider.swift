@@ -85,7 +85,15 @@ public enum FinishReason: String, Codable, Sendable, Hashable {
     case length
     /// Stopped by a content filter or other provider rule.
     case contentFilter = "content_filter"
+    /// Cut off by the token budget while repeating itself (`AnswerLoop`): stored and replayed as
+    /// an answer the stage refuses, so a repair asks again in other words instead of paying for a
+    /// longer loop.
+    case loop
     case other
+
+    /// Whether an exchange with this ending is kept in the cache and a cassette: a complete
+    /// answer, and a loop (its refusal must replay as it happened).
+    public var isStored: Bool { self == .stop || self == .loop }
 }
 
 /// Token counts of one exchange.

@@ -199,6 +199,36 @@ struct ProviderBehaviourTests {
         #expect(rig.events.of(.truncatedRetry).map(\.maxTokens) == [200])
     }
 
+    @Test("an answer cut off going round in a loop is returned finished 'loop', not asked again with more tokens", arguments: Flavor.allCases)
+    func loopedAnswerIsNotAskedAgain(flavor: Flavor) async throws {
+        let loop = "{\"prompt\": \"Which value is a string?\", \"explanation\": \"" + String(repeating: "A string is text in quotes. ", count: 40)
+        let server = try LoopbackServer(replies: [
+            flavor.answer(text: loop, truncated: true, completion: 100),
+            flavor.answer(text: "Hello there.", completion: 120),
+        ])
+        let rig = TestRig()
+        let provider = try flavor.provider(flavor.configuration(server), rig: rig)
+        let response = try await provider.complete(simpleRequest(flavor, maxTokens: 100), context: testContext)
+        #expect(response.content == loop)
+        #expect(response.finishReason == .loop)
+        #expect(server.requests.count == 1)
+        #expect(rig.events.of(.truncatedRetry).isEmpty)
+        #expect(rig.events.of(.looped).map(\.message) == ["answer ran into a loop after 100 tokens, repeating 'A string is text in quotes.'; not asked again with more tokens"])
+    }
+
+    @Test("a JSON answer padded with blank space to its budget is the JSON, not asked again", arguments: Flavor.allCases)
+    func paddedJSON(flavor: Flavor) async throws {
+        let server = try LoopbackServer(replies: [
+            flavor.answer(text: "{\"title\": \"Loops\", \"minutes\": 5}" + String(repeating: "\n \n", count: 200), truncated: true, completion: 100)
+        ])
+        let rig = TestRig()
+        let provider = try flavor.provider(flavor.configuration(server), rig: rig)
+        let response = try await provider.complete(simpleRequest(flavor, maxTokens: 100), context: testContext)
+        #expect(response.content == "{\"title\": \"Loops\", \"minutes\": 5}")
+        #expect(response.finishReason == .stop)
+        #expect(server.requests.count == 1)
+    }
+
     @Test("an answer truncated every time ends in a truncated error naming the budget", arguments: Flavor.allCases)
     func truncatedForGood(flavor: Flavor) async throws {
         let server = try LoopbackServer(fallback: flavor.answer(text: "Hel", truncated: true))

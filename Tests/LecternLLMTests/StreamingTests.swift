@@ -93,6 +93,27 @@ struct StreamingTests {
         #expect(try JSONValue.parse(response.content) == ["title": "Loops", "minutes": 5])
     }
 
+    @Test("a stream that runs away into a loop is stopped there and returned finished 'loop'", arguments: Flavor.allCases)
+    func runawayStopped(flavor: Flavor) async throws {
+        // 300 pieces of one sentence and no end: a server that would go on (and then hang) until
+        // the budget. The client stops reading once the loop is plain.
+        let pieces = ["{\"prompt\": \"Which loop?\", \"feedback\": \""] + Array(repeating: "It runs again. ", count: 300)
+        let server = try LoopbackServer(replies: [
+            Self.reply(Self.events(flavor, pieces: pieces, complete: false), pause: .milliseconds(1), hangAfter: .seconds(120))
+        ])
+        defer { server.stop() }
+        let rig = TestRig()
+        let provider = try flavor.provider(Self.streaming(flavor, server, maxRetries: 0, requestTimeout: 60), rig: rig)
+        let response = try await provider.complete(simpleRequest(flavor), context: testContext)
+        #expect(response.finishReason == .loop)
+        #expect(response.content.hasPrefix("{\"prompt\": \"Which loop?\", \"feedback\": \"It runs again. It runs again. "))
+        // Stopped after about 600 characters of the loop (checked every 32 events), not 300 pieces.
+        let repeats = response.content.components(separatedBy: "It runs again. ").count - 1
+        #expect(repeats >= 40 && repeats < 120, "\(repeats)")
+        #expect(server.requests.count == 1)
+        #expect(rig.events.of(.looped).count == 1)
+    }
+
     @Test("a stream that ends early is never an answer: it is asked again", arguments: Flavor.allCases)
     func endsEarly(flavor: Flavor) async throws {
         let cut = Self.reply(Self.events(flavor, pieces: ["Hel", "lo"], complete: false))

@@ -103,6 +103,27 @@ struct RepairTests {
         #expect(provider.requests.filter { $0.0.itemID == Self.questionItem }.count == 2)
     }
 
+    @Test func anAnswerThatLoopedIsAskedAgainWithTheLoopQuotedNotShown() async throws {
+        // The provider layer returns a cut-off answer that repeats itself finished 'loop'.
+        let looped = "{\"topic_id\": \"s01-t02\", \"prompt\": \"" + String(repeating: "Which loop runs forever? ", count: 30)
+        let ws = try Workspace()
+        let provider = try RecordingProvider(
+            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, content: looped, finish: "loop")]))
+        let spec = try Workspace.spec(Specs.pinned)
+        let result = try await ws.run(spec, provider: provider)
+        #expect(result.status == .complete)
+        // The looped answer is kept with the others, so an offline replay refuses it again.
+        let replay = try await ws.run(spec, provider: nil, mode: .offline, output: ws.root.appendingPathComponent("replay"))
+        #expect(replay.status == .complete, "\(replay.failures)")
+        let last = try #require(provider.requests.last { $0.0.itemID == Self.questionItem })
+        #expect(last.0.attempt == 2)
+        let repair = try #require(last.1.messages.last?.content)
+        #expect(repair.contains("the answer went round in a loop, writing 'Which loop runs forever?' again and again until it was cut off"))
+        // The answer shown goes to the loop's first turn, not 30 of them.
+        let shown = try #require(last.1.messages.dropLast().last { $0.role == ChatMessage.Role.assistant }?.content)
+        #expect(shown == "{\"topic_id\": \"s01-t02\", \"prompt\": \"Which loop runs forever? \n[… the same again and again until cut off]")
+    }
+
     @Test func lectureAboutTheWrongTopicIsRepaired() async throws {
         let wrong =
             "# Cooking pasta\n\n## Water\n\n" + String(repeating: "Boil salted water and add the pasta. ", count: 40) + "\n\n## Sauce\n\n"

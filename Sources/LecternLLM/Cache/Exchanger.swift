@@ -34,7 +34,8 @@ public final class Exchanger: Sendable {
         ExchangeKeyMaterial(provider: providerKind, request: request, promptTemplate: template, variant: variant).key
     }
 
-    /// One exchange. Failed exchanges (errors, truncated answers) are never stored.
+    /// One exchange. Failed exchanges (errors, truncated answers) are never stored; a complete
+    /// answer and one that looped (`FinishReason.loop`, refused by its stage) are.
     /// `beforeCall` runs only when the provider is about to be paid (a cache miss in record or
     /// off mode), so a budget check costs no second key computation or cache read.
     public func exchange(
@@ -62,7 +63,7 @@ public final class Exchanger: Sendable {
         let record = ExchangeRecord(
             key: key, itemID: context.itemID, stage: context.stage, promptTemplate: template, provider: providerKind,
             model: request.model, response: response, elapsedMilliseconds: milliseconds)
-        if mode == .record && response.finishReason == .stop {
+        if mode == .record && response.finishReason.isStored {
             do {
                 try cache.store(record)
             } catch {
@@ -80,6 +81,6 @@ public final class Exchanger: Sendable {
 
     /// The exchanges this run used, for writing a cassette.
     public func usedRecords() -> [ExchangeRecord] {
-        used.withLock { Array($0.values) }.filter { $0.response.finishReason == .stop }
+        used.withLock { Array($0.values) }.filter { $0.response.finishReason.isStored }
     }
 }

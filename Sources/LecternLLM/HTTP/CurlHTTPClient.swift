@@ -101,6 +101,8 @@ private final class CurlTransfer: @unchecked Sendable {
     var headerList: UnsafeMutablePointer<curl_slist>?
     var responseHeaders: [(name: String, value: String)] = []
     var responseBody = Data()
+    /// The request's `onReceive` asked to stop.
+    var stopped = false
     /// libcurl writes its error message here; it needs a stable address for the transfer's life.
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -359,11 +361,15 @@ private final class CurlEngine: @unchecked Sendable {
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
-            data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+            let keepGoing = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
                 transfer.responseBody.append(bytes, count: length)
-                if let onReceive = transfer.request.onReceive {
-                    onReceive(Data(UnsafeBufferPointer(start: bytes, count: length)))
-                }
+                guard let onReceive = transfer.request.onReceive else { return true }
+                return onReceive(Data(UnsafeBufferPointer(start: bytes, count: length)))
+            }
+            // Fewer bytes than offered make libcurl end the transfer (CURLE_WRITE_ERROR).
+            guard keepGoing else {
+                transfer.stopped = true
+                return 0
             }
             return length
         }
@@ -397,11 +403,11 @@ private final class CurlEngine: @unchecked Sendable {
                 let transfer = active[easy]
             else { continue }
             let code = lectern_msg_result(message)
-            if code == CURLE_OK {
+            if code == CURLE_OK || (code == CURLE_WRITE_ERROR && transfer.stopped) {
                 var status = 0
                 _ = lectern_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                 let response = HTTPResponse(
-                    status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody)
+                    status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody, stopped: transfer.stopped)
                 finish(transfer, multi: multi, result: .success(response))
             } else {
                 finish(transfer, multi: multi, result: .failure(error(for: code, transfer: transfer)))

@@ -90,14 +90,15 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var idleTimeout: Duration?
     /// Called with each piece of the response body as it arrives (on the client's thread; keep
     /// it short). The whole body is still returned in the ``HTTPResponse``; this is for progress
-    /// of streamed answers.
-    public var onReceive: (@Sendable (Data) -> Void)?
+    /// of streamed answers. Returning false stops the transfer there: the body received so far
+    /// is returned as the response, marked ``HTTPResponse/stopped``.
+    public var onReceive: (@Sendable (Data) -> Bool)?
 
     /// Creates a request.
     public init(
         method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
         connectTimeout: Duration? = nil, timeout: Duration? = nil, idleTimeout: Duration? = nil,
-        onReceive: (@Sendable (Data) -> Void)? = nil
+        onReceive: (@Sendable (Data) -> Bool)? = nil
     ) {
         self.onReceive = onReceive
         self.method = method
@@ -122,12 +123,15 @@ public struct HTTPResponse: Sendable {
     /// The final response's header fields.
     public var headers: HTTPHeaders
     public var body: Data
+    /// The request's `onReceive` stopped the transfer: `body` is what had arrived by then.
+    public var stopped: Bool
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), stopped: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stopped = stopped
     }
 }
 

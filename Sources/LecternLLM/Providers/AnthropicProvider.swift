@@ -139,7 +139,7 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
     /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
         let body = configuration.stream && StreamAssembler.isEventStream(response)
-            ? try StreamAssembler.anthropicMessage(response.body) : response.body
+            ? try StreamAssembler.anthropicMessage(response.body, stopped: response.stopped) : response.body
         let message: Message
         do {
             message = try JSONDecoder().decode(Message.self, from: body)

@@ -159,7 +159,7 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
         let body = configuration.stream && StreamAssembler.isEventStream(response)
-            ? try StreamAssembler.chatCompletion(response.body) : response.body
+            ? try StreamAssembler.chatCompletion(response.body, stopped: response.stopped) : response.body
         let completion: Completion
         do {
             completion = try JSONDecoder().decode(Completion.self, from: body)

@@ -57,6 +57,24 @@ struct ProviderExchange: Sendable {
                 return answer
             }
             let spent = budget ?? answer.usage.completionTokens
+            if let value = AnswerLoop.completeBeforeBlank(answer.content) {
+                // The JSON closed; only the padding after it ran to the budget.
+                answer.content = value
+                answer.finishReason = .stop
+                answer.usage = usage
+                emit(
+                    .looped, context: context, request: request,
+                    message: "answer padded with blank space after its JSON until \(spent) tokens; the JSON is the answer")
+                return answer
+            }
+            if let unit = AnswerLoop.repeated(in: answer.content) {
+                answer.finishReason = .loop
+                answer.usage = usage
+                emit(
+                    .looped, context: context, request: request,
+                    message: "answer ran into a loop after \(answer.usage.completionTokens) tokens, repeating '\(AnswerLoop.quoted(unit))'; not asked again with more tokens")
+                return answer
+            }
             let next = min(configuration.maxTokensCeiling, max(spent, 1) * 2)
             guard truncations < maxTruncationRetries, spent > 0, next > spent else {
                 let budgetText = budget.map { "max_tokens=\($0)" } ?? "the server's default budget (\(spent) tokens)"

@@ -73,7 +73,10 @@ enum StreamAssembler {
 
     /// A Chat Completions stream (`chat.completion.chunk` events, then `[DONE]`) as one
     /// `chat.completion` body. Complete once a `finish_reason` or `[DONE]` arrived.
-    static func chatCompletion(_ body: Data) throws -> Data {
+    ///
+    /// A stream Lectern stopped itself (`stopped`: the answer ran away into a loop) is complete
+    /// as far as it went, finished `length` like an answer cut off by its budget.
+    static func chatCompletion(_ body: Data, stopped: Bool = false) throws -> Data {
         var content = ""
         var refusal: String?
         var finishReason: String?
@@ -105,6 +108,7 @@ enum StreamAssembler {
             }
             if let reason = choice["finish_reason"]?.stringValue { finishReason = reason }
         }
+        if stopped && !done && finishReason == nil { finishReason = "length" }
         guard done || finishReason != nil else {
             throw StreamEndedEarly(detail: "the event stream ended before the answer was finished (no finish_reason, no [DONE])")
         }
@@ -126,7 +130,8 @@ enum StreamAssembler {
 
     /// A Messages stream (`message_start` … `message_stop`) as one Messages body. Complete only
     /// once `message_stop` arrived.
-    static func anthropicMessage(_ body: Data) throws -> Data {
+    /// A stream Lectern stopped (`stopped`) is complete as far as it went, `max_tokens`.
+    static func anthropicMessage(_ body: Data, stopped lecternStopped: Bool = false) throws -> Data {
         var message: [String: JSONValue] = [:]
         var usage: [String: JSONValue] = [:]
         var blocks: [Int: (start: [String: JSONValue], text: String, json: String)] = [:]
@@ -162,6 +167,10 @@ enum StreamAssembler {
                 continue  // ping, content_block_stop, and types added later
             }
         }
+        if lecternStopped && !stopped {
+            stopped = true
+            stopReason = "max_tokens"
+        }
         guard stopped else {
             throw StreamEndedEarly(detail: "the event stream ended before message_stop")
         }
@@ -192,38 +201,66 @@ enum StreamAssembler {
 }
 
 /// Counts the events of a streamed answer as they arrive and reports progress at most every
-/// `interval`, so a terminal can show tokens arriving without an event per token.
+/// `interval`, so a terminal can show tokens arriving without an event per token. It also reads
+/// the text the deltas carry and says when the answer has run away into a loop
+/// (`AnswerLoop.runaway`), so the transfer can stop there instead of paying for the rest of the
+/// token budget.
 final class StreamProgress: Sendable {
     private struct State {
         var events = 0
         var carry: [UInt8] = []
         var lastReport: ContinuousClock.Instant?
+        var text = ""
+        var checkedAt = 0
+        var looped = false
     }
     private let state = Mutex(State())
     private let interval: Duration
     private let report: @Sendable (Int) -> Void
+    /// Events between two loop checks.
+    static let checkEvery = 32
+    /// The longest line kept while waiting for its end (a delta is far shorter).
+    static let maxLine = 1 << 20
 
     init(interval: Duration = .milliseconds(500), report: @escaping @Sendable (Int) -> Void) {
         self.interval = interval
         self.report = report
     }
 
-    /// Takes one piece of the body; counts the `data:` lines in it (one delta, about one token, each).
-    func receive(_ chunk: Data) {
-        let due: Int? = state.withLock { state in
+    /// Takes one piece of the body; counts the `data:` lines in it (one delta, about one token,
+    /// each) and adds their text. Returns false once the text has run away into a loop: the
+    /// caller stops the transfer.
+    func receive(_ chunk: Data) -> Bool {
+        let (due, keepGoing): (Int?, Bool) = state.withLock { state in
             var bytes = state.carry
             bytes.append(contentsOf: chunk)
             var lineStart = 0
             for index in bytes.indices where bytes[index] == 0x0A {
-                if index - lineStart >= 5, bytes[lineStart..<(lineStart + 5)].elementsEqual("data:".utf8) { state.events += 1 }
+                if index - lineStart >= 5, bytes[lineStart..<(lineStart + 5)].elementsEqual("data:".utf8) {
+                    state.events += 1
+                    if let text = Self.deltaText(bytes[(lineStart + 5)..<index]) { state.text += text }
+                }
                 lineStart = index + 1
             }
-            state.carry = Array(bytes[lineStart...].prefix(16))
+            state.carry = bytes.count - lineStart > Self.maxLine ? [] : Array(bytes[lineStart...])
+            if !state.looped, state.events - state.checkedAt >= Self.checkEvery {
+                state.checkedAt = state.events
+                state.looped = AnswerLoop.runaway(in: state.text) != nil
+            }
             let now = ContinuousClock.now
-            if let last = state.lastReport, now - last < interval { return nil }
+            if let last = state.lastReport, now - last < interval { return (nil, !state.looped) }
             state.lastReport = now
-            return state.events
+            return (state.events, !state.looped)
         }
         if let due { report(due) }
+        return keepGoing
+    }
+
+    /// The text one event adds: a Chat Completions delta's `content`, or a Messages stream's
+    /// `text_delta`.
+    static func deltaText(_ data: ArraySlice<UInt8>) -> String? {
+        guard let event = try? JSONValue.parse(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespaces)) else { return nil }
+        if let text = event["choices"]?.arrayValue?.first?["delta"]?["content"]?.stringValue { return text }
+        return event["delta"]?["text"]?.stringValue
     }
 }

@@ -18,6 +18,9 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
         case concurrencyRaised = "concurrency_raised"
         /// The answer hit its token budget; it is asked again with `maxTokens`.
         case truncatedRetry = "truncated_retry"
+        /// The answer hit its token budget going round in a loop (`AnswerLoop`): it is returned
+        /// finished `loop`, not asked again with more tokens.
+        case looped
         /// The request failed for good; `message` says why.
         case failed
         /// A streamed answer is arriving: `receivedTokens` so far (about one per event).

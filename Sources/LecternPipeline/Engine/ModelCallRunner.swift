@@ -238,7 +238,9 @@ public struct ModelCallRunner: Sendable {
                 usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)",
                 template: call.template.identifier)
             let errors: [String]
-            if response.finishReason != .stop {
+            if response.finishReason == .loop {
+                errors = [AnswerLoop.refusal(response.content)]
+            } else if response.finishReason != .stop {
                 errors = ["the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer"]
             } else {
                 switch call.check(response.content) {
@@ -259,7 +261,7 @@ public struct ModelCallRunner: Sendable {
             if attempt < roundEnd {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
                 messages = Self.repairMessages(
-                    base: base, answer: response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
+                    base: base, answer: response.finishReason == .loop ? AnswerLoop.beforeLoop(response.content) : response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
                     schema: call.schema != nil)
             }
         }

@@ -1,0 +1,53 @@
+import Testing
+
+@testable import LecternLLM
+
+@Suite("Answers that go round in a loop")
+struct AnswerLoopTests {
+    @Test("a phrase written again and again is found, turned to start where a reader would, whatever the cut")
+    func repeatedPhrase() {
+        let looped = "The `if` statement checks a condition. " + String(repeating: "It runs the block when it is true. ", count: 12)
+        #expect(AnswerLoop.repeated(in: looped) == "It runs the block when it is true. ")
+        // Cut off mid-word: the unit still reads from its sentence's start.
+        #expect(AnswerLoop.repeated(in: String(looped.dropLast(9))) == "It runs the block when it is true. ")
+        #expect(AnswerLoop.quoted("It runs the block when it is true. ") == "It runs the block when it is true.")
+    }
+
+    @Test("a line that comes back four times is a loop, even with other lines between")
+    func repeatedLine() {
+        let lines = (1...4).map { "- Step \($0): check the toy\n  Make sure the toy is not broken before playing." }.joined(separator: "\n")
+        #expect(AnswerLoop.repeated(in: lines) == "Make sure the toy is not broken before playing.")
+    }
+
+    @Test("long answers that only end abruptly are not loops")
+    func notLoops() {
+        let lecture = (1...60).map { "Paragraph \($0) says something new about values number \($0 * 7)." }.joined(separator: "\n\n")
+        #expect(AnswerLoop.repeated(in: lecture) == nil)
+        #expect(AnswerLoop.repeated(in: String(repeating: "-", count: 200)) == "--------")
+        #expect(AnswerLoop.repeated(in: "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |") == nil)
+        #expect(AnswerLoop.repeated(in: "") == nil)
+        // Three times is emphasis or a pattern; four is a loop.
+        #expect(AnswerLoop.repeated(in: String(repeating: "Practice makes perfect. ", count: 3)) == nil)
+    }
+
+    @Test("blank space to the budget: after a closed JSON value the value is the answer; inside one it is a loop")
+    func blankSpace() {
+        let closed = "{\"prompt\": \"Why?\"}" + String(repeating: "\n", count: 300)
+        #expect(AnswerLoop.completeBeforeBlank(closed) == "{\"prompt\": \"Why?\"}")
+        let open = "{\"prompt\": \"Why?\"," + String(repeating: " \n", count: 300)
+        #expect(AnswerLoop.completeBeforeBlank(open) == nil)
+        #expect(AnswerLoop.repeated(in: open).map(AnswerLoop.isBlank) == true)
+        #expect(AnswerLoop.refusal(open) == "the answer trailed off into blank space (spaces and line breaks) until it was cut off; end the answer when it is complete")
+        #expect(AnswerLoop.refusal("Intro. " + String(repeating: "Again and again. ", count: 10))
+            == "the answer went round in a loop, writing 'Again and again.' again and again until it was cut off; say each thing once and finish the answer")
+        // Plain text padded with blank space is not JSON: a loop, never an answer.
+        #expect(AnswerLoop.completeBeforeBlank("All done." + String(repeating: " ", count: 100)) == nil)
+    }
+
+    @Test("a repair is shown the answer up to the loop's first turn")
+    func beforeLoop() {
+        let looped = "Intro. " + String(repeating: "Again and again. ", count: 10)
+        #expect(AnswerLoop.beforeLoop(looped) == "Intro. Again and again. \n[… the same again and again until cut off]")
+        #expect(AnswerLoop.beforeLoop("No loop here.") == "No loop here.")
+    }
+}
