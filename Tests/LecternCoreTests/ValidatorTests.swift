@@ -78,6 +78,34 @@ struct ValidatorTests {
         #expect(issues.errors.contains { $0.message.contains("must be about topic s01-t01") })
     }
 
+    @Test func aQuestionWithALectureHeadingIsPartOfTheLecturePastedIn() {
+        // The local model's engagement question: the lecture's opening, heading and code included.
+        let pasted = """
+            Imagine you have a toy box. Before you play, you check if the toy is broken.
+
+            ## The If Statement
+
+            Here's how you might write an `if` statement:
+
+            ```python
+            # Let's say we have a variable called 'toy'
+            if toy == "broken":
+                print("Fix it")
+            ```
+            Which keyword starts the check?
+            """
+        let q = Question(
+            topicID: "t", format: .multipleChoice, prompt: pasted, options: Self.good, referenceAnswer: nil, explanation: "Lists can change and keep their order.")
+        #expect(
+            QuestionRules.check(q, expectedTopicID: "t").errors.map(\.message) == [
+                "'prompt' holds a heading ('## The If Statement') as a lecture does: write only the question, in a sentence or two, not part of the lecture"
+            ])
+        // A comment in code, a hashtag, "#1": no heading.
+        for prompt in ["What does this print?\n```python\n# a comment\nprint(1)\n```", "Which is item #1 of the list?", "#include is C, not Python: what is Python's?"] {
+            #expect(QuestionRules.checkNoHeading("prompt", prompt).isEmpty, "\(prompt)")
+        }
+    }
+
     @Test func freeTextNeedsAReferenceAnswer() {
         let q = Question(
             topicID: "t", format: .freeText, prompt: "Explain recursion in a sentence.", options: nil, referenceAnswer: "",

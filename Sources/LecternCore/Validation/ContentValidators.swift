@@ -207,6 +207,7 @@ public enum QuestionRules {
             issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)"))
         }
         issues += checkLength("prompt", question.prompt, 10...1_500)
+        issues += checkNoHeading("prompt", question.prompt)
         issues += checkLength("explanation", question.explanation, 20...3_000)
         switch question.format {
         case .multipleChoice:
@@ -236,6 +237,29 @@ public enum QuestionRules {
         let answerKey = TextKey.normalize(referenceAnswer, language: language)
         if answerKey.count >= 12 && promptKey.contains(answerKey) {
             return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'")]
+        }
+        return []
+    }
+
+    /// A question holds no Markdown heading outside its code: a prompt with "## The If
+    /// Statement" in it is part of a lecture pasted in (the local model copied the lecture's
+    /// opening, heading and code included, as its engagement question), never a question.
+    public static func checkNoHeading(_ field: String, _ text: String) -> [ValidationIssue] {
+        var inFence = false
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                inFence.toggle()
+                continue
+            }
+            guard !inFence, line.first == "#" else { continue }
+            let hashes = line.prefix { $0 == "#" }
+            guard hashes.count <= 6, line.dropFirst(hashes.count).first == " " else { continue }
+            return [
+                .error(
+                    "'\(field)' holds a heading ('\(line.trimmed.prefix(60))') as a lecture does: write only the question, in a sentence or two, not part of the lecture"
+                )
+            ]
         }
         return []
     }
@@ -523,6 +547,7 @@ public enum ReinforcementRules {
         let label = "the level-\(q.level) question"
         if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
         issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
+        issues += QuestionRules.checkNoHeading("\(label)'s prompt", q.prompt)
         issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
         if let options = q.options, !options.isEmpty {
             let checked = QuestionRules.checkMultipleChoice(

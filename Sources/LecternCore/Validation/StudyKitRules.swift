@@ -257,6 +257,7 @@ public enum PracticeRules {
         switch question.format {
         case .multipleChoice:
             issues += QuestionRules.checkLength("prompt", question.prompt, 10...1_000)
+            issues += QuestionRules.checkNoHeading("prompt", question.prompt)
             issues += QuestionRules.checkMultipleChoice(
                 prompt: question.prompt, options: question.options, labels: optionLabels, optionCount: QuestionRules.optionCount, language: language)
         case .trueFalse:
