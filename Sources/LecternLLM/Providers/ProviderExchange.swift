@@ -57,22 +57,18 @@ struct ProviderExchange: Sendable {
                 return answer
             }
             let spent = budget ?? answer.usage.completionTokens
-            if let value = AnswerLoop.completeBeforeBlank(answer.content) {
-                // The JSON closed; only the padding after it ran to the budget.
-                answer.content = value
-                answer.finishReason = .stop
+            // Blank space after a closed JSON value: the value is the answer. A loop: finished
+            // `loop`, for its stage to refuse; more tokens would only buy a longer loop.
+            let padded = AnswerLoop.completeBeforeBlank(answer.content)
+            if let ending = padded.map({ _ in "padded with blank space after its JSON until \(spent) tokens; the JSON is the answer" })
+                ?? AnswerLoop.repeated(in: answer.content).map({
+                    "ran into a loop after \(usage.completionTokens) tokens, repeating '\(AnswerLoop.quoted($0))'; not asked again with more tokens"
+                })
+            {
+                answer.content = padded ?? answer.content
+                answer.finishReason = padded == nil ? .loop : .stop
                 answer.usage = usage
-                emit(
-                    .looped, context: context, request: request,
-                    message: "answer padded with blank space after its JSON until \(spent) tokens; the JSON is the answer")
-                return answer
-            }
-            if let unit = AnswerLoop.repeated(in: answer.content) {
-                answer.finishReason = .loop
-                answer.usage = usage
-                emit(
-                    .looped, context: context, request: request,
-                    message: "answer ran into a loop after \(answer.usage.completionTokens) tokens, repeating '\(AnswerLoop.quoted(unit))'; not asked again with more tokens")
+                emit(.looped, context: context, request: request, message: "answer " + ending)
                 return answer
             }
             let next = min(configuration.maxTokensCeiling, max(spent, 1) * 2)
