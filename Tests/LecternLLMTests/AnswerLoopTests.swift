@@ -26,6 +26,9 @@ struct AnswerLoopTests {
         #expect(AnswerLoop.repeated(in: String(repeating: "-", count: 200)) == "--------")
         #expect(AnswerLoop.repeated(in: "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |") == nil)
         #expect(AnswerLoop.repeated(in: "") == nil)
+        // A lecture cut off at its budget that prints in every example is not looping.
+        let examples = (1...5).map { "Example \($0):\n```python\nprint(\"The value is\", value)\n```" }.joined(separator: "\n\n")
+        #expect(AnswerLoop.repeated(in: examples + "\n\nNow a new idea") == nil)
         // Three times is emphasis or a pattern; four is a loop.
         #expect(AnswerLoop.repeated(in: String(repeating: "Practice makes perfect. ", count: 3)) == nil)
     }

@@ -9,7 +9,7 @@ public enum AnswerLoop {
     /// The text repeated, when `text` ends in a loop (blank space included: `isBlank`):
     /// - its last characters are one stretch of 8–400 characters written at least 4 times over,
     ///   back to back (a phrase, a sentence or a list entry repeated exactly); or
-    /// - a line of at least 24 characters (trimmed) occurs 4 or more times.
+    /// - a line of at least 24 characters (trimmed), outside fenced code, occurs 4 or more times.
     public static func repeated(in text: String) -> String? {
         let scalars = Array(text.unicodeScalars.suffix(4_000))
         if let period = tailPeriod(scalars) {
@@ -52,11 +52,19 @@ public enum AnswerLoop {
         return repeatedLine(in: text[...], times: 6)
     }
 
+    /// A line of at least 24 characters, outside fenced code, that occurs `times` times. Code
+    /// repeats lines on purpose (a `print` in every example); a loop inside code is caught by
+    /// the tail rule when it is the answer's end.
     static func repeatedLine(in text: Substring, times: Int) -> String? {
         var counts: [Substring: Int] = [:]
+        var inFence = false
         for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingWhitespaceSubstring
-            guard trimmed.count >= 24 else { continue }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                inFence.toggle()
+                continue
+            }
+            guard !inFence, trimmed.count >= 24 else { continue }
             counts[trimmed, default: 0] += 1
             if counts[trimmed]! >= times { return String(trimmed) }
         }
