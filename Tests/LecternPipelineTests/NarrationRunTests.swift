@@ -44,6 +44,8 @@ struct NarrationRunTests {
         runner.speech = SpeechSetup(provider: speech, voice: "en-us", cacheDirectory: ws.cacheRoot)
         let result = try await runner.run(options: JobRunner.Options(outputRoot: ws.output))
         #expect(result.status == .complete, "\(result.failures)")
+        // The model answers are the tone preview and 5 lectures; a narration is none, spoken or not.
+        #expect(RunQuality(result).validAtFirstAttempt == 6, "\(RunQuality(result))")
         guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
         let files = Workspace.files(dir)
         let course = try JSONDecoder().decode(Course.self, from: try #require(files["course.json"]))
@@ -97,6 +99,7 @@ struct NarrationRunTests {
         second.speech = SpeechSetup(provider: again, voice: "en-us", cacheDirectory: ws.cacheRoot)
         let rerun = try await second.run(options: JobRunner.Options(outputRoot: ws.output))
         #expect(rerun.bundle == .unchanged(dir))
+        #expect(RunQuality(rerun) == RunQuality(result), "a re-run reports the answers as they were recorded")
         #expect(again.texts.isEmpty && before > 0, "unchanged lectures are not synthesized again")
     }
 

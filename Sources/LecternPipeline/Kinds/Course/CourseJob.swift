@@ -140,8 +140,10 @@ public struct CourseJob: GenerationJob {
                         let narrator = Narrator(setup: speech, language: language)
                         let markdown = try done.results.value(lectureID, as: String.self)
                         let (narrated, spoken) = try await narrator.narrate(markdown: markdown, title: place.title)
+                        // Not a model answer (attempts 0): the run's quality counts are the same
+                        // whether it was spoken now or read from the cache.
                         let report = ItemReport(
-                            id: narrationID.rawValue, stage: Narrator.name.rawValue, attempts: spoken ? 1 : 0, usage: TokenUsage(), paidUsage: TokenUsage(),
+                            id: narrationID.rawValue, stage: Narrator.name.rawValue, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(),
                             costUSD: 0, cached: !spoken, latency: .zero)
                         return WorkOutput(value: narrated, report: report)
                     })
