@@ -21,8 +21,11 @@ struct CheckCommand: ParsableCommand {
             answer index out of range or not exactly one correct option, the correct option's text \
             stated in the question (when it is 12 characters or more), an option that is a \
             question, an option count outside 2–6, an id used twice, the same question asked \
-            twice; in exam.json also an unknown difficulty, passage, section or category, and an \
-            item that cites no source. Each flagged question is printed as ID: problem; problem. \
+            twice; in course.json also two options that are one answer written twice (articles, \
+            case, punctuation and plurals aside), wrong options sharing one feedback or feedback \
+            that contradicts the key, a multiple-choice stem asking two questions, and a question \
+            asked again in other words; in exam.json also an unknown difficulty, passage, section \
+            or category, and an item that cites no source. Each flagged question is printed as ID: problem; problem. \
             Warnings of generation (a correct option much longer than the others) are not \
             reported. In quotes.json: a text outside 50–200 characters, not in its normalized form \
             or holding markup or symbols, an author that names nobody, other than 1–3 distinct \

@@ -129,7 +129,9 @@ struct CheckCommandTests {
         let result = try await CLITests.lectern(["check", course], in: dir.root)
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.hasPrefix("reinforcement/s01-t01/level-1: the same question as engagement-question/s01-t01\n"))
-        #expect(result.stderr.contains("24 questions (course.json), 2 flagged"))
+        // The course recorded before its questions were held to distinct feedback and to not
+        // asking again in other words: 7 of its 24 questions (docs/BENCHMARKS.md).
+        #expect(result.stderr.contains("24 questions (course.json), 7 flagged"), "\(result.stderr)")
     }
 
     @Test func helpDescribesFormatsAndExitCodes() async throws {

@@ -489,21 +489,50 @@ public enum BankLint {
         var flags: [BankReport.Flag] = []
         var count = 0
         var stems = StemIndex()
+        // A question in other words is a repeat too: within a topic by the pipeline's measure
+        // (`NearDuplicate`), across topics only when nearly word for word — questions built on
+        // one template differ by little more than their topic ("Describe a situation where
+        // loops would help you" and "… variables …" share 3 of 5 content words).
+        var inTopic = NearDuplicateIndex()
+        var inCourse = NearDuplicateIndex(threshold: 0.8)
+        var topicID = ""
         var cardFronts: [String: String] = [:]
         func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
             var problems = issues.errors.map(\.message)
-            if let prompt, let earlier = stems.add(prompt, id: id, language: language) { problems.append("the same question as \(earlier)") }
+            if let prompt {
+                if let earlier = stems.add(prompt, id: id, language: language) {
+                    problems.append("the same question as \(earlier)")
+                } else if let earlier = inTopic.firstDuplicate(of: prompt, scope: topicID) ?? inCourse.firstDuplicate(of: prompt) {
+                    problems.append("nearly the same question as \(earlier)")
+                }
+                inTopic.insert(id: id, text: prompt, scope: topicID)
+                inCourse.insert(id: id, text: prompt)
+            }
             if !problems.isEmpty { flags.append(.init(id: id, problems: problems)) }
         }
+        /// A multiple-choice question's options are distinct answers with feedback of their own,
+        /// and its stem asks one question.
+        func distinct(_ prompt: String, _ options: [Choice]?, label: String = "") -> [ValidationIssue] {
+            guard let options, !options.isEmpty else { return [] }
+            let issues = QuestionRules.checkOneQuestion("prompt", prompt) + QuestionRules.checkDistinctOptions(options, language: language)
+            return label.isEmpty ? issues : issues.map { ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind) }
+        }
         for topic in course.subjects.flatMap(\.topics) {
+            topicID = topic.id
             for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
                 guard let question else { continue }
                 count += 1
-                add("\(name)/\(topic.id)", QuestionRules.check(question, expectedTopicID: topic.id, language: language), prompt: question.prompt)
+                add(
+                    "\(name)/\(topic.id)",
+                    QuestionRules.check(question, expectedTopicID: topic.id, language: language) + distinct(question.prompt, question.options),
+                    prompt: question.prompt)
             }
             for (index, question) in (topic.practice ?? []).enumerated() {
                 count += 1
-                add(String(format: "practice/\(topic.id)/q-%02d", index + 1), PracticeRules.check(question, language: language), prompt: question.prompt)
+                add(
+                    String(format: "practice/\(topic.id)/q-%02d", index + 1),
+                    PracticeRules.check(question, language: language) + (question.format == .multipleChoice ? distinct(question.prompt, question.options) : []),
+                    prompt: question.prompt)
             }
             for card in topic.flashcards ?? [] {
                 // The shape only: grounding needs the lecture, which course.json does not hold.
@@ -527,7 +556,9 @@ public enum BankLint {
                 count += 1
                 add(
                     "reinforcement/\(topic.id)/level-\(question.level)",
-                    ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language), prompt: question.prompt)
+                    ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language)
+                        + distinct(question.prompt, question.options, label: "the level-\(question.level) question"),
+                    prompt: question.prompt)
             }
         }
         return BankReport(format: .course, items: count, flagged: flags)

@@ -196,6 +196,92 @@ public enum QuestionRules {
         return issues
     }
 
+    /// Options that are not distinct answers: two that differ only in articles, punctuation and
+    /// plurals (`restates`), and wrong options whose feedback is the same text (each
+    /// says why *that* answer is wrong). Options equal after normalization are reported by the
+    /// caller. (A wrong option containing the correct one is not refused: real exams use such
+    /// distractors — "Full-wave bridge" beside "Full-wave", "The reciprocal of the RMS value"
+    /// beside "The RMS value" in the US amateur radio pools.)
+    static func distinctnessIssues(options: [Choice], keys: [String], labels: [String], requiresFeedback: Bool, language: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        for i in options.indices {
+            for j in options.indices where j > i && !keys[i].isEmpty && !keys[j].isEmpty && keys[i] != keys[j] {
+                if restates(options[i].text, options[j].text, language: language) {
+                    issues.append(
+                        .error(
+                            "\(labels[i]) ('\(options[i].text)') and \(labels[j]) ('\(options[j].text)') say the same thing in other words; every option must be a different answer"
+                        ))
+                }
+            }
+        }
+        if requiresFeedback {
+            var seen: [String: Int] = [:]
+            for (index, option) in options.enumerated() where !option.correct {
+                let feedback = TextKey.normalize(option.feedback, language: language)
+                guard feedback.count >= 3 else { continue }
+                if let first = seen[feedback] {
+                    issues.append(
+                        .error("\(labels[first]) and \(labels[index]) have the same feedback; each wrong answer's feedback says why that answer is wrong"))
+                } else {
+                    seen[feedback] = index
+                }
+            }
+            if !TextKey.isArabic(language) {
+                for (index, option) in options.enumerated() where !option.feedback.trimmed.isEmpty {
+                    let contradicts = option.correct ? option.feedback.contains(callsWrong) : option.feedback.contains(callsRight)
+                    if contradicts {
+                        issues.append(
+                            .error(
+                                "\(labels[index])'s feedback ('\(option.feedback.prefix(100))') calls it \(option.correct ? "wrong" : "right"), but it is \(option.correct ? "the correct answer" : "a wrong answer"): "
+                                    + "the feedback says why this answer is \(option.correct ? "right" : "wrong")"))
+                    }
+                }
+            }
+        }
+        return issues
+    }
+
+    /// Feedback that calls its option right ("This answer is also correct", "While this is true"),
+    /// which a wrong option's must not do; and feedback that calls it wrong, which the correct
+    /// option's must not do. English wording only.
+    nonisolated(unsafe) static let callsRight =
+        /(?i)^\s*(correct|right|yes)\b|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b/
+    nonisolated(unsafe) static let callsWrong =
+        /(?i)^\s*(incorrect|wrong|no)\b|\b(this|that|it)( answer| option| statement)? is (incorrect|wrong|false|not correct)\b/
+
+    /// Whether two options are one answer written twice: the same words in the same order once
+    /// letter case, punctuation, articles (a, an, the; Arabic ال) and an English plural `s` are
+    /// set aside ("A river." and "the rivers"). Every other word counts: real exams' distractors
+    /// are often the key with one word changed ("above"/"below", "AND"/"OR") or two swapped ("4:1",
+    /// "1:4"). Paraphrases in other words are left to blind solving.
+    public static func restates(_ a: String, _ b: String, language: String) -> Bool {
+        func words(_ text: String) -> [String] {
+            // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers.
+            TextKey.normalize(text, language: language).split(whereSeparator: \.isWhitespace)
+                .compactMap { raw in
+                    var word = String(raw).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟"))
+                    if ["a", "an", "the"].contains(word) { return nil }
+                    if TextKey.isArabic(language), word.hasPrefix("ال"), word.count > 3 { word.removeFirst(2) }
+                    if !TextKey.isArabic(language), word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
+                        word.removeLast()
+                    }
+                    return word.isEmpty ? nil : word
+                }
+        }
+        let x = words(a)
+        return !x.isEmpty && x == words(b)
+    }
+
+    /// `distinctnessIssues` of a multiple-choice question's options, named `labels` (default
+    /// "option 1" …): `lectern check`'s rule for course.json.
+    public static func checkDistinctOptions(_ options: [Choice], labels: [String]? = nil, requiresFeedback: Bool = true, language: String = "en")
+        -> [ValidationIssue]
+    {
+        let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
+        let keys = options.map { TextKey.normalize($0.text, language: language) }
+        return distinctnessIssues(options: options, keys: keys, labels: labels, requiresFeedback: requiresFeedback, language: language)
+    }
+
     /// Checks a whole engagement or bonus question.
     /// `optionLabels`, `optionCount` and `language` as in `checkMultipleChoice`.
     public static func check(
@@ -262,6 +348,33 @@ public enum QuestionRules {
             ]
         }
         return []
+    }
+
+    /// A multiple-choice stem asks one question, which its options answer. The local model's
+    /// accepted level-1 pool question was "What is a value in programming? Imagine you have a toy
+    /// box. Why do you think it's important to keep track of the money in your piggy bank? How can
+    /// you use values in programming to help you manage your piggy bank?", with options answering
+    /// the first. Question marks in code (fenced or inline) and in math are not counted.
+    public static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
+        var prose = ""
+        var inFence = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                inFence.toggle()
+                continue
+            }
+            if !inFence { prose += line + "\n" }
+        }
+        prose = prose.replacing(/`[^`\n]*`/, with: " ").replacing(/\$\$?[^$]*\$\$?/, with: " ")
+        let questions = prose.matches(of: /[^.!?؟\n]*[?؟]/).map { String($0.output).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
+        guard questions.count > 1 else { return [] }
+        let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")
+        return [
+            .error(
+                "'\(field)' asks \(questions.count) questions (\(quoted)\(questions.count > 3 ? ", …" : "")): a multiple-choice question asks one question, which its options answer"
+            )
+        ]
     }
 
     public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
