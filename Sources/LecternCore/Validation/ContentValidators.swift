@@ -272,14 +272,13 @@ public enum QuestionRules {
         return !x.isEmpty && x == words(b)
     }
 
-    /// `distinctnessIssues` of a multiple-choice question's options, named `labels` (default
-    /// "option 1" …): `lectern check`'s rule for course.json.
-    public static func checkDistinctOptions(_ options: [Choice], labels: [String]? = nil, requiresFeedback: Bool = true, language: String = "en")
-        -> [ValidationIssue]
-    {
-        let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
+    /// `distinctnessIssues` of a multiple-choice question's options with feedback, named "option
+    /// 1" …: `lectern check`'s rule for course.json. (Not yet part of `checkMultipleChoice`, which
+    /// the stages share: the recorded examples must first be recorded again under it.)
+    public static func checkDistinctOptions(_ options: [Choice], language: String = "en") -> [ValidationIssue] {
         let keys = options.map { TextKey.normalize($0.text, language: language) }
-        return distinctnessIssues(options: options, keys: keys, labels: labels, requiresFeedback: requiresFeedback, language: language)
+        return distinctnessIssues(
+            options: options, keys: keys, labels: options.indices.map { "option \($0 + 1)" }, requiresFeedback: true, language: language)
     }
 
     /// Checks a whole engagement or bonus question.
@@ -331,14 +330,8 @@ public enum QuestionRules {
     /// Statement" in it is part of a lecture pasted in (the local model copied the lecture's
     /// opening, heading and code included, as its engagement question), never a question.
     public static func checkNoHeading(_ field: String, _ text: String) -> [ValidationIssue] {
-        var inFence = false
-        for line in text.split(whereSeparator: \.isNewline) {
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-                inFence.toggle()
-                continue
-            }
-            guard !inFence, line.first == "#" else { continue }
+        for line in TextIntegrity.outsideFencedCode(text).split(whereSeparator: \.isNewline) {
+            guard line.first == "#" else { continue }
             let hashes = line.prefix { $0 == "#" }
             guard hashes.count <= 6, line.dropFirst(hashes.count).first == " " else { continue }
             return [
@@ -356,17 +349,7 @@ public enum QuestionRules {
     /// you use values in programming to help you manage your piggy bank?", with options answering
     /// the first. Question marks in code (fenced or inline) and in math are not counted.
     public static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
-        var prose = ""
-        var inFence = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-                inFence.toggle()
-                continue
-            }
-            if !inFence { prose += line + "\n" }
-        }
-        prose = prose.replacing(/`[^`\n]*`/, with: " ").replacing(/\$\$?[^$]*\$\$?/, with: " ")
+        let prose = TextIntegrity.outsideFencedCode(text).replacing(/`[^`\n]*`/, with: " ").replacing(/\$\$?[^$]*\$\$?/, with: " ")
         let questions = prose.matches(of: /[^.!?؟\n]*[?؟]/).map { String($0.output).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
         guard questions.count > 1 else { return [] }
         let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")

@@ -850,3 +850,22 @@ private struct Inspector {
         }
     }
 }
+
+extension TextIntegrity {
+    /// `markdown` with the lines of its fenced code blocks (``` or ~~~, fences included) left
+    /// empty, so line numbers stand: the prose and inline parts a check reads.
+    public static func outsideFencedCode(_ markdown: String) -> String {
+        var text = ""
+        var inFence = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                inFence.toggle()
+                text += "\n"
+                continue
+            }
+            text += inFence ? "\n" : line + "\n"
+        }
+        return text
+    }
+}
