@@ -79,14 +79,14 @@ let package = Package(
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
-        .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom"]),
+        .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom", "CLecternSystem"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),
         .executableTarget(name: "lectern-bench-orchestration", dependencies: ["LecternMockLLM"], path: "benchmarks/Orchestration"),
         .executableTarget(
             name: "lectern-bench-quotes", dependencies: ["LecternMockLLM", "LecternPipeline", "LecternRandom"], path: "benchmarks/QuotesBench"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2", "LecternRandom"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM"]),
+        .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM", "CLecternSystem"]),
         .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore", "LecternRandom"]),
         .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),

@@ -1,3 +1,4 @@
+import CLecternSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ public final class PreviewServer: @unchecked Sendable {
     public init(root: URL, port requested: Int) throws {
         guard (0...65535).contains(requested) else { throw Failure(description: "port \(requested) is not 0–65535") }
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -52,7 +53,7 @@ public final class PreviewServer: @unchecked Sendable {
     /// Accepts connections until the process ends.
     public func serveForever() -> Never {
         while true {
-            let client = accept(listener, nil, nil)
+            let client = lectern_accept_cloexec(listener)
             guard client >= 0 else { continue }
             Thread.detachNewThread { [self] in
                 handle(client)

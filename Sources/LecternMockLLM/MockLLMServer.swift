@@ -1,3 +1,4 @@
+import CLecternSystem
 import Foundation
 import LecternLLM
 import Synchronization
@@ -145,7 +146,7 @@ final class MockEventLoop: @unchecked Sendable {
     init(port requested: Int, shared: MockSharedState) throws {
         self.shared = shared
         guard (0...65535).contains(requested) else { throw MockConfigurationError("port \(requested) is not 0–65535") }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw MockConfigurationError("socket() failed: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -236,7 +237,7 @@ final class MockEventLoop: @unchecked Sendable {
 
     private func acceptAll() {
         while true {
-            let fd = accept(listener, nil, nil)
+            let fd = lectern_accept_cloexec(listener)
             if fd < 0 { return }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1

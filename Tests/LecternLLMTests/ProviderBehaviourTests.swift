@@ -133,7 +133,7 @@ struct ProviderBehaviourTests {
 
     @Test("a request timeout is retried, then reported as unavailable", arguments: Flavor.allCases)
     func timeout(flavor: Flavor) async throws {
-        let slow = flavor.answer().with(delay: .seconds(120))
+        let slow = flavor.answer().with(delay: .seconds(900))
         let server = try LoopbackServer(replies: [slow, slow])
         let rig = TestRig()
         let provider = try flavor.provider(flavor.configuration(server, maxRetries: 1, requestTimeout: 0.3), rig: rig)
@@ -141,7 +141,7 @@ struct ProviderBehaviourTests {
         let error = await #expect(throws: LLMError.self) {
             _ = try await provider.complete(simpleRequest(flavor), context: testContext)
         }
-        #expect(ContinuousClock.now - start < .seconds(60), "the server would have taken 120–240 s (bound generous for a loaded 2-core machine)")
+        #expect(ContinuousClock.now - start < .seconds(300), "the server would have taken 900 s or more (the bound leaves room for a loaded 2-core machine)")
         #expect(error?.kind == .unavailable)
         #expect(error?.message.contains("after 2 attempt(s)") == true)
         #expect(error?.message.contains("raise model.request_timeout_s") == true)
@@ -278,7 +278,7 @@ struct ProviderBehaviourTests {
 
     @Test("cancelling the task aborts an in-flight request quickly", arguments: Flavor.allCases)
     func cancellation(flavor: Flavor) async throws {
-        let server = try LoopbackServer(replies: [flavor.answer().with(delay: .seconds(120))])
+        let server = try LoopbackServer(replies: [flavor.answer().with(delay: .seconds(900))])
         let rig = TestRig()
         let provider = try flavor.provider(flavor.configuration(server), rig: rig)
         let start = ContinuousClock.now
@@ -289,7 +289,7 @@ struct ProviderBehaviourTests {
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(60), "the server would have taken 120–240 s (bound generous for a loaded 2-core machine)")
+        #expect(ContinuousClock.now - start < .seconds(300), "the server would have taken 900 s or more (the bound leaves room for a loaded 2-core machine)")
         #expect(throws: LLMError.self) { try result.get() }
         if case .failure(let error as LLMError) = result { #expect(error.kind == .cancelled) }
         #expect(server.requests.count == 1)

@@ -1,3 +1,4 @@
+import CLecternSystem
 import Foundation
 import Synchronization
 
@@ -306,7 +307,7 @@ public final class LocalModelServer: Sendable {
 
     /// A port on 127.0.0.1 that was free a moment ago (bound to port 0 and released).
     static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw posixFailure("cannot create a socket to find a free port") }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -382,6 +383,7 @@ public final class LocalModelServer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
         posix_spawn_file_actions_addopen(&actions, 1, options.logFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        Self.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -440,6 +442,20 @@ public final class LocalModelServer: Sendable {
         kill(-running.pid, SIGKILL)
         var status: Int32 = 0
         _ = waitpid(running.pid, &status, 0)
+    }
+
+    /// Makes the child close every descriptor above standard error: it lives as long as the run,
+    /// and a copy of a socket or file Lectern had open at the spawn (an HTTP connection, the
+    /// exchange cache, a bundle being written) would otherwise stay open in it, so that, for
+    /// one, a connection Lectern closed would not end for its peer.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        if withUnsafeMutablePointer(to: &actions, { lectern_spawn_close_from($0, 3) }) == 0 { return }
+        // No closefrom action (glibc before 2.34): close what is open now. The child ignores a
+        // descriptor closed meanwhile; one opened meanwhile without close-on-exec may leak.
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     /// A connected pair of Unix sockets (a pipe, for this purpose) whose ends close on exec,

@@ -1,3 +1,4 @@
+import CLecternSystem
 import Foundation
 import LecternLLM
 import Synchronization
@@ -81,7 +82,7 @@ final class LoopbackServer: Sendable {
     /// Starts a server that answers with `replies` in order, then with `fallback`.
     init(replies: [Reply] = [], fallback: Reply = .json(500, #"{"error":{"message":"no scripted reply left"}}"#)) throws {
         state = Mutex(State(replies: replies, fallback: fallback))
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -138,7 +139,7 @@ final class LoopbackServer: Sendable {
 
     private func acceptLoop() {
         while true {
-            let fd = accept(listener, nil, nil)
+            let fd = lectern_accept_cloexec(listener)
             if fd < 0 {
                 if state.withLock({ $0.stopped }) { break }
                 usleep(1000)  // EINTR, ECONNABORTED, EMFILE: try again
@@ -164,6 +165,9 @@ final class LoopbackServer: Sendable {
         var buffer = [UInt8]()
         defer {
             state.withLock { _ = $0.connections.remove(fd) }
+            // Shut down, not only close: the client must see the end even if a child process
+            // somewhere holds a copy of the descriptor.
+            shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
         }
         while let request = readRequest(fd, buffer: &buffer) {
