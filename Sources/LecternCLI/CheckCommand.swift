@@ -24,7 +24,11 @@ struct CheckCommand: ParsableCommand {
             twice; in course.json also two options that are one answer written twice (articles, \
             case, punctuation and plurals aside), wrong options sharing one feedback or feedback \
             that contradicts the key, a multiple-choice stem asking two questions, and a question \
-            asked again in other words; in exam.json also an unknown difficulty, passage, section \
+            asked again in other words, Python code that would not run in an explanation, a \
+            feedback or a reference answer, and each lecture course.json names (read from beside \
+            it; not from standard input) by its stage's rules and for Python code that would not \
+            run (an elif or else with no if before it, a header without its colon or body, an \
+            indent nothing opens); in exam.json also an unknown difficulty, passage, section \
             or category, and an item that cites no source. Each flagged question is printed as ID: problem; problem. \
             Warnings of generation (a correct option much longer than the others) are not \
             reported. In quotes.json: a text outside 50–200 characters, not in its normalized form \
@@ -49,6 +53,18 @@ struct CheckCommand: ParsableCommand {
             valueName: "TAG"))
     var language: String?
 
+    /// Reads a lecture a course.json names, from the bundle the course.json is in: a relative path
+    /// inside that directory only (the file is untrusted; "../" and absolute paths read nothing).
+    static func lectureReader(beside file: String) -> (String) -> String? {
+        let bundle = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL
+        return { path in
+            guard !path.hasPrefix("/"), !path.split(separator: "/").contains(".."), !path.contains("\\") else { return nil }
+            let url = bundle.appendingPathComponent(path).standardizedFileURL
+            guard url.path.hasPrefix(bundle.path + "/"), let data = try? Data(contentsOf: url) else { return nil }
+            return String(data: data, encoding: .utf8)
+        }
+    }
+
     func run() throws {
         let data: Data
         do {
@@ -61,7 +77,7 @@ struct CheckCommand: ParsableCommand {
         let name = file == "-" ? "<stdin>" : file
         let report: BankReport
         do {
-            report = try BankLint.check(data: data, file: name, language: language)
+            report = try BankLint.check(data: data, file: name, language: language, lecture: file == "-" ? nil : Self.lectureReader(beside: file))
         } catch {
             Console.error(error.description)
             throw LecternExit.usage
@@ -72,7 +88,8 @@ struct CheckCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data(report.text.utf8))
             let flagged = report.flagged.count
             let noun = report.format == .quotes ? "quote" : report.format == .deck ? "card" : "question"
-            Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s") (\(report.format.rawValue)), \(flagged) flagged")
+            let lectures = report.lectures == 0 ? "" : " and \(report.lectures) lecture\(report.lectures == 1 ? "" : "s")"
+            Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s")\(lectures) (\(report.format.rawValue)), \(flagged) flagged")
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }
     }

@@ -130,8 +130,14 @@ struct CheckCommandTests {
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.hasPrefix("reinforcement/s01-t01/level-1: the same question as engagement-question/s01-t01\n"))
         // The course recorded before its questions were held to distinct feedback and to not
-        // asking again in other words: 7 of its 24 questions (docs/BENCHMARKS.md).
-        #expect(result.stderr.contains("24 questions (course.json), 7 flagged"), "\(result.stderr)")
+        // asking again in other words: 7 of its 24 questions (docs/BENCHMARKS.md); and the lecture
+        // on else and elif, read from beside course.json, shows an elif with no if.
+        #expect(result.stderr.contains("24 questions and 4 lectures (course.json), 8 flagged"), "\(result.stderr)")
+        #expect(result.stdout.contains("\nlecture/s02-t02: the Python code does not run as written (line 17: 'elif' has no statement before it"))
+        // From standard input there is nothing beside it to read.
+        let piped = try await CLITests.external(
+            ["-c", "\"$0\" check - < \"$1\"", CLITests.binary.path, course], in: dir.root, executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(piped.stderr.contains("24 questions (course.json), 7 flagged"), "\(piped.stderr)")
     }
 
     @Test func helpDescribesFormatsAndExitCodes() async throws {

@@ -372,6 +372,57 @@ struct BankLintTests {
             ])
     }
 
+    @Test func aCoursesLecturesAreCheckedForCodeThatDoesNotRunWhenTheyCanBeRead() throws {
+        let data = try Data(contentsOf: Self.golden)
+        let bundle = Self.golden.deletingLastPathComponent()
+        var asked: [String] = []
+        let report = try BankLint.check(data: data, file: "course.json") { path in
+            asked.append(path)
+            return try? String(contentsOf: bundle.appendingPathComponent(path), encoding: .utf8)
+        }
+        #expect(asked == [
+            "lectures/01-01-understanding-values.md", "lectures/01-02-assigning-values.md", "lectures/02-01-if-statements.md",
+            "lectures/02-02-else-and-elif-statements.md",
+        ])
+        #expect(report.lectures == 4 && report.items == 24)
+        let lectureFlags = report.flagged.filter { $0.id.hasPrefix("lecture/") }
+        #expect(lectureFlags.map(\.id) == ["lecture/s02-t02"])
+        #expect(lectureFlags.first?.problems.count == 1)
+        #expect(lectureFlags.first?.problems.first?.hasPrefix("the Python code does not run as written (line 17: 'elif' has no statement before it") == true)
+        // A lecture the course names and nobody can give is flagged; without a reader, none is read.
+        let missing = try BankLint.check(data: data, file: "course.json") { _ in nil }
+        #expect(missing.flagged.filter { $0.id.hasPrefix("lecture/") }.map(\.problems) == [
+            ["the lecture lectures/01-01-understanding-values.md cannot be read beside course.json"],
+            ["the lecture lectures/01-02-assigning-values.md cannot be read beside course.json"],
+            ["the lecture lectures/02-01-if-statements.md cannot be read beside course.json"],
+            ["the lecture lectures/02-02-else-and-elif-statements.md cannot be read beside course.json"],
+        ])
+        #expect(try BankLint.check(data: data, file: "course.json").lectures == 0)
+    }
+
+    @Test func codeInWhatAQuestionAssertsMustRunButAPromptMayShowBrokenCode() {
+        let broken = "```python\nif n > 2\n    print(n)\n```"
+        func choice(_ text: String, _ correct: Bool, _ feedback: String) -> Choice { Choice(text: text, correct: correct, feedback: feedback) }
+        let options = [
+            choice("A missing colon", true, "Right: the if line needs a colon."), choice("A missing print", false, "No: print is there."),
+            choice("A typo", false, "No: it reads\n\n" + broken), choice("Nothing", false, "No: Python refuses it:\n\n" + broken),
+        ]
+        let question = Question(
+            topicID: "s01-t01", format: .multipleChoice, prompt: "What is wrong here?\n\n" + broken, options: options, referenceAnswer: nil,
+            explanation: "Write it so:\n\n" + broken)
+        var topic = Topic(id: "s01-t01", title: "Conditions", objective: "Use if.")
+        topic.engagementQuestion = question
+        let course = Course(
+            id: "c", version: "1.0.0", language: "en", title: "C", description: "C.", audience: "all",
+            tone: Tone(presets: [], text: nil, instruction: ""), subjects: [Subject(id: "s01", title: "S", topics: [topic], project: nil)],
+            tonePreview: nil)
+        let problems = BankLint.check(course).flagged.flatMap(\.problems)
+        #expect(problems == [
+            "explanation: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
+            "option 3's feedback: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
+        ], "\(problems)")
+    }
+
     @Test func optionsThatAreOneAnswerTwiceOrShareFeedbackAndStemsAskingTwoQuestionsAreFlagged() {
         func choice(_ text: String, _ correct: Bool, _ feedback: String) -> Choice { Choice(text: text, correct: correct, feedback: feedback) }
         let options = [

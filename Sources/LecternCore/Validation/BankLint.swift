@@ -42,9 +42,11 @@ public struct BankReport: Sendable, Hashable {
     /// Questions checked.
     public var items: Int
     public var flagged: [Flag]
+    /// Lectures read beside a course.json and checked.
+    public var lectures: Int
 
-    public init(format: BankFormat, items: Int, flagged: [Flag]) {
-        self.format = format; self.items = items; self.flagged = flagged
+    public init(format: BankFormat, items: Int, flagged: [Flag], lectures: Int = 0) {
+        self.format = format; self.items = items; self.flagged = flagged; self.lectures = lectures
     }
 
     /// `{"items": N, "flagged": [{"id": "…", "problems": ["…"]}]}`, one flagged item a line.
@@ -87,7 +89,12 @@ public enum BankLint {
     /// Reads `data` (the file `file`, named so in messages), finds its format and checks it.
     /// `language` overrides the file's own (`language` in exam.json and course.json; JSON Lines
     /// has none and is taken as English).
-    public static func check(data: Data, file: String, language: String? = nil) throws(BankReadError) -> BankReport {
+    ///
+    /// `lecture` reads a lecture a course.json names (its bundle-relative path) and returns its
+    /// Markdown, or nil when there is none to read; without it lectures are not checked.
+    public static func check(
+        data: Data, file: String, language: String? = nil, lecture: ((String) -> String?)? = nil
+    ) throws(BankReadError) -> BankReport {
         guard var text = String(data: data, encoding: .utf8) else {
             throw BankReadError([SpecDiagnostic(file: file, message: "is not UTF-8 text", hint: "save the bank as UTF-8")])
         }
@@ -125,7 +132,7 @@ public enum BankLint {
         }
         if object["subjects"] != nil {
             let course = try decode(Course.self, from: Data(text.utf8), file: file, format: .course)
-            return check(course, language: language ?? course.language)
+            return check(course, language: language ?? course.language, lecture: lecture)
         }
         if object["items"] != nil {
             guard object["format_version"] != nil else {
@@ -484,7 +491,13 @@ public enum BankLint {
     /// grounding needs the lectures, which course.json alone does not hold). Ids are the
     /// pipeline's item ids (`engagement-question/s01-t01`, `reinforcement/s01-t01/level-2`,
     /// `practice/s01-t01/q-03`), a card's its own (`s01-t01-c02`).
-    public static func check(_ course: Course, language: String? = nil) -> BankReport {
+    ///
+    /// With `lecture` (a lecture's Markdown by its bundle-relative path), each topic's lecture is
+    /// checked too, as `lecture/s01-t01`: its stage's rules, and Python code that does not run
+    /// (`CodeStructure`); a lecture the course names and `lecture` cannot give is flagged.
+    /// Explanations, feedback and reference answers, which assert what they say, are held to
+    /// code that runs in any case.
+    public static func check(_ course: Course, language: String? = nil, lecture: ((String) -> String?)? = nil) -> BankReport {
         let language = language ?? course.language
         var flags: [BankReport.Flag] = []
         var count = 0
@@ -511,27 +524,51 @@ public enum BankLint {
             if !problems.isEmpty { flags.append(.init(id: id, problems: problems)) }
         }
         /// A multiple-choice question's options are distinct answers with feedback of their own,
-        /// and its stem asks one question.
-        func distinct(_ prompt: String, _ options: [Choice]?, label: String = "") -> [ValidationIssue] {
-            guard let options, !options.isEmpty else { return [] }
-            let issues = QuestionRules.checkOneQuestion("prompt", prompt) + QuestionRules.checkDistinctOptions(options, language: language)
+        /// and its stem asks one question; what it asserts shows code that runs.
+        func distinct(
+            _ prompt: String, _ options: [Choice]?, explanation: String, referenceAnswer: String? = nil, label: String = ""
+        ) -> [ValidationIssue] {
+            var issues: [ValidationIssue] = []
+            if let options, !options.isEmpty {
+                issues += QuestionRules.checkOneQuestion("prompt", prompt) + QuestionRules.checkDistinctOptions(options, language: language)
+            }
+            var asserted = [("explanation", explanation)]
+            if let referenceAnswer { asserted.append(("reference_answer", referenceAnswer)) }
+            for (index, option) in (options ?? []).enumerated() { asserted.append(("option \(index + 1)'s feedback", option.feedback)) }
+            for (field, text) in asserted {
+                issues += CodeStructure.pythonProblems(text).prefix(3).map { .error(CodeStructure.repairMessage($0, field: field)) }
+            }
             return label.isEmpty ? issues : issues.map { ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind) }
         }
+        var lecturesRead = 0
         for topic in course.subjects.flatMap(\.topics) {
             topicID = topic.id
+            if let lecture, let path = topic.lecture?.path {
+                if let markdown = lecture(path) {
+                    lecturesRead += 1
+                    let issues =
+                        LectureRules.check(markdown, topicTitle: topic.title, language: language)
+                        + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0)) }
+                    add("lecture/\(topic.id)", issues, prompt: nil)
+                } else {
+                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json")], prompt: nil)
+                }
+            }
             for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
                 guard let question else { continue }
                 count += 1
                 add(
                     "\(name)/\(topic.id)",
-                    QuestionRules.check(question, expectedTopicID: topic.id, language: language) + distinct(question.prompt, question.options),
+                    QuestionRules.check(question, expectedTopicID: topic.id, language: language)
+                        + distinct(question.prompt, question.options, explanation: question.explanation, referenceAnswer: question.referenceAnswer),
                     prompt: question.prompt)
             }
             for (index, question) in (topic.practice ?? []).enumerated() {
                 count += 1
                 add(
                     String(format: "practice/\(topic.id)/q-%02d", index + 1),
-                    PracticeRules.check(question, language: language) + (question.format == .multipleChoice ? distinct(question.prompt, question.options) : []),
+                    PracticeRules.check(question, language: language)
+                        + distinct(question.prompt, question.format == .multipleChoice ? question.options : nil, explanation: question.explanation),
                     prompt: question.prompt)
             }
             for card in topic.flashcards ?? [] {
@@ -557,11 +594,13 @@ public enum BankLint {
                 add(
                     "reinforcement/\(topic.id)/level-\(question.level)",
                     ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language)
-                        + distinct(question.prompt, question.options, label: "the level-\(question.level) question"),
+                        + distinct(
+                            question.prompt, question.options, explanation: question.explanation, referenceAnswer: question.referenceAnswer,
+                            label: "the level-\(question.level) question"),
                     prompt: question.prompt)
             }
         }
-        return BankReport(format: .course, items: count, flagged: flags)
+        return BankReport(format: .course, items: count, flagged: flags, lectures: lecturesRead)
     }
 
     // MARK: Helpers
