@@ -433,6 +433,13 @@ struct BankLintTests {
         #expect(messages.contains("option 1 ('A river.') and option 2 ('the rivers') say the same thing in other words; every option must be a different answer"), "\(messages)")
         #expect(messages.contains("option 2 and option 4 have the same feedback; each wrong answer's feedback says why that answer is wrong"))
         #expect(messages.contains { $0.hasPrefix("option 3's feedback ('This answer is also correct.') calls it right, but it is a wrong answer") })
+        // A "Right" that its own sentence qualifies does not call a wrong option right.
+        let qualified = [
+            choice("A loop", true, "Yes: it repeats the steps."), choice("A list", false, "Right idea, but a list holds values; it repeats nothing."),
+            choice("A value", false, "Yes, it is stored, but it does not repeat anything."), choice("A name", false, "Right! A name is what you call it."),
+        ]
+        let called = QuestionRules.checkDistinctOptions(qualified).map(\.message)
+        #expect(called.count == 1 && called.first?.hasPrefix("option 4's feedback ('Right! A name is what you call it.') calls it right") == true, "\(called)")
         // A real distractor is often the key with one word changed: not flagged.
         let pairs = [("The signal is above the band", "The signal is below the band"), ("4:1", "1:4"), ("P(A ∪ B)", "P(A ∩ B)")]
         for (a, b) in pairs { #expect(!QuestionRules.restates(a, b, language: "en"), "\(a) / \(b)") }

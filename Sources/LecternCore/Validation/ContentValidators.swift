@@ -244,8 +244,10 @@ public enum QuestionRules {
     /// Feedback that calls its option right ("This answer is also correct", "While this is true"),
     /// which a wrong option's must not do; and feedback that calls it wrong, which the correct
     /// option's must not do. English wording only.
+    /// An opening "Right" qualified in its own sentence ("Right idea, but …", "Yes, it loops, but
+    /// …") does not call the option right.
     nonisolated(unsafe) static let callsRight =
-        /(?i)^\s*(correct|right|yes)\b|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b/
+        /(?i)^\s*(correct|right|yes)\b(?!\s+(idea|direction|track|thought|approach|start|instinct|intuition|question|place)\b)(?![^.!?]*\bbut\b)|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b/
     nonisolated(unsafe) static let callsWrong =
         /(?i)^\s*(incorrect|wrong|no)\b|\b(this|that|it)( answer| option| statement)? is (incorrect|wrong|false|not correct)\b/
 
