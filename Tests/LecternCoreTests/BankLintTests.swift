@@ -394,8 +394,8 @@ struct BankLintTests {
         #expect(asked == ["lectures/elif-lecture.md", "lectures/elif-without-if.md", "lectures/gone.md"])
         #expect(report.lectures == 2)
         #expect(report.flagged.map(\.id) == ["lecture/s01-t02", "lecture/s01-t03"])
-        #expect(report.flagged.first?.problems.count == 2)
-        #expect(report.flagged.first?.problems.first?.hasPrefix("the Python code does not run as written (line 17: 'elif' has no statement before it") == true)
+        let code = report.flagged.first?.problems.filter { $0.hasPrefix("the Python code does not run as written") } ?? []
+        #expect(code.count == 2 && code.first?.hasPrefix("the Python code does not run as written (line 17: 'elif' has no statement before it") == true)
         // A lecture the course names and nobody can give is flagged; without a reader, none is read.
         #expect(report.flagged.last?.problems == ["the lecture lectures/gone.md cannot be read beside course.json"])
         #expect(BankLint.check(course).lectures == 0 && BankLint.check(course).flagged.isEmpty)
