@@ -50,17 +50,31 @@ public enum CodeStructure {
         var leadIn: String = ""
     }
 
-    /// Words by which a text says the code it shows fails (English; lowercased).
+    /// Words by which the prose before a block says the code fails (English; lowercased).
     static let wrongOnPurpose = [
         "error", "wrong", "incorrect", "fail", "invalid", "mistake", "broken", "bug", "refuse", "won't work", "won’t work",
         "doesn't work", "doesn’t work", "does not work", "not valid", "cannot run", "can't run", "can’t run",
     ]
 
-    /// Whether `block` is shown as code that fails: its lead-in or its comments say so.
+    /// How a comment in the block marks its line as wrong: it opens with one of `commentOpeners`
+    /// or holds one of `commentMarks`. Narrower than the lead-in's words: real code's comments
+    /// speak of errors and bugs all the time ("# All real errors are raised below").
+    static let commentOpeners = ["error", "wrong", "mistake", "fails", "invalid", "broken", "bug", "not valid", "this fails", "this is wrong"]
+    static let commentMarks = [
+        "syntaxerror", "indentationerror", "invalid syntax", "wrong", "mistake", "doesn't work", "doesn’t work", "does not work",
+        "won't work", "won’t work", "won't run", "doesn't run", "does not run",
+    ]
+
+    /// Whether `block` is shown as code that fails: its lead-in or a comment of its says so.
     static func showsAsWrong(_ block: Block) -> Bool {
-        let comments = block.lines.compactMap { line in line.firstIndex(of: "#").map { String(line[$0...]) } }.joined(separator: " ")
-        let said = (block.leadIn + " " + comments).lowercased()
-        return wrongOnPurpose.contains { said.contains($0) }
+        let leadIn = block.leadIn.lowercased()
+        if wrongOnPurpose.contains(where: leadIn.contains) { return true }
+        for line in block.lines {
+            guard let hash = line.firstIndex(of: "#") else { continue }
+            let comment = line[line.index(after: hash)...].trimmingCharacters(in: .whitespaces).lowercased()
+            if commentOpeners.contains(where: comment.hasPrefix) || commentMarks.contains(where: comment.contains) { return true }
+        }
+        return false
     }
 
     /// The fenced code blocks of `markdown` (``` or ~~~, three or more; an unclosed one runs to
