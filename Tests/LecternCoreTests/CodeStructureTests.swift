@@ -71,7 +71,8 @@ struct CodeStructureTests {
         let javascript = "```js\nif (x) {\n  go();\n}\nelse {\n  stay();\n}\n```"
         let console = "```text\nelif: not a keyword here\n```"
         let prose = "Write `elif` after `if`, never after `else`:\n\nelse: x"
-        for markdown in [output, javascript, console, prose] {
+        let session = "```python\n>>> x = 5\n>>> if x > 3:\n...     print('big')\n...\nbig\n```"
+        for markdown in [output, javascript, console, prose, session] {
             #expect(Self.messages(markdown).isEmpty, "\(markdown)")
         }
         // An unlabeled block with a Python header is Python.

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Blocks labeled `python`, `py` or `python3` are read; an unlabeled block only when one of its
 /// lines is a Python header (`if …:`, `for …:`, `def …:`), so program output and other languages
-/// are left alone.
+/// are left alone, and so are interactive sessions (`>>> ` prompts).
 ///
 /// Code shown as wrong on purpose is left alone too: a block whose lead-in (the prose just
 /// before it) or own comments say it fails ("This gives a SyntaxError:", "# wrong: no colon").
@@ -32,7 +32,7 @@ public enum CodeStructure {
     /// The problems of every Python block of `markdown`, in order.
     public static func pythonProblems(_ markdown: String) -> [Problem] {
         var problems: [Problem] = []
-        for block in fencedBlocks(markdown) where !showsAsWrong(block) {
+        for block in fencedBlocks(markdown) where !showsAsWrong(block) && !isSession(block) {
             let label = block.label.lowercased()
             if pythonLabels.contains(label) || (label.isEmpty && block.lines.contains { $0.wholeMatch(of: pythonHeader) != nil }) {
                 problems += pythonProblems(block.lines, firstLine: block.firstLine)
@@ -64,6 +64,15 @@ public enum CodeStructure {
         "syntaxerror", "indentationerror", "invalid syntax", "wrong", "mistake", "doesn't work", "doesn’t work", "does not work",
         "won't work", "won’t work", "won't run", "doesn't run", "does not run",
     ]
+
+    /// Whether `block` is an interactive session (`>>> ` prompts, `... ` continuations and the
+    /// output between them), which is not a program.
+    static func isSession(_ block: Block) -> Bool {
+        block.lines.contains { line in
+            let text = line.drop(while: { $0 == " " })
+            return text == ">>>" || text.hasPrefix(">>> ")
+        }
+    }
 
     /// Whether `block` is shown as code that fails: its lead-in or a comment of its says so.
     static func showsAsWrong(_ block: Block) -> Bool {
