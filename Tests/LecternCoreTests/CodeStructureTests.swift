@@ -75,6 +75,8 @@ struct CodeStructureTests {
         for markdown in [output, javascript, console, prose, session] {
             #expect(Self.messages(markdown).isEmpty, "\(markdown)")
         }
+        // A program whose docstring holds a session (a doctest) is still a program.
+        #expect(Self.messages("```python\ndef double(n):\n    \"\"\"\n    >>> double(2)\n    4\n    \"\"\"\n    if n > 0\n        return 2 * n\n```").count == 1)
         // An unlabeled block with a Python header is Python.
         #expect(Self.messages("```\nelse:\n    print(1)\n```") == ["line 2: 'else' has no statement before it at its indentation; it belongs right after an 'if', 'elif', loop or 'except' block"])
     }

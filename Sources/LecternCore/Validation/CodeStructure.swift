@@ -65,13 +65,13 @@ public enum CodeStructure {
         "won't work", "won’t work", "won't run", "doesn't run", "does not run",
     ]
 
-    /// Whether `block` is an interactive session (`>>> ` prompts, `... ` continuations and the
-    /// output between them), which is not a program.
+    /// Whether `block` is an interactive session (it opens with a `>>> ` prompt; `... `
+    /// continuations and output follow), which is not a program. A program's docstring may hold
+    /// such lines (doctests): only the first line decides.
     static func isSession(_ block: Block) -> Bool {
-        block.lines.contains { line in
-            let text = line.drop(while: { $0 == " " })
-            return text == ">>>" || text.hasPrefix(">>> ")
-        }
+        guard let first = block.lines.first(where: { !$0.allSatisfy(\.isWhitespace) }) else { return false }
+        let text = first.drop(while: { $0 == " " })
+        return text == ">>>" || text.hasPrefix(">>> ")
     }
 
     /// Whether `block` is shown as code that fails: its lead-in or a comment of its says so.
