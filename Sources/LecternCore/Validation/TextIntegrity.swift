@@ -853,18 +853,18 @@ private struct Inspector {
 
 extension TextIntegrity {
     /// `markdown` with the lines of its fenced code blocks (``` or ~~~, fences included) left
-    /// empty, so line numbers stand: the prose and inline parts a check reads.
+    /// empty, so line numbers stand: the prose and inline parts a check reads. The blocks are
+    /// `CodeStructure.fencedBlocks`', read as CommonMark reads fences.
     public static func outsideFencedCode(_ markdown: String) -> String {
+        var code = Set<Int>()
+        for block in CodeStructure.fencedBlocks(markdown) {
+            // The opening fence, the block's lines and the closing fence (0-based).
+            let open = block.firstLine - 2
+            code.formUnion(open...(open + block.lines.count + 1))
+        }
         var text = ""
-        var inFence = false
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-                inFence.toggle()
-                text += "\n"
-                continue
-            }
-            text += inFence ? "\n" : line + "\n"
+        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            text += code.contains(index) ? "\n" : line + "\n"
         }
         return text
     }
