@@ -44,7 +44,7 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
     var file: String
 
-    @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text.")
+    @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text (a course.json's also gives \"lectures\": N).")
     var json = false
 
     @Option(

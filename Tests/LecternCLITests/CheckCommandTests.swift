@@ -134,6 +134,8 @@ struct CheckCommandTests {
         // on else and elif, read from beside course.json, shows an elif with no if.
         #expect(result.stderr.contains("24 questions and 4 lectures (course.json), 8 flagged"), "\(result.stderr)")
         #expect(result.stdout.contains("\nlecture/s02-t02: the Python code does not run as written (line 17: 'elif' has no statement before it"))
+        let json = try await CLITests.lectern(["check", course, "--json"], in: dir.root)
+        #expect(json.status == 1 && json.stdout.hasPrefix("{\"items\": 24, \"lectures\": 4, \"flagged\": [\n"), "\(json.stdout.prefix(200))")
         // From standard input there is nothing beside it to read.
         let piped = try await CLITests.external(
             ["-c", "\"$0\" check - < \"$1\"", CLITests.binary.path, course], in: dir.root, executable: URL(fileURLWithPath: "/bin/sh"))

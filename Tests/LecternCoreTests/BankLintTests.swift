@@ -397,7 +397,7 @@ struct BankLintTests {
         let code = report.flagged.first?.problems.filter { $0.hasPrefix("the Python code does not run as written") } ?? []
         #expect(code.count == 2 && code.first?.hasPrefix("the Python code does not run as written (line 17: 'elif' has no statement before it") == true)
         // A lecture the course names and nobody can give is flagged; without a reader, none is read.
-        #expect(report.flagged.last?.problems == ["the lecture lectures/gone.md cannot be read beside course.json"])
+        #expect(report.flagged.last?.problems == ["the lecture lectures/gone.md cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)"])
         #expect(BankLint.check(course).lectures == 0 && BankLint.check(course).flagged.isEmpty)
     }
 

@@ -49,13 +49,15 @@ public struct BankReport: Sendable, Hashable {
         self.format = format; self.items = items; self.flagged = flagged; self.lectures = lectures
     }
 
-    /// `{"items": N, "flagged": [{"id": "…", "problems": ["…"]}]}`, one flagged item a line.
+    /// `{"items": N, "flagged": [{"id": "…", "problems": ["…"]}]}`, one flagged item a line; a
+    /// course.json's report also gives `"lectures": N` after the items.
     public var jsonText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let flags = flagged.compactMap { (try? encoder.encode($0)).flatMap { String(data: $0, encoding: .utf8) } }
-        if flags.isEmpty { return "{\"items\": \(items), \"flagged\": []}\n" }
-        return "{\"items\": \(items), \"flagged\": [\n  " + flags.joined(separator: ",\n  ") + "\n]}\n"
+        let counts = "\"items\": \(items)" + (format == .course ? ", \"lectures\": \(lectures)" : "")
+        if flags.isEmpty { return "{\(counts), \"flagged\": []}\n" }
+        return "{\(counts), \"flagged\": [\n  " + flags.joined(separator: ",\n  ") + "\n]}\n"
     }
 
     /// `ID: problem; problem`, one flagged item a line.
@@ -551,7 +553,7 @@ public enum BankLint {
                         + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0)) }
                     add("lecture/\(topic.id)", issues, prompt: nil)
                 } else {
-                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json")], prompt: nil)
+                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)")], prompt: nil)
                 }
             }
             for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
