@@ -147,10 +147,7 @@ struct CurlHTTPClientTests {
         // Cancel only once the request is in flight: on a loaded machine a fixed pause can end
         // before the request reaches the server, and the next request would then be given the
         // 900 s reply.
-        while server.requests.isEmpty && ContinuousClock.now - start < .seconds(60) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try #require(server.requests.count == 1)
+        try #require(try await server.waitForRequests(1))
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }

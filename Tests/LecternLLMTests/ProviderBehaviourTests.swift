@@ -284,8 +284,7 @@ struct ProviderBehaviourTests {
         let start = ContinuousClock.now
         let task = Task { try await provider.complete(simpleRequest(flavor), context: testContext) }
         // In flight: the server has the request (on a loaded machine that can take more than 200 ms).
-        let arrival = ContinuousClock.now
-        while server.requests.isEmpty && ContinuousClock.now - arrival < .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await server.waitForRequests(1, within: .seconds(20))
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         let result = await task.result

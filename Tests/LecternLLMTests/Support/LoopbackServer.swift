@@ -116,6 +116,15 @@ final class LoopbackServer: Sendable {
     /// Every request received so far, in order.
     var requests: [ReceivedRequest] { state.withLock { $0.received } }
 
+    /// Waits until the server has received `count` requests or `limit` has passed, polling: a
+    /// request is in flight once this returns true (a fixed pause can end before it arrives on a
+    /// loaded machine).
+    func waitForRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws -> Bool {
+        let start = ContinuousClock.now
+        while requests.count < count && ContinuousClock.now - start < limit { try await Task.sleep(for: .milliseconds(20)) }
+        return requests.count >= count
+    }
+
     /// How many TCP connections the server accepted so far.
     var connectionsAccepted: Int { state.withLock { $0.connectionsAccepted } }
 
