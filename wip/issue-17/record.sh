@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 export RECORD_CACHE="${RECORD_CACHE:-$HOME/.cache/lectern/fixtures-cache}" LECTERN="${LECTERN:-.build/debug/lectern}"
 [ -x "$LECTERN" ] || swift build --product lectern
 ids=("$@")
-[ ${#ids[@]} -gt 0 ] || ids=(python-basics world-geography-exam python-collections intro-probability)
+[ ${#ids[@]} -gt 0 ] || ids=(python-basics python-collections intro-probability world-geography-exam)
 for id in "${ids[@]}"; do
   if [ ! -f "$RECORD_CACHE/$id.seeded" ]; then
     for answers in "wip/issue-17/answers/$id.jsonl" "pipelines/cassettes/$id.jsonl"; do
