@@ -17,8 +17,9 @@ struct SpecFuzzTests {
     static let hangSeconds = 20.0
     /// Generous: a real spec loads in milliseconds, and the slowest mutant (a huge scalar) in
     /// 0.3 s on a quiet machine. It took 2.16 s beside two local-model recordings and the rest of
-    /// the suite, so the bound is a runaway guard, not a speed target.
-    static let slowestAllowed = Duration.seconds(8)
+    /// the suite, and 10.08 s in a fresh clone's `.ci/run` on 2 cores (2026-11-27, the suite's
+    /// other tests beside it), so the bound is a runaway guard, not a speed target.
+    static let slowestAllowed = Duration.seconds(60)
 
     /// Problems that belong to the whole file, not a place in it.
     static let placelessMessages = [
