@@ -92,8 +92,9 @@ public enum FinishReason: String, Codable, Sendable, Hashable {
     case other
 
     /// Whether an exchange with this ending is kept in the cache and a cassette: a complete
-    /// answer, and a loop (its refusal must replay as it happened).
-    public var isStored: Bool { self == .stop || self == .loop }
+    /// answer, a loop and an answer still cut off after the provider layer's larger asks (their
+    /// refusals must replay as they happened, and asking again would pay for the same answer).
+    public var isStored: Bool { self == .stop || self == .loop || self == .length }
 }
 
 /// Token counts of one exchange.

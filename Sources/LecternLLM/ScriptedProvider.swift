@@ -90,7 +90,7 @@ public final class ScriptedProvider: LLMProvider {
             return $0
         }
         if let callLog {
-            let line = "\(context.itemID)\t\(context.attempt)\n"
+            let line = "\(context.itemID)\t\(context.stage)\t\(context.attempt)\n"
             let fd = open(callLog.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
             if fd >= 0 {
                 _ = line.withCString { Foundation.write(fd, $0, strlen($0)) }

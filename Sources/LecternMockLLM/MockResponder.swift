@@ -167,6 +167,9 @@ struct MockResponder: Sendable {
         schemaHasOptions: Bool = true
     ) -> [FaultKind] {
         FaultKind.allCases.filter { kind in
+            // A blind solver's wrong or unreadable answer is content to judge (a disagreement, a
+            // solve that names no option), not a fault to recover from: only transport faults.
+            if answer.stage == "blind-solve" && (kind == .invalidJSON || kind == .wrongContent) { return false }
             switch kind {
             case .cutStream: return streaming
             case .invalidJSON: return json != nil

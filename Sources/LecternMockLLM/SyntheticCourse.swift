@@ -48,9 +48,10 @@ public struct SyntheticCourse: Sendable, Hashable {
     /// Topics in the whole course.
     public var topics: Int { subjects * topicsPerSubject }
 
-    /// Model calls of a clean run: the tone preview, seven per topic (lecture, engagement
-    /// question, bonus question, the reinforcement pool's four levels) and one project per subject.
-    public var modelCalls: Int { 1 + 7 * topics + subjects }
+    /// Model calls of a clean run: the tone preview, ten per topic (lecture, engagement
+    /// question, bonus question, the reinforcement pool's four levels, and the blind solves of the
+    /// three multiple-choice questions among them) and one project per subject.
+    public var modelCalls: Int { 1 + 10 * topics + subjects }
 
     /// The longest chain of calls that must follow one another: lecture → engagement question →
     /// bonus question (the outline is pinned, so no curriculum call precedes them).

@@ -62,7 +62,7 @@ struct CheckCommandTests {
     @Test func quantitativeKeysAndFiguresAreRecomputed() async throws {
         let dir = try Directory()
         func bank(key: Int, bc: Int) -> String {
-            let options = ["56", "54", "15", "64"].enumerated().map { "{\"text\": \"\($0.element)\", \"correct\": \($0.offset == key), \"feedback\": \"Check the product.\"}" }
+            let options = ["56", "54", "15", "64"].enumerated().map { "{\"text\": \"\($0.element)\", \"correct\": \($0.offset == key), \"feedback\": \"Compare \($0.element) with the product.\"}" }
             return """
                 {"format_version": 1, "id": "q", "version": "1.0.0", "language": "en", "title": "Q", "description": "Q", "audience": "adults",
                  "sections": [{"id": "quantitative", "title": "Quantitative", "categories": [
@@ -127,19 +127,15 @@ struct CheckCommandTests {
         let dir = try Directory()
         let course = CLITests.fixtures.appendingPathComponent("golden/python-basics/1.0.0/course.json").path
         let result = try await CLITests.lectern(["check", course], in: dir.root)
-        #expect(result.status == 1, "\(result)")
-        #expect(result.stdout.hasPrefix("reinforcement/s01-t01/level-1: the same question as engagement-question/s01-t01\n"))
-        // The course recorded before its questions were held to distinct feedback and to not
-        // asking again in other words: 7 of its 24 questions (docs/BENCHMARKS.md); and the lecture
-        // on else and elif, read from beside course.json, shows an elif with no if.
-        #expect(result.stderr.contains("24 questions and 4 lectures (course.json), 8 flagged"), "\(result.stderr)")
-        #expect(result.stdout.contains("\nlecture/s02-t02: the Python code does not run as written (line 17: 'elif' has no statement before it"))
+        // Recorded under the trust checks: nothing its questions or lectures were refused for is
+        // left (its lectures are read from beside course.json; from standard input they are not).
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.isEmpty && result.stderr.contains("24 questions and 4 lectures (course.json), 0 flagged"), "\(result)")
         let json = try await CLITests.lectern(["check", course, "--json"], in: dir.root)
-        #expect(json.status == 1 && json.stdout.hasPrefix("{\"items\": 24, \"lectures\": 4, \"flagged\": [\n"), "\(json.stdout.prefix(200))")
-        // From standard input there is nothing beside it to read.
+        #expect(json.status == 0 && json.stdout == "{\"items\": 24, \"lectures\": 4, \"flagged\": []}\n", "\(json.stdout.prefix(200))")
         let piped = try await CLITests.external(
             ["-c", "\"$0\" check - < \"$1\"", CLITests.binary.path, course], in: dir.root, executable: URL(fileURLWithPath: "/bin/sh"))
-        #expect(piped.stderr.contains("24 questions (course.json), 7 flagged"), "\(piped.stderr)")
+        #expect(piped.status == 0 && piped.stderr.contains("24 questions (course.json), 0 flagged"), "\(piped.stderr)")
     }
 
     @Test func helpDescribesFormatsAndExitCodes() async throws {

@@ -45,6 +45,7 @@ struct GoldenBundleTests {
         try CLITests.expectEveryLocalReferenceResolves(files)
         let verify = try await CLITests.lectern(["verify", golden.path], in: CLITests.repository)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        try Self.expectTrustworthy(bundle: golden)
     }
 
     /// The second example has no golden bundle (its cassette is the fixture), but its cassette
@@ -68,6 +69,7 @@ struct GoldenBundleTests {
         let subjects = (course as? [String: Any])?["subjects"] as? [[String: Any]] ?? []
         let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }
         #expect(topics.count == 7 && topics.allSatisfy { $0["bonus_question"] != nil && $0["engagement_question"] != nil })
+        try Self.expectTrustworthy(bundle: work.appendingPathComponent("out/intro-probability/1.0.0"))
     }
 
     /// An exam example: its spec, and the bank it must give.
@@ -137,6 +139,52 @@ struct GoldenBundleTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let validated = try CLITests.schemaCheck(bankPath, schema: "exam.schema.json")
         #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make deps installs): \(validated.stderr)")
+        try Self.expectTrustworthy(bundle: work.appendingPathComponent("out-1/\(example.id)/1.0.0"))
+    }
+
+    /// What issue 17 asks of every example bundle, read from its files rather than from the run:
+    /// its quality.json follows docs/schemas/quality.schema.json and reports no failed item and
+    /// no question the bank lint flags (one asked twice); no text carries a control character or
+    /// a TeX command without its backslash; nothing a learner is told states false arithmetic
+    /// (options are left out: a distractor is false on purpose).
+    static func expectTrustworthy(bundle: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let files = CLITests.files(bundle)
+        let qualityData = try #require(files["quality.json"], "the bundle has no quality.json", sourceLocation: sourceLocation)
+        let quality = try JSONSerialization.jsonObject(with: qualityData) as? [String: Any] ?? [:]
+        #expect((quality["items"] as? [String: Any])?["failed"] as? Int == 0, sourceLocation: sourceLocation)
+        let bank = quality["bank"] as? [String: Any]
+        #expect((bank?["items"] as? Int ?? 0) > 0, "the bank lint ran", sourceLocation: sourceLocation)
+        #expect((bank?["flagged"] as? [Any])?.isEmpty == true, "\(bank ?? [:])", sourceLocation: sourceLocation)
+        let validated = try CLITests.runBlocking(
+            [
+                "-c",
+                "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+                CLITests.repository.appendingPathComponent("docs/schemas/quality.schema.json").path,
+                bundle.appendingPathComponent("quality.json").path,
+            ], in: CLITests.repository, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(validated.status == 0, "quality.json against its schema: \(validated.stderr)", sourceLocation: sourceLocation)
+
+        var texts: [(String, String)] = []
+        func collect(_ value: Any, path: String) {
+            if let text = value as? String {
+                texts.append((path, text))
+            } else if let array = value as? [Any] {
+                for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]") }
+            } else if let object = value as? [String: Any] {
+                for (key, element) in object where key != "options" && key != "wrong_answers" { collect(element, path: "\(path).\(key)") }
+            }
+        }
+        for (path, data) in files.sorted(by: { $0.key < $1.key }) where path != "quality.json" {
+            if path.hasSuffix(".md") {
+                texts.append((path, String(decoding: data, as: UTF8.self)))
+            } else if path.hasSuffix(".json") {
+                collect(try JSONSerialization.jsonObject(with: data), path: path)
+            }
+        }
+        for (path, text) in texts {
+            #expect(TextIntegrity.inspect(text).problems == [], "\(path)", sourceLocation: sourceLocation)
+            #expect(ArithmeticClaims.check(text).map(\.message) == [], "\(path)", sourceLocation: sourceLocation)
+        }
     }
 }
 

@@ -120,9 +120,10 @@ struct QTIExportTests {
         let dir = try Directory()
         let bundle = try await ExportCommandTests.replayed("intro-probability", spec: "pipelines/examples/intro-probability.yaml", in: dir.root)
         let result = try await Self.checked(bundle, document: "course.json", in: dir.root)
-        // 14 items (7 free text), no stimuli, a section a topic, the formulas as MathML.
+        // 14 items (7 free text), no stimuli, a section a topic, the formulas as MathML (5 in the
+        // questions recorded under the trust checks).
         let numbers = result.check.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(numbers.count == 5 && numbers[0] == 14 && numbers[1] == 7 && numbers[2] == 0 && numbers[3] == 7 && numbers[4] > 5, "\(result.check)")
+        #expect(numbers.count == 5 && numbers[0] == 14 && numbers[1] == 7 && numbers[2] == 0 && numbers[3] == 7 && numbers[4] >= 5, "\(result.check)")
         // Converted whole; the only losses are QTI 3.0's human-scoring and rubric-use attributes.
         #expect(result.convert.first == "14 7", "\(result.convert)")
         #expect(

@@ -98,6 +98,7 @@ struct ArithmeticClaimsTests {
         ("25%", "0.25"), ("25\\% \\times 80", "20"), ("\\left( \\frac{1}{2} \\right)^{3}", "0.125"), ("1,024 / 4", "256"),
         ("2(3+4)", "14"), ("(0.5)^6(0.5)^4", "0.0009765625"), ("0.1 + 0.2", "0.3"), ("-2^2", "-4"), ("2^3^2", "512"),
         ("8^{1/3}", "2"), ("\\boxed{20}", "20"), ("٣ + ٤", "7"), ("1{,}000 + 1", "1001"), ("C(20,10)", "184756"),
+        ("P(5, 3)", "60"), ("P(8,3)", "336"),
     ])
     func evaluatesEachConstruct(_ expression: String, _ expected: String) throws {
         let value = try #require(ArithmeticClaims.evaluate(expression), "\(expression)")
@@ -120,6 +121,16 @@ struct ArithmeticClaimsTests {
         #expect(ArithmeticClaims.evaluate(expression) == nil, "\(expression)")
     }
 
+    /// P(n, k) is read as permutations only before two whole numbers: P(A) and P(X = 5) are
+    /// probabilities, and the claims around them read as before.
+    @Test func aProbabilityIsNotAPermutation() {
+        #expect(ArithmeticClaims.check("$P(5, 3) = \\frac{5!}{2!} = 60$").isEmpty)
+        #expect(ArithmeticClaims.check("P(X=5) = 252/1024 = 0.246").isEmpty)
+        #expect(ArithmeticClaims.check("P(X=5) = 252/1024 = 0.3").count == 1)
+        #expect(ArithmeticClaims.check("P(A) = 1/6 and P(A, B) = 1/36").isEmpty)
+        #expect(ArithmeticClaims.evaluate("P(X, 3)") == nil)
+    }
+
     @Test func answerKeysRoundAsWritten() throws {
         #expect(ArithmeticClaims.evaluate("252/1024")?.decimalString(places: 3) == "0.246")
         #expect(ArithmeticClaims.evaluate("C(20,10) * 0.5^20")?.decimalString(places: 4) == "0.1762")
@@ -132,6 +143,8 @@ struct ArithmeticClaimsTests {
         ("25% × 80 = 25", "20"), ("4 − 1 = 2", "3"), ("$3 \\times 4 = 13$", "12"), ("$3 \\cdot 4 = 13$", "12"),
         ("$12 \\div 4 = 4$", "3"), ("$\\sqrt[3]{27} = 4$", "3"), ("$10! = 3628801$", "3628800"), ("$\\frac{3}{4} = 0.6$", "0.75"),
         ("(1/2)^10 = 1/1000", "0.0009765625"), ("(20 choose 10) * (0.5)^10 * (0.5)^10 = 0.24609375", "46189/262144 (about 0.176197)"),
+        // intro-probability's feedback gave the combinations formula for P(5, 3).
+        ("the permutation formula P(5, 3) = 5! / (3!(5-3)!).", "60"),
     ])
     func flagsEachConstructWhenFalse(_ text: String, _ correct: String) throws {
         let claims = ArithmeticClaims.check(text)
@@ -219,6 +232,23 @@ struct ArithmeticClaimsTests {
         #expect(Self.flagged("2 + 2 = 4 and 3 + 3 = 7, so 4 × 5 = 20.") == ["3 + 3 = 7"])
     }
 
+    /// A negation sets aside its own clause, or the sentence it judges, not a claim in another
+    /// clause: the recorded intro-probability reference answer was accepted with a false claim
+    /// because "not" stood in its "if" clause.
+    @Test func aNegationSetsAsideItsClauseOrTheSentenceItJudges() {
+        let recorded =
+            "But if you do not pick a blue ball on your first try, you still have 5 red balls left and 8 total balls left, "
+            + "so the probability of picking a red ball on your second try is C(5,1) / C(8,2) = 5/7."
+        #expect(Self.flagged(recorded) == ["C(5,1) / C(8,2) = 5/7"])
+        #expect(Self.flagged("If you don't replace it, 3 × 4 = 11 ways remain.") == ["3 × 4 = 11"])
+        #expect(Self.flagged("It is not true that 2 + 2 = 5.").isEmpty)
+        #expect(Self.flagged("2 + 2 = 5 does not hold.").isEmpty)
+        #expect(Self.flagged("A student may write 1/2 + 1/3 = 2/5, but that is not correct.").isEmpty)
+        #expect(Self.flagged("One writes 1/2 + 1/3 = 2/5; this isn't right.").isEmpty)
+        #expect(Self.flagged("Never write 1/2 + 1/3 = 2/5.").isEmpty)
+        #expect(Self.flagged("إذا لم تسحب كرة، لا تكتب ٣ + ٤ = ٨").isEmpty)
+    }
+
     @Test func arabicDigitsAreNumbers() {
         #expect(Self.flagged("إذن ٣ + ٤ = ٨ تفاحات") == ["٣ + ٤ = ٨"])
     }
@@ -280,13 +310,43 @@ struct ArithmeticClaimsCorpusTests {
     static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every false claim in the data, each a real mistake in the recorded model output.
-    static let knownMistakes = [
+    /// Every false claim in the data (each once), each a real mistake in the recorded model output:
+    /// the cassettes hold refused attempts too, which the checker refused for these.
+    static let knownMistakes: Set<String> = [
         "6.25 + 2.25 + 0.25 + 0.25 + 2.25 + 6.25 = 18.75",
+        "P(5, 3) = 5! / (3!(5-3)!)",
+        "C(5, 3) = 5! / (5! - 3!)",
         "\\frac{5 \\times 4 \\times 3 \\times 2 \\times 1}{(3 \\times 2 \\times 1) \\times (2 \\times 1)} = \\frac{120}{6}",
-        "(20 choose 10) * (0.5)^10 * (0.5)^10 = 0.24609375",
+        "P(15, 3) = 15! / (3!(15-3)!)",
+        "15! / (3!(15-3)!) = 406",
+        "P(15, 3) = 406",
+        "P(15, 3) = 455",
+        "5040 / 720 = 70",
+        "5040 / (6 * 2) = 10",
+        "P(8, 3) = 168",
+        "\\binom{10}{3} = \\frac{120}{6 \\times 6}",
+        "\\frac{120}{6 \\times 6} = 10",
+        "5040 / 720 = 60",
+        "52! / (3!(52-3)!) = 19608",
+        "\\binom{5}{2} (0.4)^2 (0.6)^3 = \\frac{10}{128} \\times 0.16 \\times 0.216",
+        "\\frac{10}{128} \\times 0.16 \\times 0.216 = \\frac{40}{128} \\times 0.03456",
+        "\\frac{40}{128} \\times 0.03456 = \\frac{10.9824}{128}",
+        "5040 / 24 = 360",
         "\\frac{160 - 175}{8} = -2.5",
         "\\frac{180 - 175}{8} = 2.5",
+        "P(8, 4) = 8! / (4!(8-4)!)",
+        "8! / (4! * 4!) = 210 / 24",
+        "210 / 24 = 56",
+        "5! / (3!(5-3)!) = 10 / 6",
+        "P(10, 4) = 10! / (6! * 4!)",
+        "10! / (6! * 4!) = 362880 / (720 * 24)",
+        "362880 / (720 * 24) = 120",
+        "P(10, 4) = 120",
+        "C(5, 3) = 10 / 6",
+        "10 / 6 = 5",
+        "\\frac{1+4+9+16+25+36}{6} = \\frac{97}{6}",
+        // Accepted in the thirteenth session's recording: "not" stood in the sentence's "if" clause.
+        "C(5,1) / C(8,2) = 5/7",
     ]
 
     /// Strings in a JSON value, walking into strings that are themselves JSON (a model's answer).
@@ -365,6 +425,6 @@ struct ArithmeticClaimsCorpusTests {
         print("arithmetic claims: \(sources.count) files, \(texts) texts, \(evaluated) claims evaluated, \(flagged.count) flagged")
         #expect(sources.contains { $0.0 == "intro-probability.jsonl" })
         #expect(evaluated >= 90)
-        #expect(flagged == Self.knownMistakes)
+        #expect(Set(flagged) == Self.knownMistakes, "\(Set(flagged).subtracting(Self.knownMistakes)) new, \(Self.knownMistakes.subtracting(flagged)) gone")
     }
 }

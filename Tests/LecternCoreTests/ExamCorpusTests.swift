@@ -293,6 +293,97 @@ struct ExamCorpusTests {
         #expect(QuoteCheck.found.problem(document: id) == nil)
     }
 
+    @Test func aLeadInBeforeAQuoteIsFramingAndTheClosestSentenceIsTheOneMostOfItsWordsComeFrom() {
+        #expect(GroundingText.withoutLeadIn("The passage states that 'rivers have shaped where people live.'") == "rivers have shaped where people live.")
+        #expect(GroundingText.withoutLeadIn("According to the passage, the floods left rich soil") == "the floods left rich soil")
+        #expect(GroundingText.withoutLeadIn("THE TEXT SAYS: “Wetlands slow the water down”") == "Wetlands slow the water down")
+        #expect(
+            GroundingText.withoutLeadIn("It stated that following World War II, however, the continent experienced an upsurge")
+                == "following World War II, however, the continent experienced an upsurge")
+        // No lead-in, or nothing after it.
+        #expect(GroundingText.withoutLeadIn("Rivers have shaped where people live.") == nil)
+        #expect(GroundingText.withoutLeadIn("The passage states that") == nil)
+        let sentences = [
+            "Small streams join as the water flows downhill, and each stream that joins a larger river is called a tributary.",
+            "Early farming towns grew along the Nile, the Tigris and the Euphrates because the floods left rich soil on the fields every year.",
+            "Following World War II, the continent experienced an upsurge in scientific research.",
+        ]
+        // Re-typed from memory: a word changed, case lost, a clause added.
+        #expect(
+            GroundingText.closestSentence(to: "following World war ii, the continent saw an upsurge in scientific research by many countries", among: sentences)
+                == sentences[2])
+        #expect(GroundingText.closestSentence(to: "Farming towns grew along the Nile because of the floods", among: sentences) == sentences[1])
+        // Made up: fewer than half of its words are in any sentence.
+        #expect(GroundingText.closestSentence(to: "In 1925, the United States established the Amundsen Station in Antarctica.", among: sentences) == nil)
+        #expect(GroundingText.closestSentence(to: "the the the", among: sentences) == nil)
+
+        // Copied with one word wrong (the local model's passage-1 quote), one left out, one added:
+        // the sentence is what was meant. Two words wrong in a short quote, a part of a sentence,
+        // or a short quote are not.
+        let firsts = "Several exploration \"firsts\" were achieved in the early 20th century, but the area saw little human activity."
+        #expect(
+            GroundingText.misTypedSentence(
+                "Several exploration expeditions were achieved in the early 20th century, but the area saw little human activity.",
+                among: sentences + [firsts]) == firsts)
+        #expect(GroundingText.misTypedSentence("Following World War II the continent experienced an upsurge in research.", among: sentences) == sentences[2])
+        #expect(
+            GroundingText.misTypedSentence("Following World War II, the whole continent experienced an upsurge in scientific research", among: sentences)
+                == sentences[2])
+        #expect(GroundingText.misTypedSentence("Following World War I, the continent experienced a boom in scientific research.", among: sentences) == nil)
+        #expect(GroundingText.misTypedSentence("the continent experienced an upsurge in scientific research", among: sentences) == nil)
+        #expect(GroundingText.misTypedSentence("Following World War II, the continent", among: sentences) == nil)
+        // Sixteen words or more: two may be wrong, not three.
+        #expect(
+            GroundingText.misTypedSentence(
+                "Early farming towns grew along the Nile, the Tigris and the Jordan because the floods left good soil on the fields every year.",
+                among: sentences) == sentences[1])
+        #expect(
+            GroundingText.misTypedSentence(
+                "Early farming cities grew along the Nile, the Tigris and the Jordan because the floods left good soil on the fields every year.",
+                among: sentences) == nil)
+    }
+
+    /// The local model's feedback named a year and a station the passage never names, and a
+    /// length of time no sentence gives: numbers a candidate reads after answering come from the
+    /// source or the item, and the key's numbers and names from the source or the stem.
+    @Test func numbersInFeedbackAndExplanationComeFromTheSourceOrTheItem() {
+        let passage = "Several exploration \"firsts\" were achieved in the early 20th century. An Antarctic Treaty was signed in 1959 and entered into force in 1961. A desert gets about 1,250 mm less rain."
+        let options = [
+            Choice(text: "Several exploration firsts", correct: true, feedback: "The passage states that in 1925, the United States established a station."),
+            Choice(text: "No exploration", correct: false, feedback: "The passage names firsts in the early 20th century."),
+            Choice(text: "Only one expedition, in 1901", correct: false, feedback: "The passage does not name 1901 or a single expedition."),
+            Choice(text: "A treaty of 1959", correct: false, feedback: "It was signed in 1959 and in force from 1961; 1250 mm is the rain."),
+        ]
+        let messages = ExamRules.unsourcedNumberIssues(
+            explanation: "The 20th century saw the firsts; the age was about 400 years.", prompt: "What happened in Antarctica?", options: options,
+            source: passage
+        ).map(\.message)
+        #expect(
+            messages == [
+                "the explanation names 400, which neither the source text nor the question has: say only what the text says, in its words and numbers",
+                "the feedback of 'Several exploration firsts' names 1925, which neither the source text nor the question has: say only what the text says, in its words and numbers",
+            ])
+        // A key naming a year or a country the passage does not (the local model's "1925" and
+        // "China"); wrong options may, and the key's words in other letter case are the text's.
+        func key(_ text: String) -> [Choice] {
+            [Choice(text: text, correct: true, feedback: ""), Choice(text: "1930, in Australia", correct: false, feedback: "")]
+        }
+        let asked = "What was signed in Antarctica?"
+        #expect(
+            ExamRules.unsourcedKeyIssues(prompt: asked, options: key("1925"), source: passage).map(\.message)
+                == ["the correct option ('1925') names '1925', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"])
+        #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("China"), source: passage).count == 1)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("An Antarctic Treaty, in 1959"), source: passage).isEmpty)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("Several Exploration firsts"), source: passage).isEmpty)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("They signed the Treaty"), source: passage).isEmpty)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("Explorers of the 20th century"), source: passage).isEmpty)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: "Which treaty did Chile sign?", options: key("The one Chile signed"), source: passage).isEmpty)
+
+        // Arabic-Indic digits are digits.
+        #expect(ExamRules.numbers(in: "وُقّعت عام ١٩٥٩، ودخلت حيز التنفيذ عام 1961") == ["1959", "1961"])
+        #expect(ExamRules.numbers(in: "1,250 mm, 2.5 m and the 20th century") == ["1250", "2", "5", "20"])
+    }
+
     @Test func normalizationFoldsWhatRetypingChanges() {
         #expect(GroundingText.normalize("  “Don’t”—say **it**,  _now_!  ") == "don t say it now")
         #expect(GroundingText.normalize("Café ＡＢＣ ﬁne x²") == "cafe abc fine x2")
@@ -327,13 +418,24 @@ struct ExamCorpusTests {
         #expect(NearDuplicate.similarity("What is it?", "what is it") == 1)
     }
 
-    @Test func optionsThatRestateEachOther() {
-        #expect(NearDuplicate.restate("Because water expands when it freezes", "When it freezes, water expands."))
-        #expect(NearDuplicate.restate("Paris", " paris "))
-        #expect(NearDuplicate.restate("الشجاعة", "الشَّجاعةُ"))
-        #expect(!NearDuplicate.restate("Paris", "The city of Paris"))
-        #expect(!NearDuplicate.restate("All of the above", "None of the above"))
-        #expect(!NearDuplicate.restate("12", "21"))
+    @Test func optionsThatAreOneAnswerWrittenTwice() {
+        #expect(QuestionRules.restates("The rivers", "a river.", language: "en"))
+        #expect(QuestionRules.restates("Water expands when it freezes", "water expands, when it freezes", language: "en"))
+        #expect(QuestionRules.restates("الشجاعة", "الشَّجاعةُ", language: "ar"))
+        #expect(!QuestionRules.restates("Paris", "The city of Paris", language: "en"))
+        #expect(!QuestionRules.restates("All of the above", "None of the above", language: "en"))
+        #expect(!QuestionRules.restates("Answer A", "Answer D", language: "en"))
+        #expect(!QuestionRules.restates("P(A|B) = P(A ∪ B) / P(B)", "P(A|B) = P(A ∩ B) / P(B)", language: "en"))
+        // Real distractors (US amateur radio pools): one word changed, or two swapped.
+        #expect(!QuestionRules.restates("4:1", "1:4", language: "en"))
+        #expect(!QuestionRules.restates("At least 3 kHz above the edge of the segment", "At least 3 kHz below the edge of the segment", language: "en"))
+        #expect(!QuestionRules.restates("An \"AND\" gate", "An \"OR\" gate", language: "en"))
+        #expect(!QuestionRules.restates("0.23 volts", "-0.23 volts", language: "en"))
+        #expect(!QuestionRules.restates("From dawn to shortly after sunset", "From shortly after sunset to dawn", language: "en"))
+        // A negation in code (the local model's engagement question: the key and a wrong option).
+        #expect(!QuestionRules.restates("if is_broken:", "if !is_broken", language: "en"))
+        #expect(!QuestionRules.restates("x != 5", "x = 5", language: "en"))
+        #expect(QuestionRules.restates("Hello!", "hello", language: "en"))
     }
 
     @Test func theIndexFindsTheFirstDuplicateAmongThousands() {
@@ -590,7 +692,7 @@ struct CompletionFragmentTests {
         func item(_ prompt: String) -> ExamItem {
             ExamItem(
                 id: "v/c/easy-01", section: "v", category: "c", difficulty: .easy, difficultyLabel: "easy", prompt: prompt,
-                options: ["source", "mouth", "delta", "bank"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Because the text says so.") },
+                options: ["source", "mouth", "delta", "bank"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Because the text says so: \($1).") },
                 explanation: "Read the sentence and find the word the text uses.", seconds: 30,
                 sources: [SourceQuote(document: "d.md", quote: "A river begins at its source")], passage: nil,
                 generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
@@ -602,6 +704,68 @@ struct CompletionFragmentTests {
         #expect(messages("Where does a river begin?").contains { $0.contains("the stem has no blank") })
         #expect(messages("A ____ begins at its ____.").contains { $0.contains("2 blanks") })
         #expect(ExamRules.check(item("Where does a river begin?"), optionCount: 4, language: "en").isEmpty)
+        // Two sentences, the first ending in an abbreviation inside parentheses (the local model's stem).
+        #expect(
+            ExamRules.sourcelessIssues(
+                prompt: "It ushered in what is today called the Hellenistic ____ (323-31 B.C.). Sightseers compiled guidebooks to Persia and Egypt.",
+                format: .completion, language: "en"
+            ).map(\.message) == ["the stem holds 2 sentences; a sentence-completion stem is the one sentence with the blank"])
+    }
+
+    @Test func anExplanationAboutTheItemInsteadOfToTheCandidateIsRefused() {
+        var item = ExamItem(
+            id: "v/v/medium-01", section: "v", category: "v", difficulty: .medium, difficultyLabel: "medium", prompt: "Where does a river begin?",
+            options: ["At its source", "At its mouth", "At the delta", "At the bank"].enumerated().map {
+                Choice(text: $1, correct: $0 == 0, feedback: "The text places the beginning \($1.lowercased()).")
+            },
+            explanation: "This question tests the learner's ability to find where a river begins.", seconds: 30,
+            sources: [SourceQuote(document: "d.md", quote: "A river begins at its source")], passage: nil,
+            generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+        #expect(
+            ExamRules.check(item, optionCount: 4, language: "en").map(\.message) == [
+                "'explanation' speaks about the question instead of to the learner ('the learner's'): the learner reads it; write to them about the subject, not about the question, its parts or its audience"
+            ])
+        item.explanation = "The first sentence says where a river begins: at its source, often a spring."
+        #expect(ExamRules.check(item, optionCount: 4, language: "en").isEmpty)
+    }
+
+    @Test func aStemOpeningWithTheSourcesFieldLabelIsRefused() {
+        let source = "Location: Africa, the second-largest continent.\nClimate: a wide equatorial band of hot and humid tropical climates is bordered north and south by subtropical temperate zones"
+        let stem = "Climate: a wide equatorial band of hot and humid ____ climates is bordered north and south by subtropical temperate zones"
+        #expect(
+            ExamRules.copiedLabelIssues(prompt: stem, source: source).map(\.message) == [
+                "the stem begins with 'Climate:', a label of the source text, not part of a sentence: write the question, or the sentence with the blank, without it"
+            ])
+        #expect(ExamRules.copiedLabelIssues(prompt: "Complete the sentence:\nClimate: a wide ____ band", source: source).count == 1)
+        // An instruction before a colon is not the text's label; the sentence alone is fine.
+        #expect(ExamRules.copiedLabelIssues(prompt: "Complete the sentence: a wide equatorial band of hot and humid ____ climates", source: source).isEmpty)
+        #expect(ExamRules.copiedLabelIssues(prompt: "A wide equatorial band of hot and humid ____ climates is bordered north and south.", source: source).isEmpty)
+        #expect(ExamRules.copiedLabelIssues(prompt: "Which continent is the second-largest?", source: source).isEmpty)
+    }
+
+    @Test func aKeyMuchLongerThanItsDistractorsIsRefusedInAnExamAndOnlyFlaggedInACourse() {
+        // The recorded exam's vocabulary item: the key is the one long, careful option.
+        let texts = ["A large land area with a climate, plants and animals of its own", "A type of plant", "A river", "A city"]
+        var item = ExamItem(
+            id: "v/v/easy-01", section: "v", category: "v", difficulty: .easy, difficultyLabel: "easy",
+            prompt: "In the text, what does the word 'continent' mean?",
+            options: texts.enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "The text describes '\($1.lowercased())'.") },
+            explanation: "The text names Africa as one of the seven continents, a large land area.", seconds: 30,
+            sources: [SourceQuote(document: "d.md", quote: "Africa is one of the seven continents")], passage: nil,
+            generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
+        let issues = ExamRules.check(item, optionCount: 4, language: "en")
+        #expect(issues.warnings.isEmpty)
+        #expect(
+            issues.errors.map(\.message) == [
+                "the correct option is much longer than the others (63 vs about 9 characters): its length alone may give it away; in an exam write every wrong option as long and as specific as the correct one, or shorten the correct one"
+            ])
+        #expect(issues.first?.kind == issues.first?.message)
+        // The same options in a course question: a warning, counted by kind.
+        #expect(QuestionRules.checkMultipleChoice(prompt: item.prompt, options: item.options).map(\.severity) == [.warning])
+        item.options = ["A large land area", "A type of plant", "A wide river", "A city"].enumerated().map {
+            Choice(text: $1, correct: $0 == 0, feedback: "The text describes '\($1.lowercased())'.")
+        }
+        #expect(ExamRules.check(item, optionCount: 4, language: "en").isEmpty)
     }
 }
 
@@ -622,7 +786,7 @@ struct CorpusGapTests {
     }
 
     @Test func aWrongWordItemsOptionsAreWordsOfItsSentence() {
-        let options = ["slowly", "water", "deep", "rivers"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence.") }
+        let options = ["slowly", "water", "deep", "rivers"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence: \($1).") }
         let item = ExamItem(
             id: "v/e/medium-01", section: "v", category: "e", difficulty: .medium, difficultyLabel: "medium",
             prompt: "Which word is wrong in context: \"Near the source the water moves slowly and cuts deep, narrow valleys.\"",
@@ -654,7 +818,7 @@ struct StatedFactTests {
     @Test func aFactItemWhoseKeyIsNotQuotedIsAnError() {
         let item = ExamItem(
             id: "f/s/easy-01", section: "f", category: "s", difficulty: .easy, difficultyLabel: "easy", prompt: "What is the capital of Libya?",
-            options: ["Tripoli", "Sanaa", "Casablanca", "Kabul"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the text.") },
+            options: ["Tripoli", "Sanaa", "Casablanca", "Kabul"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the text: \($1).") },
             explanation: "Find the sentence that names the capital.", seconds: 30,
             sources: [SourceQuote(document: "a.md", quote: "Northern Africa, bordering the Mediterranean Sea, between Libya and the Gaza Strip")],
             passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
@@ -669,7 +833,7 @@ struct VocabularyItemTests {
     static func item(_ prompt: String, key: String) -> ExamItem {
         ExamItem(
             id: "v/v/medium-01", section: "v", category: "v", difficulty: .medium, difficultyLabel: "medium", prompt: prompt,
-            options: [key, "very cold", "high", "crowded"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence.") },
+            options: [key, "very cold", "high", "crowded"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "See the sentence: \($1).") },
             explanation: "Replace the word with each option and keep the one that fits the sentence.", seconds: 45,
             sources: [SourceQuote(document: "a.md", quote: "Most of the region is arid, with little rain.")], passage: nil,
             generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@2"))
@@ -689,6 +853,18 @@ struct VocabularyItemTests {
         #expect(Self.messages("What does 'regions' mean here?").isEmpty, "another form of the sentence's word")
         #expect(Self.messages("What does 'regions' mean?", key: "region").count == 1)
         #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])
+    }
+}
+
+/// The word a vocabulary item asks about is chosen by Lectern, in the sentence it is built on.
+struct VocabularyWordTests {
+    @Test func theLongestCommonWordOfTheSentenceIsAsked() {
+        // The local model asked what 'seven' means here, and named 'continent' for "continents".
+        #expect(ExamRules.vocabularyWord(in: "Depending on the convention used, the number of continents can vary from five to seven.", language: "en") == "convention")
+        #expect(ExamRules.vocabularyWord(in: "The Roman Emperor Vespasian began construction on the Colosseum in A.D. 72.", language: "en") == "construction")
+        #expect(ExamRules.vocabularyWord(in: "Antarctica's interior is among the driest places on Earth.", language: "en") == "interior", "names and function words are skipped")
+        #expect(ExamRules.vocabularyWord(in: "It is 72 km long.", language: "en") == nil)
+        #expect(ExamRules.vocabularyWord(in: "تتساقط الأمطار في فصل الشتاء.", language: "ar") == "الأمطار")
     }
 }
 
@@ -724,7 +900,7 @@ struct AnalogyItemTests {
     static func messages(_ prompt: String, options: [String], quote: String = AnalogyItemTests.quote, language: String = "en") -> [String] {
         let item = ExamItem(
             id: "v/a/medium-01", section: "v", category: "a", difficulty: .medium, difficultyLabel: "medium", prompt: prompt,
-            options: options.enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Compare the relations.") },
+            options: options.enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Compare the relations: \($1).") },
             explanation: "Name the relation of the first pair, then find the pair with the same one.", seconds: 45,
             sources: [SourceQuote(document: "a.md", quote: quote)], passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@3"))
         return ExamRules.check(item, optionCount: options.count, language: language, format: .analogy).map(\.message)
@@ -760,17 +936,17 @@ struct AnalogyItemTests {
     }
 }
 
-/// A standard item's quote must be about its question: a quote sharing no word with the stem and
-/// its key (a document's header line) supports nothing.
+/// A standard or reading item's quote must be about its question: a quote sharing no word with the
+/// stem and its key (a document's header line, a passage's opening words) supports nothing.
 struct QuoteRelevanceTests {
     @Test func aQuoteThatSharesNoWordWithTheQuestionIsAnError() {
-        func messages(prompt: String, key: String, quote: String, language: String) -> [String] {
+        func messages(prompt: String, key: String, quote: String, language: String, format: ExamCategory.Format = .standard) -> [String] {
             let item = ExamItem(
                 id: "q/b/easy-01", section: "q", category: "b", difficulty: .easy, difficultyLabel: "easy", prompt: prompt,
-                options: [key, "1", "3", "5"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Work it out.") },
+                options: [key, "1", "3", "5"].enumerated().map { Choice(text: $1, correct: $0 == 0, feedback: "Work it out: \($1).") },
                 explanation: "Compute step by step and compare.", seconds: 60,
                 sources: [SourceQuote(document: "m.md", quote: quote)], passage: nil, generation: GenerationInfo(attempts: 1, model: "m", prompt: "exam-item@3"))
-            return ExamRules.check(item, optionCount: 4, language: language, format: .standard).map(\.message)
+            return ExamRules.check(item, optionCount: 4, language: language, format: format).map(\.message)
         }
         // The local model's basic-operations item quoted the exam paper's header.
         let header = "ثانوية الدكتور أحمد عروة — السنة الدراسية: 2018-2017 — الشعبة: سنة ثالثة تسيير واقتصاد — المدة: ساعتان"
@@ -778,5 +954,17 @@ struct QuoteRelevanceTests {
         #expect(flagged.count == 1 && flagged[0].hasPrefix("the source quote ('ثانوية الدكتور"))
         #expect(messages(prompt: "ما الحد الأول للمتتالية الهندسية؟", key: "2", quote: "متتالية هندسية أساسها 1/4 وحدها الأول 2", language: "ar").isEmpty)
         #expect(messages(prompt: "How long is the river Nile, in km?", key: "6650", quote: "The Nile is 6,650 km long.", language: "en").isEmpty)
+        // A reading question too: the local model quoted a passage's opening words for a question
+        // on what the expeditions did.
+        // (The helper's wrong options are numbers, so the key's length is flagged too.)
+        let unsupported = { (messages: [String]) in messages.filter { $0.contains("shares no word with the question") } }
+        let opening = messages(
+            prompt: "What were the early British and American expeditions doing in Antarctica?",
+            key: "exploring the Antarctic Peninsula region", quote: "Speculation over the existence of a", language: "en", format: .reading)
+        #expect(unsupported(opening).count == 1 && opening.first?.hasPrefix("the source quote ('Speculation over the existence of a')") == true, "\(opening)")
+        let grounded = messages(
+            prompt: "What were the early expeditions doing?", key: "exploring the Antarctic Peninsula region",
+            quote: "British and Russian national expeditions began exploring the Antarctic Peninsula region", language: "en", format: .reading)
+        #expect(unsupported(grounded).isEmpty, "\(grounded)")
     }
 }

@@ -139,9 +139,48 @@ struct TextIntegrityTests {
         // math delimiters), no clean string flagged or changed.
         #expect(falsePositives.isEmpty, "\(falsePositives)")
         #expect(withControls == recovered + reported)
+        // Read as answer fields (`inspectField`): the reported strings that are one bare formula
+        // are recovered as math; no string without a problem or TeX outside math is touched.
+        var asFields = 0
+        for text in strings {
+            let field = TextIntegrity.inspectField(text)
+            let plain = TextIntegrity.inspect(text)
+            if field != plain {
+                #expect(field.problems.isEmpty && field.repaired.contains("$"))
+                #expect(!plain.problems.isEmpty || !TextIntegrity.commandsOutsideMath(plain.repaired).isEmpty, "\(text)")
+                asFields += 1
+            }
+        }
         print(
-            "TextIntegrity on the cassettes: \(strings.count) strings, \(withControls) with control characters, \(recovered) fully recovered, \(reported) reported, \(falsePositives.count) clean strings flagged"
+            "TextIntegrity on the cassettes: \(strings.count) strings, \(withControls) with control characters, \(recovered) fully recovered, \(reported) reported, \(falsePositives.count) clean strings flagged; as answer fields, \(asFields) more with their formulas read between $…$"
         )
+    }
+
+    @Test func aFieldThatIsOneBareFormulaIsReadAsMath() {
+        // The local model's options in intro-probability, JSON escapes eaten: "\frac{105}{512}",
+        // "\binom{10}{5} \times (1/2)^{10}".
+        let eaten = TextIntegrity.inspectField("\u{C}rac{105}{512}")
+        #expect(eaten.problems.isEmpty && eaten.repaired == "$\\frac{105}{512}$", "\(eaten)")
+        #expect(eaten.recoveries.contains("formulas written without $…$ read as math"))
+        #expect(TextIntegrity.inspectField("\u{8}inom{10}{5} \u{9}imes (1/2)^{10}").repaired == "$\\binom{10}{5} \\times (1/2)^{10}$")
+        // Written with its backslashes but no delimiters: the same.
+        #expect(TextIntegrity.inspectField("P(X = 5) = \\frac{252}{1024}").repaired == "$P(X = 5) = \\frac{252}{1024}$")
+        // Formulas in a sentence: each run of commands, numbers, single letters and operators.
+        let sentence = TextIntegrity.inspectField("Yes: \u{8}inom{10}{5} \u{9}imes (1/2)^{10} is the chance, about \u{C}rac{252}{1024}.")
+        #expect(sentence.problems.isEmpty)
+        #expect(sentence.repaired == "Yes: $\\binom{10}{5} \\times (1/2)^{10}$ is the chance, about $\\frac{252}{1024}$.")
+        #expect(TextIntegrity.inspectField("No: that is P(X = 5) (\\frac{1}{6}) for one roll.").repaired == "No: that is $P(X = 5) (\\frac{1}{6})$ for one roll.")
+        #expect(TextIntegrity.inspectField("(see \\frac{1}{2}) and \\text{heads} twice").repaired == "(see $\\frac{1}{2}$) and $\\text{heads}$ twice")
+        // A formula glued to a word, a text with math or code already, or without TeX: left as it
+        // is (and reported when it has a problem).
+        let glued = TextIntegrity.inspectField("The answer's\u{C}rac{105}{512}.")
+        #expect(!glued.problems.isEmpty && glued.repaired.hasPrefix("The answer's"))
+        let mixed = TextIntegrity.inspectField("It is $x$ or \u{C}rac{1}{2}.")
+        #expect(!mixed.problems.isEmpty)
+        #expect(TextIntegrity.inspectField("\\frac{1}{2}\n\\frac{1}{3}").repaired == "$\\frac{1}{2}$\n$\\frac{1}{3}$", "a line break ends a formula")
+        for plain in ["0.5", "P(A|B)", "print('a\tb')", "$\\frac{1}{2}$", "C:\\Users\\x"] {
+            #expect(TextIntegrity.inspectField(plain) == TextIntegrity.inspect(plain), "\(plain)")
+        }
     }
 
     /// The TeXMath test corpora (latex2mathml, jgm/texmath, our cases): 1,035 formulas written by

@@ -19,6 +19,26 @@ struct AnswerLoopTests {
         #expect(AnswerLoop.repeated(in: lines) == "Make sure the toy is not broken before playing.")
     }
 
+    @Test("a JSON answer cycling through a few list entries is a loop, though not exactly periodic")
+    func repeatedJSONStrings() {
+        // The local model's project for intro-probability subject 1, to 6,144 tokens on one line.
+        let cycle = [
+            "Create a program that generates a large number of samples from a given probability distribution",
+            "Plot the results of the simulation", "Calculate the frequency of each sample", "Analyze the results of the simulation",
+        ]
+        var entries = ["Understand the concepts of sample spaces and events"]
+        for round in 0..<6 { entries += round % 2 == 0 ? [cycle[0], cycle[1], cycle[2]] : [cycle[3], cycle[1], cycle[0]] }
+        let answer = "{\"title\":\"Project\",\"requirements\":[" + entries.map { "\"\($0)\"" }.joined(separator: ",") + ",\"Plot the res"
+        #expect(AnswerLoop.tailPeriod(Array(answer.unicodeScalars.suffix(4_000))) == nil, "no exact period")
+        // The first entry to come back four times.
+        #expect(AnswerLoop.repeated(in: answer) == cycle[1])
+        #expect(AnswerLoop.refusal(answer) == "the answer went round in a loop, writing 'Plot the results of the simulation' again and again until it was cut off; say each thing once and finish the answer")
+        // Three times is not yet a loop; short strings (keys, "True") never count; an escaped quote is content.
+        #expect(AnswerLoop.repeatedString(in: String(repeating: "\"Plot the results of the simulation\",", count: 3), times: 4) == nil)
+        #expect(AnswerLoop.repeatedString(in: String(repeating: "{\"text\": \"True\", \"feedback\": \"Yes\"}", count: 9), times: 4) == nil)
+        #expect(AnswerLoop.repeatedString(in: String(repeating: "\"He said \\\"stop\\\" to the loop, again\" ", count: 4), times: 4) == "He said \\\"stop\\\" to the loop, again")
+    }
+
     @Test("long answers that only end abruptly are not loops")
     func notLoops() {
         let lecture = (1...60).map { "Paragraph \($0) says something new about values number \($0 * 7)." }.joined(separator: "\n\n")

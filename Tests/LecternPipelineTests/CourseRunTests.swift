@@ -36,12 +36,13 @@ struct CourseRunTests {
         #expect(course.subjects.allSatisfy { $0.project != nil })
         #expect(course.tonePreview != nil && files["tone-preview.md"] != nil)
         #expect(course.tone.instruction.contains("five-year-old") && course.tone.instruction.contains("everyday analogies"))
-        // 1 curriculum + 1 tone preview + 5 × (lecture, question, bonus, pool) + 2 projects.
-        #expect(provider.calls.count == 39)
+        // 1 curriculum + 1 tone preview + 5 × (lecture, question, bonus, 4 pool levels) + 2 projects,
+        // and a blind solve of each multiple-choice question (5 engagement, 10 pool levels 1–2).
+        #expect(provider.calls.count == 39 + 15)
         let report = try BundleVerifier.verify(dir)
         #expect(report.problems.isEmpty)
         #expect(report.manifest.promptTemplates.contains("lecture@1"))
-        #expect(report.manifest.usage.calls == 39)
+        #expect(report.manifest.usage.calls == 39 + 15)
         #expect(report.manifest.specHash == (try Workspace.spec(Specs.python)).hash)
     }
 
@@ -95,7 +96,7 @@ struct CourseRunTests {
         var expected: Set<String> = [
             // The topic itself, and the lectures beside it (they name it as previous/next).
             "lecture/s01-t01", "lecture/s01-t02", "lecture/s01-t03",
-            "engagement-question/s01-t02", "bonus-question/s01-t02",
+            "engagement-question/s01-t02", "engagement-question/s01-t02/blind-solve", "bonus-question/s01-t02",
             // The subject's project lists its topics.
             "ending-project/s01",
         ]
@@ -128,7 +129,8 @@ struct CourseRunTests {
         let ws = try Workspace()
         let provider = try RecordingProvider(script: ws.script())
         _ = try await ws.run(try Workspace.spec(Specs.python), provider: provider)
-        for (context, request) in provider.requests where context.stage != "curriculum" {
+        // A blind solver sees the question as a learner does, without the course around it.
+        for (context, request) in provider.requests where context.stage != "curriculum" && context.stage != BlindSolver.stage {
             let text = request.messages.map(\.content).joined(separator: "\n")
             #expect(text.contains("who have never written code") || text.contains("curious adults"), "\(context.itemID): audience")
             #expect(text.contains("five-year-old"), "\(context.itemID): tone")

@@ -49,6 +49,40 @@ struct EngineTests {
             ])
     }
 
+    @Test func anItemWaitsForWhatItFollowsAndRunsWhetherThatFinishesOrFails() async {
+        let order = Mutex<[String]>([])
+        func item(_ id: String, deps: [String] = [], after: [String] = [], fails: Bool = false, body: @escaping @Sendable (WorkContext) -> Void = { _ in }) -> WorkItem {
+            WorkItem(id: id, stage: "s", context: id, dependencies: deps, after: after, usesModel: false) { context in
+                body(context)
+                order.withLock { $0.append(id) }
+                if fails { throw ItemFailureError(reason: .invalid, attempts: 3, errors: ["bad"]) }
+                return WorkOutput(value: id)
+            }
+        }
+        let seenByLast = Mutex<[String?]>([])
+        let items = [
+            item("boom", fails: true), item("fine"), item("needsBoom", deps: ["boom"]),
+            // Waits for a failing item, a finished one, and one that fails with its dependency.
+            item("last", after: ["boom", "fine", "needsBoom"]) { context in
+                seenByLast.withLock { seen in
+                    seen = ["boom", "fine", "needsBoom"].map { context.results.optionalValue($0, as: String.self) }
+                }
+            },
+        ]
+        let outcome = await Engine(modelConcurrency: 1, localConcurrency: 1, events: SilentEventSink()).run(items, results: ResultStore())
+        #expect(Set(outcome.completed) == ["fine", "last"])
+        #expect(Dictionary(uniqueKeysWithValues: outcome.failures.map { ($0.id, $0.reason) }) == ["boom": .invalid, "needsBoom": .dependency])
+        #expect(order.withLock { $0.last } == "last")
+        #expect(seenByLast.withLock { $0 } == [nil, "fine", nil])
+        // Added after its predecessor already failed, it runs at once.
+        let results = ResultStore()
+        let spawn = [item("spawned", after: ["gone"]), item("follower", after: ["boom"])]
+        let late = await Engine(modelConcurrency: 1, events: SilentEventSink()).run(
+            [WorkItem(id: "boom", stage: "s", context: "c", usesModel: false) { _ in WorkOutput(value: 0, spawn: spawn) }], results: results)
+        #expect(Set(late.completed) == ["boom", "follower"])
+        #expect(late.failures.map(\.id) == ["spawned"], "an item waiting for one that never appears is reported, not left hanging")
+    }
+
     @Test func modelConcurrencyIsBoundedByTheLimit() async throws {
         let ws = try Workspace()
         let provider = try RecordingProvider(script: ws.script(), maxConcurrency: 3, delay: .milliseconds(20))
@@ -134,7 +168,7 @@ struct EngineTests {
         let provider = try RecordingProvider(script: ws.script())
         _ = try await ws.run(spec, provider: provider)
         let modelItems = 18  // 5 lectures, 5 questions, 5 bonus questions, 2 projects, 1 tone preview
-        #expect(provider.calls.count == modelItems, "every model item is asked again")
+        #expect(provider.calls.count == modelItems + 5, "every model item is asked again, and each question solved again")
     }
 
     @Test func anExistingVersionWithOtherContentIsNeverOverwritten() async throws {

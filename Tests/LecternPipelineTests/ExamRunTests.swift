@@ -42,7 +42,7 @@ struct ExamRunTests {
     static func question(_ prompt: String, _ correct: String, _ wrong: [String], quote: String) -> JSONValue {
         [
             "prompt": .string(prompt), "correct_answer": ["text": .string(correct), "feedback": "Yes: the text says so."],
-            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "No: the text says otherwise."] }),
+            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": .string("No: the text does not say \($0).")] }),
             "explanation": "Find the sentence of the text that names it, and match its words to an option.", "source_quote": .string(quote),
         ]
     }
@@ -62,7 +62,8 @@ struct ExamRunTests {
     static func runScripted(_ yaml: String, answers: [JSONValue]) async throws -> (JobRunner.Result, RecordingProvider, Workspace) {
         let ws = try Workspace()
         let script = ws.root.appendingPathComponent("script.json")
-        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
+        // The blind solver answers with the key unless a test scripts it otherwise.
+        try JSONValue.object(["answers": .array(answers + [Self.solvedWithTheKey])]).canonicalText.write(to: script, atomically: true, encoding: .utf8)
         let provider = try RecordingProvider(script: script)
         let runner = JobRunner(
             spec: try load(yaml), presets: try Workspace.presets(),
@@ -72,8 +73,12 @@ struct ExamRunTests {
     }
 
     /// The text of every request the provider received, in order.
+    /// A blind solver that picks the keyed option (`{{key}}`, a variable only scripts see).
+    static let solvedWithTheKey: JSONValue = ["stage": "blind-solve", "json": ["work": "The text says so.", "answer": "{{key}}"]]
+
+    /// The texts of the requests for items (blind solves left out).
     static func sentTexts(_ provider: RecordingProvider) -> [String] {
-        provider.requests.map { $0.1.messages.map(\.content).joined(separator: "\n") }
+        provider.requests.filter { $0.0.stage != BlindSolver.stage }.map { $0.1.messages.map(\.content).joined(separator: "\n") }
     }
 
     static func script(_ ws: Workspace) throws -> URL {
@@ -108,13 +113,16 @@ struct ExamRunTests {
                             quote: "Wetlands and forests slow the water down"),
                         question(
                             "What is the main idea of the passage?", "Rivers shape the land and the lives of people near them",
-                            ["Rivers always flood cities", "Deltas are made of ice", "Only the Nile has tributaries"],
+                            [
+                                "Rivers always flood the cities built beside them", "Deltas are made of ice carried down from the hills",
+                                "Only the Nile has tributaries that join it",
+                            ],
                             quote: "Rivers have shaped where people live"),
                     ]
                 ]),
         ]
         let url = ws.root.appendingPathComponent("exam-script.json")
-        try JSONValue.object(["answers": .array(answers)]).canonicalText.write(to: url, atomically: true, encoding: .utf8)
+        try JSONValue.object(["answers": .array(answers + [Self.solvedWithTheKey])]).canonicalText.write(to: url, atomically: true, encoding: .utf8)
         return url
     }
 
@@ -181,6 +189,118 @@ struct ExamRunTests {
         #expect(Set(exam.items.map(\.difficultyLabel)) == ["سهل", "متوسط"])
         let paper = String(decoding: try #require(files["forms/form-a.xhtml"]), as: UTF8.self)
         #expect(paper.contains("dir=\"rtl\"") && paper.contains("مفتاح الإجابات"))
+    }
+
+    /// The exam above without its facts category and its form: one passage's reading set.
+    static let readingOnly = spec
+        .replacingOccurrences(
+            of: "      - category: facts\n        instructions: A question about a fact stated in the text.\n        easy: 2\n        medium: 1\n", with: "")
+        .replacingOccurrences(
+            of: "forms:\n  - { id: form-a, title: Form A, duration_minutes: 10, sections: [{ section: verbal, count: 4 }] }\n", with: "")
+
+    /// A source quote with a lead-in ("The passage states that …") keeps the source's words; one
+    /// re-typed from memory is refused, and the repair names the passage's sentence closest to it;
+    /// a sentence copied with one word wrong cites the sentence as the passage has it, unless the
+    /// item was built on the wrong word.
+    @Test func aQuoteLeadInIsDroppedAndARetypedQuoteIsPointedAtItsSentence() async throws {
+        let spec = Self.readingOnly
+        #expect(!spec.contains("facts") && !spec.contains("forms"))
+        let wetlands = Self.question(
+            "According to the passage, what do wetlands and forests do in a flood?", "They slow the water down",
+            ["They make the water rise", "They drain the basin", "They build deltas"],
+            quote: "The passage states that \"Wetlands and forests slow the water down\"")
+        func towns(_ quote: String) -> JSONValue {
+            Self.question(
+                "Why did early farming towns grow along the Nile?", "The floods left rich soil on the fields",
+                ["The river was frozen in winter", "There were no floods", "The hills were higher there"], quote: quote)
+        }
+        let (result, provider, ws) = try await Self.runScripted(
+            spec,
+            answers: [
+                Self.answer("reading-set/p01", attempt: 1, ["questions": [wetlands, towns("Early farming towns grew along the Nile because floods left good soil")]]),
+                Self.answer("reading-set/p01", attempt: 2, ["questions": [wetlands, towns("the floods left rich soil on the fields every year")]]),
+            ])
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        let repair = try #require(Self.sentTexts(provider).dropFirst().first)
+        #expect(
+            repair.contains(
+                "does not occur in the source text; copy it character for character from the text you were given. Its closest sentence is "
+                    + "'Early farming towns grew along the Nile, the Tigris and the Euphrates because the floods left rich soil on the fields every year.'"))
+        // The first question passed on the first attempt: its lead-in is not an error.
+        #expect(!repair.contains("questions[1]"))
+        // A whole sentence of the passage copied with one word wrong cites the sentence itself,
+        // unless the wrong word is in the question or its options: the first answer keyed it.
+        let misTyped = "Early farming towns grew along the Nile, the Tigris and the Euphrates because the floods left good soil on the fields every year."
+        let misread = Self.question(
+            "Why did early farming towns grow along the Nile?", "The floods left good soil on the fields",
+            ["The river was frozen in winter", "There were no floods", "The hills were higher there"], quote: misTyped)
+        let (copied, copiedProvider, copiedWS) = try await Self.runScripted(
+            spec,
+            answers: [
+                Self.answer("reading-set/p01", attempt: 1, ["questions": [wetlands, misread]]),
+                Self.answer("reading-set/p01", attempt: 2, ["questions": [wetlands, towns(misTyped)]]),
+            ])
+        defer { _ = copiedWS }
+        #expect(copied.status == .complete, "\(copied.failures)")
+        let refused = try #require(Self.sentTexts(copiedProvider).dropFirst().first)
+        #expect(refused.contains("questions[2]: 'source_quote' ('Early farming towns grew along the Nile, the Tigris and the Euphrates because the floods left good soil"))
+        if case .written(let dir)? = copied.bundle {
+            let bank = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+            #expect(
+                bank.items.last?.sources.map(\.quote)
+                    == ["Early farming towns grew along the Nile, the Tigris and the Euphrates because the floods left rich soil on the fields every year."])
+        }
+        guard case .written(let dir)? = result.bundle else { return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        #expect(exam.items.first?.sources.map(\.quote) == ["Wetlands and forests slow the water down"])
+        #expect(exam.items.first?.generation.attempts == 2)
+    }
+
+    /// A reading set keeps each question that passed: an answer whose other question fails has
+    /// the kept one put in its place, and a kept question a later error names (here the blind
+    /// solver's) is forgotten.
+    @Test func aReadingSetKeepsTheQuestionsThatPassedAcrossAttempts() async throws {
+        let spec = Self.readingOnly + "\nrepair: { max_attempts: 4 }\n"
+        func wetlands(_ prompt: String, quote: String = "Wetlands and forests slow the water down") -> JSONValue {
+            Self.question(prompt, "They slow the water down", ["They make the water rise", "They drain the basin", "They build deltas"], quote: quote)
+        }
+        func towns(_ quote: String) -> JSONValue {
+            Self.question(
+                "Why did early farming towns grow along the Nile?", "The floods left rich soil on the fields",
+                ["The river was frozen in winter", "There were no floods", "The hills were higher there"], quote: quote)
+        }
+        let retyped = "Wetlands are good for rivers in floods"
+        let good = "the floods left rich soil on the fields every year"
+        let bad = "Farming towns liked the Nile"
+        let item = "reading-set/p01"
+        let (result, provider, ws) = try await Self.runScripted(
+            spec,
+            answers: [
+                Self.answer(item, attempt: 1, ["questions": [wetlands("What do wetlands do in a flood, according to the passage?"), towns(bad)]]),
+                // Its first question fails: the first attempt's is put in, and the solver disputes it.
+                Self.answer(item, attempt: 2, ["questions": [wetlands("What do wetlands do?", quote: retyped), towns(good)]]),
+                [
+                    "stage": .string(BlindSolver.stage), "item": .string(BlindSolver.itemID(of: item)), "attempt": 2, "times": 1,
+                    "json": ["work": "Guess.", "answer": "They make the water rise"],
+                ],
+                // Both fail: the disputed question is not put in again; the second is.
+                Self.answer(item, attempt: 3, ["questions": [wetlands("What do wetlands do?", quote: retyped), towns(bad)]]),
+                Self.answer(item, attempt: 4, ["questions": [wetlands("In a flood, what do the wetlands and forests do?"), towns(bad)]]),
+            ])
+        defer { _ = ws }
+        #expect(result.status == .complete, "\(result.failures)")
+        let asked = provider.requests.filter { $0.0.stage == "reading-set" }
+        #expect(asked.map(\.0.attempt) == [1, 2, 3, 4])
+        let third = try #require(asked.first { $0.0.attempt == 3 }?.1.messages.last?.content)
+        #expect(third.contains("questions[1]: a solver who saw the question and its options without the key chose 'They make the water rise'"), "\(third)")
+        // The third answer's second question was refused, and the kept one stood in for it.
+        let rejections = try #require(result.reports[item]?.rejections)
+        #expect(rejections.count == 3 && rejections[2].count == 1 && rejections[2][0].hasPrefix("questions[1]: 'source_quote'"), "\(rejections)")
+        guard case .written(let dir)? = result.bundle else { Issue.record("no bundle"); return }
+        let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
+        #expect(exam.items.map(\.prompt) == ["In a flood, what do the wetlands and forests do?", "Why did early farming towns grow along the Nile?"])
+        #expect(exam.items.last?.sources.map(\.quote) == [good])
     }
 
     @Test func aBlueprintTheCorpusCannotServeIsASpecErrorNamingTheCell() throws {
@@ -293,17 +413,47 @@ struct ExamRunTests {
     }
 
     /// The sentences an item can be pointed at: abbreviations do not end one, semicolons do.
+    /// A vocabulary item's prompt names the word to ask about (`ExamRules.vocabularyWord`), or
+    /// leaves it to the model when the sentence has none.
+    @Test func theVocabularyRuleNamesTheWordToAskAbout() {
+        let sentence = "Depending on the convention used, the number of continents can vary from five to seven."
+        let rule = ExamItemStage.formatRule(.vocabulary, language: "en", focus: sentence)
+        #expect(rule.contains("The prompt is: In the sentence \"\(sentence)\", what does 'convention' mean?"))
+        #expect(ExamItemStage.formatRule(.vocabulary, language: "en", focus: "It is 72 km long.").contains("what does '<one word of it>' mean?"))
+    }
+
+    /// A completion item's prompt gives the stem, its blank where Lectern chose the word.
+    @Test func theCompletionRuleGivesTheBlankedStem() throws {
+        let sentence = "a wide equatorial band of hot and humid tropical climates is bordered north and south by subtropical temperate zones"
+        let rule = ExamItemStage.formatRule(.completion, language: "en", focus: sentence)
+        #expect(rule.contains("\"a wide equatorial band of hot and humid tropical climates is bordered north and south by ____ temperate zones\""))
+        #expect(rule.contains("The correct answer is \"subtropical\""))
+        // The whole word, not a part of a longer one.
+        let parts = try #require(ExamItemStage.blanked("The Bigcontinent team crossed the continent.", language: "en"))
+        #expect(parts.word == "continent" && parts.stem == "The Bigcontinent team crossed the ____.")
+        #expect(ExamItemStage.blanked("It is 72 km long.", language: "en") == nil)
+        #expect(ExamItemStage.formatRule(.completion, language: "en", focus: "It is 72 km long.").contains("Copy that sentence into"))
+    }
+
     @Test func focusSentencesSplitAtSentenceEndsAndClausesNotAbbreviations() {
         let text = """
             # Heading that is long enough to be a sentence if headings counted
             The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture. Short one.
+            They ushered in what is today referred to as the Hellenistic Period (323-31 B.C.). Sightseers came.
             Katabatic (gravity-driven) winds blow coastward from the high interior; frequent blizzards form near the foot of the plateau
             """
         #expect(ExamRules.sentences(text) == [
             "The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture.",
+            "They ushered in what is today referred to as the Hellenistic Period (323-31 B.C.).",
             "Katabatic (gravity-driven) winds blow coastward from the high interior;",
             "frequent blizzards form near the foot of the plateau",
         ])
+        // A sentence an item is built on leaves out the source's field label (the prompt asks for
+        // it word for word, and a stem opening with the label is refused).
+        let labelled = "Climate: a wide equatorial band of hot and humid tropical climates is bordered north and south"
+        #expect(ExamRules.withoutFieldLabel(labelled) == "a wide equatorial band of hot and humid tropical climates is bordered north and south")
+        #expect(ExamRules.withoutFieldLabel("Climate:") == "Climate:")
+        #expect(ExamRules.withoutFieldLabel("The Nile is long.") == "The Nile is long.")
     }
 
     /// A fact item is shown without its source: a stem that speaks of "the text" is re-asked, and so
@@ -328,5 +478,18 @@ struct ExamRunTests {
         #expect(sent.count == 3)
         #expect(sent.dropFirst().first?.contains("the stem speaks of the source text, which the candidate does not see") == true)
         #expect(sent.dropFirst(2).first?.contains("('the slope is gentler') is stated in the source text word for word, so it is true too") == true)
+    }
+}
+
+/// The stems a re-asked item may not repeat: what the bank kept, and what a reading set's own
+/// earlier questions add.
+struct AvoidedStemsTests {
+    @Test func aStemInOtherWordsIsFoundAndNamedAsTheBankHasIt() {
+        var avoided = ExamWork.AvoidedStems(["What is the capital of France? Paris Lyon Nice Lille", "Which river is the longest? Nile Amazon Yangtze Volga"])
+        #expect(avoided.repeated(by: "What's the capital city of France? Paris Lyon Nice Lille") == "What is the capital of France? Paris Lyon Nice Lille")
+        #expect(avoided.repeated(by: "Why do rivers meander? Slope Erosion Rain Wind") == nil)
+        avoided.insert("Why do rivers meander? Slope Erosion Rain Wind")
+        #expect(avoided.repeated(by: "Why do rivers meander? Slope Erosion Rain Wind") == "Why do rivers meander? Slope Erosion Rain Wind")
+        #expect(ExamWork.AvoidedStems().repeated(by: "anything at all") == nil)
     }
 }

@@ -35,7 +35,7 @@ struct QuantitativeRunTests {
     static func item(_ prompt: String, _ correct: String, _ wrong: [String], solution: String, figure: JSONValue? = nil) -> JSONValue {
         var object: [String: JSONValue] = [
             "prompt": .string(prompt), "correct_answer": ["text": .string(correct), "feedback": "Right: that is the product."],
-            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": "Check the calculation again."] }),
+            "wrong_answers": .array(wrong.map { ["text": .string($0), "feedback": .string("\($0) is what a slip in the calculation gives; check it again.")] }),
             "explanation": "Multiply the two numbers, then compare the product with each option.", "solution": .string(solution),
         ]
         if let figure { object["figure"] = figure }

@@ -165,7 +165,13 @@ struct QuotesRunTests {
         guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle") }
         #expect(try BundleVerifier.verify(dir).problems.isEmpty)
         let files = Workspace.files(dir)
-        #expect(Set(files.keys) == ["manifest.json", "quotes.json", "templates.json", "curation.json", "ATTRIBUTIONS.md"])
+        #expect(Set(files.keys) == ["manifest.json", "quotes.json", "templates.json", "curation.json", "ATTRIBUTIONS.md", "quality.json"])
+        // quality.json counts the tagging and template answers like any kind's: none failed here.
+        let qualityData = try #require(files["quality.json"])
+        let quality = try #require(try JSONSerialization.jsonObject(with: qualityData) as? [String: Any])
+        let items = try #require(quality["items"] as? [String: Any])
+        #expect((items["checked"] as? Int ?? 0) > 0)
+        #expect(items["failed"] as? Int == 0)
 
         // quotes.json: Echo's schema, its keys in the seed's order.
         let data = try #require(files["quotes.json"])

@@ -18,6 +18,40 @@ struct StageAnswerTests {
         return JSONValue.object(object).canonicalText
     }
 
+    /// The model wrote TeX in JSON without doubling the backslash: `"$\frac{105}{512}$"` decodes
+    /// to a form feed and "rac", `\times` to a tab and "imes". Inside math the command is put
+    /// back; outside math the answer is sent back with what happened and what to do.
+    @Test func texEatenByAJSONEscapeIsRecoveredInsideMathOrAsABareFormulaAndRefusedInProse() throws {
+        let raw = #"{"topic_id": "s01-t01", "prompt": "What is the chance of exactly 5 heads in 10 flips?", "#
+            + #""correct_answer": {"text": "$\frac{252}{1024}$", "feedback": "Yes: $\binom{10}{5} = 252$ of $2^{10}$ outcomes."}, "#
+            + #""wrong_answers": [{"text": "$\frac{105}{512}$", "feedback": "No: that is $\frac{210}{1024}$."}, "#
+            + #"{"text": "$\frac{1}{2}$", "feedback": "No: half is the chance of heads in one flip."}, "#
+            + #"{"text": "$\frac{5}{10}$", "feedback": "No: $5 \times \frac{1}{10}$ is not a probability of this."}], "#
+            + #""explanation": "Count the outcomes with 5 heads and divide by $2^{10}$."}"#
+        guard case .valid(let q, _) = EngagementQuestionStage.check(raw, topicID: "s01-t01", format: .multipleChoice) else {
+            Issue.record("the recovered answer is invalid")
+            return
+        }
+        let texts = (q.options ?? []).flatMap { [$0.text, $0.feedback] }
+        #expect(texts.contains(#"$\frac{252}{1024}$"#) && texts.contains(#"No: $5 \times \frac{1}{10}$ is not a probability of this."#))
+        #expect(texts.contains(#"Yes: $\binom{10}{5} = 252$ of $2^{10}$ outcomes."#))
+        #expect(!texts.joined().unicodeScalars.contains { $0.value < 0x20 })
+        // An option that is one bare formula can only be math: it is read between $…$.
+        let bare = raw.replacingOccurrences(of: #""text": "$\frac{105}{512}$""#, with: #""text": "\frac{105}{512}""#)
+        guard case .valid(let read, _) = EngagementQuestionStage.check(bare, topicID: "s01-t01", format: .multipleChoice) else {
+            Issue.record("a bare formula option was not read as math")
+            return
+        }
+        #expect((read.options ?? []).map(\.text).contains(#"$\frac{105}{512}$"#))
+        // Beside math already delimited nothing is guessed: the answer is sent back.
+        let outside = raw.replacingOccurrences(of: #""feedback": "No: that is $\frac{210}{1024}$.""#, with: #""feedback": "No: that is \frac{210}{1024}, not $x$.""#)
+        guard case .invalid(let errors) = EngagementQuestionStage.check(outside, topicID: "s01-t01", format: .multipleChoice) else {
+            Issue.record("TeX without math delimiters that lost its backslash was accepted")
+            return
+        }
+        #expect(errors.count == 1 && errors[0].hasPrefix(#"wrong_answers[1].feedback contains a form feed (U+000C) before "rac{210}{1024},""#), "\(errors)")
+    }
+
     @Test func theCorrectAnswerIsPlacedByThePromptsHashAndSpreadOverPositions() throws {
         var positions = Set<Int>()
         for n in 0..<40 {
@@ -38,13 +72,13 @@ struct StageAnswerTests {
     }
 
     @Test func aBonusQuestionThatStartsFromTheFirstOneRepeatsIt() {
-        let first = TextKey.normalize("What is a variable in programming?")
+        let first = "What is a variable in programming?"
         // What Qwen2.5-Coder-1.5B wrote: the first question, then an explanation appended.
-        #expect(EngagementQuestionStage.repeats("What is a variable in programming? A variable is like a box for toys.", firstKey: first))
-        #expect(EngagementQuestionStage.repeats("what is a variable in programming", firstKey: first))
-        #expect(!EngagementQuestionStage.repeats("Why does a loop need a stopping condition?", firstKey: first))
+        #expect(QuestionRules.holdsTheOther("What is a variable in programming? A variable is like a box for toys.", first))
+        #expect(QuestionRules.holdsTheOther("what is a variable in programming", first))
+        #expect(!QuestionRules.holdsTheOther("Why does a loop need a stopping condition?", first))
         // Short texts are not compared by containment ("Why?" is in many questions).
-        #expect(!EngagementQuestionStage.repeats("Why is x = 5 an assignment?", firstKey: TextKey.normalize("Why?")))
+        #expect(!QuestionRules.holdsTheOther("Why is x = 5 an assignment?", "Why?"))
     }
 
     static let probabilityLecture = """
@@ -163,5 +197,130 @@ struct StageAnswerTests {
             return
         }
         #expect(q3.options == nil, "levels 3–4 are free text even when the answer has options")
+    }
+
+    /// Answers that are lists — a topic's flashcards, a deck's written cards — get the checks
+    /// every learner text gets, found by the same cast the runner makes: a back stating false
+    /// arithmetic or TeX the renderer does not know is refused, naming the card; a front (a term,
+    /// a question, a sentence with a blank) is not held to its arithmetic.
+    @Test func flashcardsAndWrittenCardsAreInspectedLikeEveryLearnerText() throws {
+        let inspector = ContentInspector(renderer: MarkdownDocumentRenderer(), language: "en")
+        let cards: any Sendable = [
+            Flashcard(id: "s01-t01-c01", kind: .term, front: "dozen", back: "Twelve of a thing: $2 \\times 6 = 12$."),
+            Flashcard(id: "s01-t01-c02", kind: .question, front: "Is 3 + 3 = 7?", back: "No: $3 + 3 = 5$, an odd number."),
+            Flashcard(id: "s01-t01-c03", kind: .term, front: "half", back: "One of two equal parts, $\\halve{1}$."),
+        ]
+        let visible = try #require(cards as? any LearnerVisible, "a list of flashcards is a learner-visible answer")
+        let issues = inspector.issues(visible.learnerTexts).map(\.message)
+        #expect(issues.count == 2, "\(issues)")
+        #expect(issues.contains { $0.hasPrefix("the card 'Is 3 + 3 = 7?''s back states false arithmetic: \"3 + 3 = 5\" is false") }, "\(issues)")
+        #expect(issues.contains { $0.hasPrefix("the card 'half''s back does not render as written") && $0.contains("\\halve") }, "\(issues)")
+
+        let written: any Sendable = [DeckDraft(id: "c001", line: nil, front: "mole", back: "An amount: $6.02 \\times 10^{23} = 602$ particles.")]
+        let deck = try #require(written as? any LearnerVisible)
+        #expect(inspector.issues(deck.learnerTexts).map(\.message).contains { $0.hasPrefix("cards[1]: definition states false arithmetic") })
+    }
+
+    /// A pool question that holds an earlier question of its topic whole, with more after it,
+    /// repeats it; one that only shares a short generic question does not.
+    /// A pool level is given one sentence of the lecture to ask about: about the topic, and sharing
+    /// the least with what the topic already asked (python-basics' level 1 asked the engagement
+    /// question again in 18 attempts of 18 when told "one fact or definition").
+    @Test func aPoolLevelIsGivenASentenceOfTheLectureTheTopicsQuestionsLeftOut() {
+        let excerpt = """
+            ## Storing values
+
+            Imagine you have a toy box with many different toys inside it.
+            A variable stores a value so that your program can use the value again later.
+            - You create a variable by writing its name, an equals sign and then the value: `cookies = 3`.
+            Which name is best for a box of cookies in a program?
+            Short.
+
+            ```python
+            cookies = 3  # a comment long enough to be a sentence of eight words.
+            ```
+            """
+        let topic = "Variables. After this topic you can store values in variables."
+        let sentence = ReinforcementStage.keySentence(in: excerpt, topic: topic, avoiding: ["What does a variable store in a program?"])
+        #expect(sentence?.sentence == "You create a variable by writing its name, an equals sign and then the value: `cookies = 3`.")
+        #expect(sentence?.paragraph == "- You create a variable by writing its name, an equals sign and then the value: `cookies = 3`.")
+        // With nothing asked yet, the sentence naming the topic most, then the first.
+        #expect(ReinforcementStage.keySentence(in: excerpt, topic: topic, avoiding: [])?.sentence == "A variable stores a value so that your program can use the value again later.")
+        // Nothing about the topic: no sentence, and the general instruction stays.
+        #expect(ReinforcementStage.keySentence(in: "Imagine you have a toy box with many different toys inside it.", topic: topic, avoiding: []) == nil)
+        #expect(ReinforcementStage.instruction(level: 1, about: "A variable stores a value.").hasSuffix("not what the topic or a term means: \"A variable stores a value.\""))
+        for level in 2...4 { #expect(ReinforcementStage.instruction(level: level, about: "A variable stores a value.").contains("\"A variable stores a value.\"")) }
+    }
+
+    @Test func aPoolQuestionHoldingAnEarlierQuestionRepeatsIt() {
+        let earlier = [(id: "engagement-question/s01-t01", prompt: "What is a value in programming?")]
+        let padded = "What is a value in programming? Imagine you have a toy box. Which toy would you pick?"
+        #expect(
+            ReinforcementStage.repeated(padded, earlier: earlier) == [
+                "the question asks what engagement-question/s01-t01 already asks ('What is a value in programming?'); ask about another fact, step or idea of the lecture"
+            ])
+        #expect(ReinforcementStage.repeated("Which of these is a value a program can store?", earlier: earlier).isEmpty)
+        let code = [(id: "engagement-question/s01-t02", prompt: "What does this print?\n```python\nprint(1 + 1)\n```")]
+        #expect(ReinforcementStage.repeated("What does this print?\n```python\nprint('a' * 2)\n```", earlier: code).isEmpty, "other code, another question")
+        // python-basics' level 4 was its level 3 with `apples` quoted otherwise and the last sentence left out.
+        let level3 = [(id: "reinforcement/s01-t02/level-3", prompt: "What is the variable `apples` assigned to? The line of code reads 'apples = 5'.")]
+        #expect(ReinforcementStage.repeated("What is the variable 'apples' assigned to?", earlier: level3).count == 1)
+    }
+
+    /// TeX written without math delimiters shows as typed: the recorded intro-probability options
+    /// "f(x; \mu, \sigma) = \frac{1}{\sqrt{2\pi\sigma^2}} …" are refused, naming the commands; math,
+    /// code and a Windows path are not.
+    @Test func texOutsideMathIsRefusedAsNotRenderingAsWritten() {
+        let raw = "f(x; \\mu, \\sigma) = \\frac{1}{\\sqrt{2\\pi\\sigma^2}} e^{-x^2}"
+        #expect(TextIntegrity.commandsOutsideMath(raw) == ["mu", "sigma", "frac", "sqrt", "pi"])
+        let inspector = ContentInspector(renderer: nil, language: "en")
+        #expect(
+            inspector.issues([LearnerText("correct_answer's text", raw, asserts: false)]).map(\.message) == [
+                "correct_answer's text does not render as written (\\mu, \\sigma, \\frac outside math shows as typed): put formulas between $…$"
+            ])
+        #expect(QualityCheck.classify(inspector.issues([LearnerText("x", raw, asserts: false)])[0].message) == .rendering)
+        for fine in [
+            "$f(x) = \\frac{1}{2}$", "$$\\sum_{i=1}^n i$$", "\\(\\alpha\\) and \\[\\beta\\]", "Use `\\n` for a new line.",
+            "```latex\n\\frac{1}{2}\n```", "Open C:\\Users\\Documents\\notes.txt", "It costs \\$5, not \\$6.",
+        ] {
+            #expect(TextIntegrity.commandsOutsideMath(fine).isEmpty, "\(fine)")
+        }
+    }
+
+    /// A field name of the answer's JSON written into a learner text is refused (it is filed under
+    /// well-formed answers); in code, or without its colon, it is left alone.
+    @Test func aFieldNameWrittenIntoATextIsRefused() {
+        let inspector = ContentInspector(renderer: nil, language: "en")
+        let leaked = "Suppose you add $5 to your piggy bank. You give the value 5 to a variable named 'money'. reference_answer:"
+        let issues = inspector.issues([LearnerText("prompt", leaked, asserts: false)]).map(\.message)
+        #expect(issues == ["prompt holds the JSON field name 'reference_answer': each field's text goes in its own field of the answer, and no text names a field"])
+        #expect(QualityCheck.classify(issues[0]) == .wellFormed)
+        for fine in ["Print `topic_id: 3` with an f-string.", "```python\nrow = {\"topic_id\": 3}\n```", "The correct answer: 4."] {
+            #expect(inspector.issues([LearnerText("prompt", fine, asserts: false)]).isEmpty, "\(fine)")
+        }
+    }
+
+    /// A quotation mark that closes nothing is the rest of the answer's JSON left in a text: the
+    /// local model's options "The mean of a normal distribution is η\"), " (intro-probability,
+    /// refused before only because a blind solver picked another option). Quotations, code and
+    /// math keep theirs.
+    @Test func aQuotationMarkThatClosesNothingIsRefused() {
+        let inspector = ContentInspector(renderer: nil, language: "en")
+        let option = "The mean of a normal distribution is η\"), "
+        let issues = inspector.issues([LearnerText("correct_answer's text", option, asserts: false)]).map(\.message)
+        #expect(
+            issues == [
+                "correct_answer's text holds a quotation mark that closes no quotation ('of a normal distribution is η\"),'): a piece of the answer's JSON left in the text; end the text where its sentence ends"
+            ])
+        #expect(QualityCheck.classify(issues[0]) == .wellFormed)
+        // intro-probability's engagement question on a die, accepted through mending before this check.
+        #expect(TextIntegrity.strayQuotes("The probability of rolling a 4 is $\\frac{1}{6}$\"). This is because") == ["robability of rolling a 4 is …\")."])
+        #expect(TextIntegrity.strayQuotes("The mean is not φ\"). It is η\".") == ["The mean is not φ\").", "The mean is not φ\"). It is η\"."])
+        for fine in [
+            "He said \"the mean\", not \"the median\".", "Call print(\"Hello, World!\") to greet.", "`x = \"a\"),`", "Use \"(\" and \")\" to group.",
+            "```python\nprint(\"done\")\n```", "$a\"$ is a symbol", "A \"quoted\nline\" across a break.", "It's \"yes\"; or \"no\"!",
+        ] {
+            #expect(TextIntegrity.strayQuotes(fine).isEmpty, "\(fine): \(TextIntegrity.strayQuotes(fine))")
+        }
     }
 }

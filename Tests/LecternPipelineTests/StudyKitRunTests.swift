@@ -60,7 +60,7 @@ struct StudyKitRunTests {
             ["stage": "practice", "item": "practice/s02-t01/q-02", "json": statement],
             ["stage": "practice", "item": "practice/s02-t02/q-02", "json": statement],
             // Written on its own, this one asks what another topic's engagement question asks.
-            ["stage": "practice", "item": "practice/s02-t02/q-01", "json": choice("Which statement about Loops is true?")],
+            ["stage": "practice", "item": "practice/s02-t02/q-01", "json": choice("Which statement about Conditions is true?")],
             ["stage": "practice", "json": choice("Practice {{number}}: when you {{topic_objective}}, what is the most useful moment?")],
         ]
     }
@@ -116,7 +116,7 @@ struct StudyKitRunTests {
         // The questions already asked are checked against, not shown (a small model copies them).
         let second = try #require(provider.requests.first { $0.0.itemID == "practice/s01-t02/q-02" })
         let prompt = second.1.messages.map(\.content).joined()
-        #expect(!prompt.contains("Practice 1:") && !prompt.contains("Which statement about Loops is true?"))
+        #expect(!prompt.contains("Practice 1:") && !prompt.contains("Which statement about Conditions is true?"))
         #expect(result.summary.contains("practice: 1 repeating another topic's question, left out"), "\(result.summary)")
 
         let schemaProblems = try Workspace.schemaProblems(dir.appendingPathComponent("course.json"), schema: "course.schema.json")
@@ -201,6 +201,11 @@ struct StudyKitRunTests {
 
         #expect(PracticeRules.repeated("What does a for loop repeat?", in: ["What does the for loop repeat?"]) != nil)
         #expect(PracticeRules.repeated("Why does a for loop stop?", in: ["What does a for loop repeat?"]) == nil)
+        // Asking for the way to do it asks how (python-collections' practice questions 2 and 4).
+        #expect(
+            PracticeRules.repeated("What is the correct way to look up a value in a dictionary?", in: ["How do you look up a value in a dictionary?"])
+                == "How do you look up a value in a dictionary?")
+        #expect(PracticeRules.repeated("What is the best way to store pairs?", in: ["How do you look up a value in a dictionary?"]) == nil)
 
         // The difficulty mix by largest remainder, easy first; formats repeat in order.
         #expect(PracticeSpec(perTopic: 10).difficulties == Array(repeating: .easy, count: 3) + Array(repeating: .medium, count: 4) + Array(repeating: .hard, count: 3))

@@ -77,18 +77,18 @@ final class Workspace {
 
     func runner(
         _ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, events: any EngineEventSink = SilentEventSink(),
-        cost: @escaping CostFunction = { _, _, _ in 0 }
+        cost: @escaping CostFunction = { _, _, _ in 0 }, renderer: (any DocumentRenderer)? = nil
     ) throws -> JobRunner {
         let cache = try ExchangeCache(root: cacheRoot)
         let exchanger = Exchanger(providerKind: "scripted", provider: provider, cache: cache, mode: mode)
-        return JobRunner(spec: spec, presets: try Self.presets(), exchanger: exchanger, renderer: nil, events: events, cost: cost)
+        return JobRunner(spec: spec, presets: try Self.presets(), exchanger: exchanger, renderer: renderer, events: events, cost: cost)
     }
 
     func run(
         _ spec: JobSpec, provider: (any LLMProvider)?, mode: CacheMode = .record, allowPartial: Bool = false, output: URL? = nil,
-        cost: @escaping CostFunction = { _, _, _ in 0 }
+        cost: @escaping CostFunction = { _, _, _ in 0 }, renderer: (any DocumentRenderer)? = nil
     ) async throws -> JobRunner.Result {
-        try await runner(spec, provider: provider, mode: mode, cost: cost).run(
+        try await runner(spec, provider: provider, mode: mode, cost: cost, renderer: renderer).run(
             options: JobRunner.Options(outputRoot: output ?? self.output, allowPartial: allowPartial))
     }
 

@@ -137,12 +137,31 @@ enum LecternProcess {
         }
     }
 
+    /// Reads a pipe to its end on a thread of its own.
+    final class ErrorPipeReader: @unchecked Sendable {
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+        init(_ pipe: Pipe?) {
+            Thread { [self] in
+                data = pipe?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+                done.signal()
+            }.start()
+        }
+        func wait() -> Data {
+            done.wait()
+            return data
+        }
+    }
+
     static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> Output {
         let process = start(arguments, in: directory, environment: environment, capture: true)
         let started = Date()
         try process.process.run()
+        // Both pipes at once: read one after the other, a child filling the second (64 KiB) blocks
+        // while the first is read to its end (CLITests.runBlocking hung so on a replay's log).
+        let errors = ErrorPipeReader(process.stderr)
         let out = process.stdout?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-        let err = process.stderr?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        let err = errors.wait()
         process.process.waitUntilExit()
         return Output(
             status: process.process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),

@@ -42,6 +42,11 @@ final class JSONLinesEventSink: EngineEventSink {
                 "event": "item_retried", "item": .string(id), "stage": .string(stage), "attempt": .number(Double(attempt)),
                 "errors": .array(errors.map { .string($0) }),
             ]
+        case .mendGivenUp(let id, let stage, let attempt, let reason):
+            object = [
+                "event": "mend_given_up", "item": .string(id), "stage": .string(stage), "attempt": .number(Double(attempt)),
+                "reason": .string(reason),
+            ]
         case .itemFailed(let f):
             object = [
                 "event": "item_failed", "item": .string(f.id), "stage": .string(f.stage), "context": .string(f.context),
@@ -71,6 +76,8 @@ final class TextEventSink: EngineEventSink {
             Console.error("done   \(r.id)\(r.cached ? " (cached)" : "")  attempts \(r.attempts)  tokens \(r.usage.totalTokens)")
         case .itemRepairing(let id, _, let attempt, let errors):
             Console.error("repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
+        case .mendGivenUp(let id, _, let attempt, let reason):
+            Console.error("mend   \(id) (attempt \(attempt)) given up: \(reason)")
         case .itemFailed(let failure):
             Console.error("FAILED \(failure)")
         case .provider(let id, let message):
@@ -150,7 +157,7 @@ final class TerminalProgressSink: EngineEventSink {
                 s.messages.append("repairing \(id) (attempt \(attempt)): \(errors.first ?? "")")
             case .provider(let id, let message):
                 s.messages.append("\(id): \(message)")
-            case .warning:
+            case .warning, .mendGivenUp:
                 break
             }
             let now = ContinuousClock.now

@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternPipeline
 
 /// The closing lines of `lectern run` after the totals: how the items fared, what was flagged,
@@ -13,6 +14,31 @@ enum RunSummary {
         var lines = [
             "  model answers: \(quality.validAtFirstAttempt) valid at the first attempt, \(quality.repaired) after repair; failed items: \(quality.failed)"
         ]
+        // The bundle's quality.json, when one was written: which checks refused answers, and
+        // what the lint of the whole bank flagged.
+        if let report = result.quality {
+            let refusing = report.checks.filter { $0.refusals > 0 }
+            if !refusing.isEmpty {
+                lines.append(
+                    "  refused by: " + refusing.map { "\($0.check.rawValue) \($0.refusals)× (\($0.repaired) repaired, \($0.failed) failed)" }.joined(separator: ", "))
+            }
+            if let bank = report.bank, !bank.flagged.isEmpty {
+                let shown = bank.flagged.prefix(itemsShown).map { "\($0.id): \($0.problems.first ?? "")" }.joined(separator: "; ")
+                lines.append(
+                    "  bank lint: \(bank.flagged.count) of \(bank.items) questions flagged (\(shown)\(bank.flagged.count > itemsShown ? " …" : ""); all in quality.json)")
+            }
+        }
+        // Blind solving, per stage: the accepted questions whose key a solver picked without
+        // seeing it (from the items' reports, so a run that wrote no bundle says it too).
+        var solved: [String: BlindSolveTally] = [:]
+        for report in result.reports.values where report.blindSolve.asked > 0 {
+            solved[report.stage, default: BlindSolveTally()] = solved[report.stage, default: BlindSolveTally()] + report.blindSolve
+        }
+        if !solved.isEmpty {
+            lines.append(
+                "  blind solving, the key picked: "
+                    + solved.keys.sorted().map { "\($0) \(solved[$0]!.agreed) of \(solved[$0]!.asked)" }.joined(separator: ", "))
+        }
         if quality.warnings.isEmpty {
             lines.append("  warnings: none")
         } else {

@@ -49,6 +49,8 @@ public struct JobSpec: Sendable, Hashable {
     public var model: ModelSpec
     public var budget: BudgetSpec
     public var repair: RepairSpec
+    /// How multiple-choice answers are checked beyond the validators (blind solving).
+    public var review: ReviewSpec
     /// The kind-specific part.
     public var content: JobContent
     /// The directory relative paths in the spec (a corpus) are resolved against; not part of
@@ -57,8 +59,10 @@ public struct JobSpec: Sendable, Hashable {
 
     public init(
         id: String, version: String, language: String, description: String, audience: String, variant: String?, tone: ToneSpec,
-        model: ModelSpec, budget: BudgetSpec, repair: RepairSpec, content: JobContent, baseDirectory: URL? = nil
+        model: ModelSpec, budget: BudgetSpec, repair: RepairSpec, review: ReviewSpec = ReviewSpec(), content: JobContent,
+        baseDirectory: URL? = nil
     ) {
+        self.review = review
         self.id = id; self.version = version; self.language = language; self.description = description; self.audience = audience
         self.variant = variant; self.tone = tone; self.model = model; self.budget = budget; self.repair = repair; self.content = content
         self.baseDirectory = baseDirectory
@@ -106,7 +110,7 @@ public struct JobSpec: Sendable, Hashable {
         init(_ spec: JobSpec) { self.spec = spec }
 
         enum Key: String, CodingKey {
-            case kind, id, version, language, description, audience, variant, model, budget, repair, course, exam, quotes, flashcards
+            case kind, id, version, language, description, audience, variant, model, budget, repair, review, course, exam, quotes, flashcards
         }
 
         struct KindPart<Part: Encodable>: Encodable {
@@ -134,6 +138,8 @@ public struct JobSpec: Sendable, Hashable {
             try c.encode(spec.model, forKey: .model)
             try c.encode(spec.budget, forKey: .budget)
             try c.encode(spec.repair, forKey: .repair)
+            // Left out when it is the default, so the hashes of specs written before it existed stand.
+            if spec.review != ReviewSpec() { try c.encode(spec.review, forKey: .review) }
             switch spec.content {
             case .course(let course): try c.encode(KindPart(part: course, tone: spec.tone), forKey: .course)
             case .exam(let exam): try c.encode(KindPart(part: exam, tone: spec.tone), forKey: .exam)
@@ -243,6 +249,26 @@ public struct RepairSpec: Codable, Sendable, Hashable {
     public var maxAttempts: Int
 
     enum CodingKeys: String, CodingKey { case maxAttempts = "max_attempts" }
+}
+
+/// Blind solving: each multiple-choice answer is put, without its key and feedback and with its
+/// options in another order, to a solver — the job's model, or `model` on the same provider — and
+/// an answer the solver does not key the same way is asked again; after the last attempt it is
+/// kept and reported.
+public struct ReviewSpec: Codable, Sendable, Hashable {
+    public var blindSolve: Bool
+    /// The solver's model name; nil: the job's model.
+    public var model: String?
+
+    public init(blindSolve: Bool = true, model: String? = nil) {
+        self.blindSolve = blindSolve
+        self.model = model
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case blindSolve = "blind_solve"
+        case model
+    }
 }
 
 /// An inclusive size range from the spec.

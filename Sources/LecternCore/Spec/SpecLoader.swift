@@ -11,7 +11,7 @@ public struct SpecLoader: Sendable {
     }
 
     /// The keys every kind shares, read once here.
-    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "tone", "model", "budget", "repair"]
+    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "tone", "model", "budget", "repair", "review"]
 
     /// The spec reader of each kind that runs. A kind plugs in here and in LecternPipeline's
     /// `JobKinds`.
@@ -97,6 +97,7 @@ public struct SpecLoader: Sendable {
         let model = readModel(top, reader: reader)
         let budget = readBudget(top)
         let repair = readRepair(top)
+        let review = readReview(top, model: model, reader: reader)
 
         let t = top.mapping("tone", known: ["preset", "presets", "text"])
         t?.finish()
@@ -107,7 +108,7 @@ public struct SpecLoader: Sendable {
         guard let id, let description, let model, let content else { return nil }
         return JobSpec(
             id: id, version: version, language: language, description: description, audience: audience, variant: variant, tone: tone,
-            model: model, budget: budget, repair: repair, content: content, baseDirectory: baseDirectory?.standardizedFileURL)
+            model: model, budget: budget, repair: repair, review: review, content: content, baseDirectory: baseDirectory?.standardizedFileURL)
     }
 
     static func isLanguageTag(_ text: String) -> Bool {
@@ -218,6 +219,20 @@ public struct SpecLoader: Sendable {
         let b = top.mapping("budget", known: ["max_cost_usd"])
         b?.finish()
         return BudgetSpec(maxCostUSD: b?.double("max_cost_usd", range: 0...100_000))
+    }
+
+    func readReview(_ top: MappingReader, model: ModelSpec?, reader: SpecReader) -> ReviewSpec {
+        let r = top.mapping("review", known: ["blind_solve", "model"])
+        r?.finish()
+        let solver = r?.string("model", maxLength: 200)
+        // The local provider starts one server with one model a run: a second name would be
+        // answered by the job's model and counted under the other's.
+        if let solver, let model, model.provider == .local, solver != model.name {
+            reader.report(
+                "'review.model' is '\(solver)', but the local provider runs one model a run ('\(model.name)')", at: r?.node("model"),
+                hint: "leave 'review.model' out (the job's model solves), or name a model on a provider that serves several (openai, anthropic)")
+        }
+        return ReviewSpec(blindSolve: r?.bool("blind_solve") ?? true, model: solver)
     }
 
     func readRepair(_ top: MappingReader) -> RepairSpec {

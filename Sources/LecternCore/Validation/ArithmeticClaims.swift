@@ -115,19 +115,33 @@ public enum ArithmeticClaims {
 /// A sentence can show arithmetic that it does not assert: a mistake it warns about ("a common
 /// mistake is 1/2 + 1/3 = 2/5"), a distractor it explains, a sum in another base ("1 + 1 = 10
 /// in binary") or a clock. Claims in such a sentence are not read.
+///
+/// A negation sets aside only the claim's own clause, or a sentence that it judges ("…, but that
+/// is not right"): "if you do not pick a blue ball, the chance is C(5,1)/C(8,2) = 5/7" still
+/// asserts its arithmetic.
 enum SentenceContext {
     static let settingAsideWords: Set<String> = [
         // Mistakes shown as mistakes.
         "wrong", "wrongly", "incorrect", "incorrectly", "mistake", "mistakes", "mistaken", "mistakenly", "erroneous", "erroneously",
-        "false", "falsely", "not", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "cannot", "can't", "never",
-        "instead", "rather", "misconception", "misconceptions", "pitfall", "trap", "typo", "fallacy", "misleading", "invalid",
-        "flawed", "faulty", "suppose", "supposing", "hypothetically", "claims", "claimed", "thinks", "believes", "pretend",
+        "false", "falsely", "instead", "rather", "misconception", "misconceptions", "pitfall", "trap", "typo", "fallacy", "misleading",
+        "invalid", "flawed", "faulty", "suppose", "supposing", "hypothetically", "claims", "claimed", "thinks", "believes", "pretend",
         "distractor", "distractors", "incorrectness", "nonsense", "absurd", "contradiction",
         // Other arithmetics.
         "binary", "base", "hexadecimal", "hex", "octal", "mod", "modulo", "modular", "clock", "o'clock", "xor", "bitwise",
         "overflow", "overflows", "wraps",
-        // The same in Arabic: mistake, wrong, not, other than.
-        "خطأ", "خاطئ", "خاطئة", "أخطاء", "ليس", "ليست", "غير", "لا",
+        // The same in Arabic: mistake, wrong, other than.
+        "خطأ", "خاطئ", "خاطئة", "أخطاء", "غير",
+    ]
+    /// Negations: they set aside the clause they stand in, or the sentence when a verdict follows.
+    static let negations: Set<String> = [
+        "not", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "cannot", "can't", "never",
+        // Arabic: is not, not.
+        "ليس", "ليست", "لا",
+    ]
+    /// Words after a negation that make it a verdict on the sentence ("that is not correct").
+    static let verdicts: Set<String> = [
+        "correct", "right", "true", "valid", "accurate", "equal", "exact", "exactly", "so", "possible", "allowed", "how", "what", "quite",
+        "صحيح", "صحيحة",
     ]
     /// How far to look each way for the sentence's ends.
     private static let reach = 400
@@ -137,21 +151,55 @@ enum SentenceContext {
         while start > 0 && range.lowerBound - start < reach && !endsSentence(s, before: start) { start -= 1 }
         var end = range.upperBound
         while end < s.count && end - range.upperBound < reach && !endsSentence(s, before: end + 1) { end += 1 }
+        var clauseStart = range.lowerBound
+        while clauseStart > start && !endsClause(s, at: clauseStart - 1) { clauseStart -= 1 }
+        var clauseEnd = range.upperBound
+        while clauseEnd < end && !endsClause(s, at: clauseEnd) { clauseEnd += 1 }
+        let words = words(s, start..<min(end + 1, s.count))
+        for (index, word) in words.enumerated() {
+            if settingAsideWords.contains(word.text) { return true }
+            guard negations.contains(word.text) else { continue }
+            if word.start >= clauseStart && word.start <= clauseEnd { return true }
+            if index + 1 < words.count, verdicts.contains(words[index + 1].text) { return true }
+        }
+        return false
+    }
+
+    /// The words of `s[range]`, lowercased, with where each starts.
+    private static func words(_ s: [Unicode.Scalar], _ range: Range<Int>) -> [(text: String, start: Int)] {
+        var words: [(text: String, start: Int)] = []
         var word = ""
-        for c in s[start..<min(end + 1, s.count)] {
+        var wordStart = range.lowerBound
+        for i in range {
+            let c = s[i]
             if c.properties.isAlphabetic || (c == "'" || c == "\u{2019}") && !word.isEmpty {
+                if word.isEmpty { wordStart = i }
                 word.unicodeScalars.append(c == "\u{2019}" ? "'" : c)
                 continue
             }
-            if settingAsideWords.contains(word.lowercased()) { return true }
+            if !word.isEmpty { words.append((word.lowercased(), wordStart)) }
             word = ""
         }
-        return settingAsideWords.contains(word.lowercased())
+        if !word.isEmpty { words.append((word.lowercased(), wordStart)) }
+        return words
+    }
+
+    /// A clause ends at ",", ";" or ":" followed by a space or a line end (not "1,000" nor "3:2"),
+    /// at a dash set apart by spaces, or at the Arabic comma and semicolon.
+    private static func endsClause(_ s: [Unicode.Scalar], at index: Int) -> Bool {
+        let c = s[index]
+        if c == "\u{060C}" || c == "\u{061B}" { return true }
+        let next = index + 1 < s.count ? s[index + 1] : " "
+        let spaced = next == " " || next == "\n"
+        if c == "," || c == ";" || c == ":" { return spaced }
+        if c == "\u{2014}" || c == "\u{2013}" { return spaced && index > 0 && s[index - 1] == " " }
+        return false
     }
 
     /// A sentence ends before `index` after ". ", "! ", "? " (not a decimal point) or a blank line.
     private static func endsSentence(_ s: [Unicode.Scalar], before index: Int) -> Bool {
-        guard index >= 2, index <= s.count else { return true }
+        guard index > 0, index <= s.count else { return true }
+        guard index >= 2 else { return false }  // the text's first character begins its first word
         let mark = s[index - 2]
         let after = s[index - 1]
         if mark == "\n" && after == "\n" { return true }
@@ -687,7 +735,7 @@ struct ClaimReader {
 
     private static func startsOperand(_ kind: TokenKind) -> Bool {
         switch kind {
-        case .number, .open, .fraction, .binomial, .texRoot, .radical, .binomialFunction, .rootFunction, .cubeRootFunction, .nthRootFunction, .opaque, .pi:
+        case .number, .open, .fraction, .binomial, .texRoot, .radical, .binomialFunction, .permutationFunction, .rootFunction, .cubeRootFunction, .nthRootFunction, .opaque, .pi:
             true
         default: false
         }

@@ -207,7 +207,7 @@ struct ArithmeticParser {
         let token = tokens[index]
         if prose && token.spaced { return false }
         switch token.kind {
-        case .open(.round), .open(.square), .texRoot, .radical, .binomial, .binomialFunction, .rootFunction, .cubeRootFunction,
+        case .open(.round), .open(.square), .texRoot, .radical, .binomial, .binomialFunction, .permutationFunction, .rootFunction, .cubeRootFunction,
             .nthRootFunction, .pi:
             return end != .percent
         case .fraction:
@@ -314,6 +314,12 @@ struct ArithmeticParser {
             guard expect(.open(.round)), let n = expression(), expect(.comma), let k = expression(), expect(.close(.round)) else { return nil }
             end = .group
             return .binomial(n, k)
+        case .permutationFunction:
+            // P(n, k) = C(n, k) × k!.
+            index += 1
+            guard expect(.open(.round)), let n = expression(), expect(.comma), let k = expression(), expect(.close(.round)) else { return nil }
+            end = .group
+            return ArithmeticNode.chain(.binomial(n, k), [ArithmeticNode.Step(operation: .multiply, operand: .factorial(k))])
         case .rootFunction:
             index += 1
             guard expect(.open(.round)), let radicand = expression(), expect(.close(.round)) else { return nil }

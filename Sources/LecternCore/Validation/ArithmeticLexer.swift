@@ -39,6 +39,9 @@ enum TokenKind: Hashable, Sendable {
     case radical(Int)
     /// `C(` (n, k) and `sqrt(` (x) written as functions.
     case binomialFunction, rootFunction
+    /// `P(` (n, k): the permutations of k of n things, n! / (n − k)!. Only before two whole numbers
+    /// ("P(5, 3)"); P(A) and P(X = 5) are probabilities and stay opaque.
+    case permutationFunction
     /// `cbrt(` (x) and `root(` (x, n), read outside prose only (the solution syntax).
     case cubeRootFunction, nthRootFunction
     /// π: `π` and `\pi`, and `pi` outside prose. Read outside prose only: in running text a
@@ -337,6 +340,10 @@ struct ArithmeticLexer {
             emit(.binomialFunction, from: start)
             return
         }
+        if word == "P" && current == "(" && wholeNumberPair(from: position) {
+            emit(.permutationFunction, from: start)
+            return
+        }
         if word.lowercased() == "sqrt" && current == "(" {
             emit(.rootFunction, from: start)
             return
@@ -363,6 +370,23 @@ struct ArithmeticLexer {
         } else {
             emitBoundary(word, from: start)
         }
+    }
+
+    /// Whether the text at `offset` reads "(n, k)" with whole numbers n and k.
+    private func wholeNumberPair(from offset: Int) -> Bool {
+        var at = offset
+        guard char(at) == "(" else { return false }
+        at += 1
+        for closing in [",", ")"] as [Unicode.Scalar] {
+            while let c = char(at), Self.isSpace(c) { at += 1 }
+            let digits = at
+            while Self.isDigit(char(at)) { at += 1 }
+            guard at > digits else { return false }
+            while let c = char(at), Self.isSpace(c) { at += 1 }
+            guard char(at) == closing else { return false }
+            at += 1
+        }
+        return true
     }
 
     // MARK: Symbols

@@ -323,10 +323,13 @@ public enum BankLint {
             if item.prompt.trimmed.isEmpty { problems.append("the prompt is empty") }
             problems += checkOptionCount(item.options.count)
             let choices = item.options.map { Choice(text: $0.text, correct: $0.correct, feedback: $0.feedback ?? "") }
+            // Feedback is checked (distinct, agreeing with the key) when every option has some.
             problems += QuestionRules.checkMultipleChoice(
                 prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
-                language: language, requiresFeedback: false
+                language: language, requiresFeedback: choices.allSatisfy { !$0.feedback.trimmed.isEmpty }, explanation: item.explanation
             ).errors.map(\.message)
+            problems += ExamRules.aboutTheItemIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.message)
+            problems += ExamRules.unfinishedIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.message)
             let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
             if let format {
                 problems += ExamRules.formatIssues(
@@ -496,7 +499,10 @@ public enum BankLint {
     ///
     /// With `lecture` (a lecture's Markdown by its bundle-relative path), each topic's lecture is
     /// checked too, as `lecture/s01-t01`: its stage's rules, and Python code that does not run
-    /// (`CodeStructure`); a lecture the course names and `lecture` cannot give is flagged.
+    /// (`CodeStructure`); a lecture the course names and `lecture` cannot give is flagged; and
+    /// each of its questions is held to its lecture as the pipeline holds it: no pasted stretch
+    /// (`QuestionRules.checkNotCopied`), no technical term the lecture does not teach
+    /// (`QuestionRules.checkTaught`).
     /// Explanations, feedback and reference answers, which assert what they say, are held to
     /// code that runs in any case.
     public static func check(_ course: Course, language: String? = nil, lecture: ((String) -> String?)? = nil) -> BankReport {
@@ -511,42 +517,51 @@ public enum BankLint {
         var inTopic = NearDuplicateIndex()
         var inCourse = NearDuplicateIndex(threshold: 0.8)
         var topicID = ""
+        // The topic's questions so far: one holding another whole repeats it, as the pipeline finds.
+        var topicPrompts: [(id: String, prompt: String)] = []
         var cardFronts: [String: String] = [:]
         func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
             var problems = issues.errors.map(\.message)
             if let prompt {
                 if let earlier = stems.add(prompt, id: id, language: language) {
                     problems.append("the same question as \(earlier)")
-                } else if let earlier = inTopic.firstDuplicate(of: prompt, scope: topicID) ?? inCourse.firstDuplicate(of: prompt) {
+                } else if let earlier = inTopic.firstDuplicate(of: QuestionRules.howForm(prompt), scope: topicID) ?? inCourse.firstDuplicate(of: prompt)
+                    ?? topicPrompts.first(where: {
+                        QuestionRules.holdsTheOther(prompt, $0.prompt, language: language) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
+                    })?.id
+                {
                     problems.append("nearly the same question as \(earlier)")
                 }
-                inTopic.insert(id: id, text: prompt, scope: topicID)
+                topicPrompts.append((id, prompt))
+                inTopic.insert(id: id, text: QuestionRules.howForm(prompt), scope: topicID)
                 inCourse.insert(id: id, text: prompt)
             }
             if !problems.isEmpty { flags.append(.init(id: id, problems: problems)) }
         }
-        /// A multiple-choice question's options are distinct answers with feedback of their own,
-        /// and its stem asks one question; what it asserts shows code that runs.
-        func distinct(
-            _ prompt: String, _ options: [Choice]?, explanation: String, referenceAnswer: String? = nil, label: String = ""
-        ) -> [ValidationIssue] {
-            var issues: [ValidationIssue] = []
-            if let options, !options.isEmpty {
-                issues += QuestionRules.checkOneQuestion("prompt", prompt) + QuestionRules.checkDistinctOptions(options, language: language)
-            }
-            var asserted = [("explanation", explanation)]
-            if let referenceAnswer { asserted.append(("reference_answer", referenceAnswer)) }
-            for (index, option) in (options ?? []).enumerated() { asserted.append(("option \(index + 1)'s feedback", option.feedback)) }
-            for (field, text) in asserted {
-                issues += CodeStructure.pythonProblems(text).prefix(3).map { .error(CodeStructure.repairMessage($0, field: field)) }
+        /// What a question asserts (its explanation, reference answer and each option's feedback)
+        /// shows code that runs; its options' distinctness is in the stage rules above.
+        func code(_ question: (explanation: String, referenceAnswer: String?, options: [Choice]?), label: String = "") -> [ValidationIssue] {
+            var asserted = [("explanation", question.explanation)]
+            if let referenceAnswer = question.referenceAnswer { asserted.append(("reference_answer", referenceAnswer)) }
+            for (index, option) in (question.options ?? []).enumerated() { asserted.append(("option \(index + 1)'s feedback", option.feedback)) }
+            let issues = asserted.flatMap { field, text in
+                CodeStructure.pythonProblems(text).prefix(3).map { ValidationIssue.error(CodeStructure.repairMessage($0, field: field)) }
             }
             return label.isEmpty ? issues : issues.map { ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind) }
         }
         var lecturesRead = 0
         for topic in course.subjects.flatMap(\.topics) {
             topicID = topic.id
+            topicPrompts = []
+            // The topic's lecture, when read: a question must not paste it or ask what it does not teach.
+            var taught: String?
+            func grounded(_ prompt: String) -> [ValidationIssue] {
+                guard let taught else { return [] }
+                return QuestionRules.checkNotCopied("prompt", prompt, lecture: taught) + QuestionRules.checkTaught("prompt", prompt, lecture: taught, language: language)
+            }
             if let lecture, let path = topic.lecture?.path {
                 if let markdown = lecture(path) {
+                    taught = markdown
                     lecturesRead += 1
                     let issues =
                         LectureRules.check(markdown, topicTitle: topic.title, language: language)
@@ -562,7 +577,7 @@ public enum BankLint {
                 add(
                     "\(name)/\(topic.id)",
                     QuestionRules.check(question, expectedTopicID: topic.id, language: language)
-                        + distinct(question.prompt, question.options, explanation: question.explanation, referenceAnswer: question.referenceAnswer),
+                        + code((question.explanation, question.referenceAnswer, question.options)) + grounded(question.prompt),
                     prompt: question.prompt)
             }
             for (index, question) in (topic.practice ?? []).enumerated() {
@@ -570,7 +585,7 @@ public enum BankLint {
                 add(
                     String(format: "practice/\(topic.id)/q-%02d", index + 1),
                     PracticeRules.check(question, language: language)
-                        + distinct(question.prompt, question.format == .multipleChoice ? question.options : nil, explanation: question.explanation),
+                        + code((question.explanation, nil, question.format == .multipleChoice ? question.options : nil)) + grounded(question.prompt),
                     prompt: question.prompt)
             }
             for card in topic.flashcards ?? [] {
@@ -596,9 +611,8 @@ public enum BankLint {
                 add(
                     "reinforcement/\(topic.id)/level-\(question.level)",
                     ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language)
-                        + distinct(
-                            question.prompt, question.options, explanation: question.explanation, referenceAnswer: question.referenceAnswer,
-                            label: "the level-\(question.level) question"),
+                        + code((question.explanation, question.referenceAnswer, question.options), label: "the level-\(question.level) question")
+                        + grounded(question.prompt),
                     prompt: question.prompt)
             }
         }

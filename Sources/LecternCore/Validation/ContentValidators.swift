@@ -118,21 +118,56 @@ public enum QuestionRules {
     /// reports an index out of range instead).
     public static let oneCorrectKind = "exactly one option must be correct"
 
+    /// The kind of the warning on a correct option much longer than the others (an error in exams,
+    /// `ExamRules.check`).
+    public static let longKeyKind = "the correct option is much longer than the others"
+    /// What the error on two wrong options with one feedback says of them ("wrong_answers[1] and
+    /// wrong_answers[2] have the same feedback; …"): the runner mends answers refused for it alone
+    /// (`FeedbackMending`).
+    public static let sameFeedback = "have the same feedback"
+    /// The fewest characters a wrong option's feedback has, normalised (`TextKey`), for it to
+    /// count as shared with another's: shorter ones ("No.") are judged by the other rules. The
+    /// check and `FeedbackMending` compare by it alike.
+    public static let sharedFeedbackMinimum = 3
+    /// What the error on a wrong option whose feedback calls it right says of it: mended as
+    /// `sameFeedback` is.
+    public static let callsAWrongAnswerRight = "calls it right, but it is a wrong answer"
+
+    /// Whether a wrong option's `feedback` calls it right ("This is correct because …"; not
+    /// judged in Arabic).
+    public static func feedbackCallsItRight(_ feedback: String, language: String) -> Bool {
+        !TextKey.isArabic(language) && feedback.contains(callsRight)
+    }
+
     /// Checks a multiple-choice question's options against its prompt. `labels` name the options
     /// in messages the way the model wrote them (say "correct_answer", "wrong_answers[2]"); by
     /// default "option 1" … "option N". `optionCount` is the number of options the question must
     /// have (2–6); `requiresFeedback` whether every option needs its feedback (a bank of bare
     /// questions has none).
+    /// `explanation`, when given, is held to the key (`checkKeyAgreesWithWorking`,
+    /// `checkKeyAgreesWithIndexing`).
     public static func checkMultipleChoice(
         prompt: String, options: [Choice], labels: [String]? = nil, optionCount: Int = QuestionRules.optionCount, language: String = "en",
-        requiresFeedback: Bool = true
+        requiresFeedback: Bool = true, explanation: String? = nil
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
+        if let explanation {
+            issues += checkKeyAgreesWithWorking(options: options, explanation: explanation)
+                + checkKeyAgreesWithIndexing(prompt: prompt, options: options, explanation: explanation)
+        }
         let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
         if !optionCounts.contains(optionCount) {
             issues.append(.error("a multiple-choice question has 2 to 6 options; \(optionCount) were asked for"))
         } else if options.count != optionCount {
             issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)"))
+        }
+        // An option that announces what it then does not give: "To find out what's inside a
+        // dictionary, you use its key. For example:" (the local model's four options, each so).
+        for (label, option) in zip(labels, options) where option.text.trimmed.hasSuffix(":") {
+            issues.append(
+                .error(
+                    "\(label) ends with a colon and nothing after it ('…\(option.text.trimmed.suffix(40))'): an option is a whole answer; finish it, or leave out what announces more"
+                ))
         }
         let correct = options.filter(\.correct)
         if correct.count != 1 {
@@ -175,12 +210,29 @@ public enum QuestionRules {
                 issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong"))
             }
         }
+        issues += distinctnessIssues(options: options, keys: keys, labels: labels, requiresFeedback: requiresFeedback, language: language)
+        issues += formIssues(prompt: prompt, options: options, keys: keys, labels: labels, language: language)
         if correct.count == 1, let answer = correct.first {
             let key = TextKey.normalize(answer.text, language: language)
             // An answer of a word or two can legitimately appear in a question; a longer one
             // quoted in the prompt gives the answer away.
             if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'"))
+            }
+            if !TextKey.isArabic(language) {
+                let answerWords = Set(TextKey.significantWords(answer.text, language: language).map(FlashcardRules.stem))
+                let promptWords = Set(TextKey.significantWords(prompt, language: language).map(FlashcardRules.stem))
+                // The key's words are the question's, and most of them: "The `if` statement tells
+                // the computer to look at a value and decide what to do next" for "how does the
+                // `if` statement tell the computer to look at a value and decide what to do next?"
+                // (a key naming a few of a long question's words answers it: "On any General or
+                // Technician class band segment").
+                if answerWords.count >= 4 && answerWords.isSubset(of: promptWords) && answerWords.count * 10 >= promptWords.count * 6 {
+                    issues.append(
+                        .error(
+                            "the correct option ('\(answer.text.trimmed)') only repeats the question's own words; it must answer the question with what the question does not already say"
+                        ))
+                }
             }
             let others = options.filter { !$0.correct }.map(\.text.count)
             if !others.isEmpty {
@@ -189,7 +241,7 @@ public enum QuestionRules {
                     issues.append(
                         .warning(
                             "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away",
-                            kind: "the correct option is much longer than the others"))
+                            kind: longKeyKind))
                 }
             }
         }
@@ -218,10 +270,10 @@ public enum QuestionRules {
             var seen: [String: Int] = [:]
             for (index, option) in options.enumerated() where !option.correct {
                 let feedback = TextKey.normalize(option.feedback, language: language)
-                guard feedback.count >= 3 else { continue }
+                guard feedback.count >= sharedFeedbackMinimum else { continue }
                 if let first = seen[feedback] {
                     issues.append(
-                        .error("\(labels[first]) and \(labels[index]) have the same feedback; each wrong answer's feedback says why that answer is wrong"))
+                        .error("\(labels[first]) and \(labels[index]) \(sameFeedback); each wrong answer's feedback says why that answer is wrong"))
                 } else {
                     seen[feedback] = index
                 }
@@ -232,7 +284,7 @@ public enum QuestionRules {
                     if contradicts {
                         issues.append(
                             .error(
-                                "\(labels[index])'s feedback ('\(option.feedback.prefix(100))') calls it \(option.correct ? "wrong" : "right"), but it is \(option.correct ? "the correct answer" : "a wrong answer"): "
+                                "\(labels[index])'s feedback ('\(option.feedback.prefix(100))') \(option.correct ? "calls it wrong, but it is the correct answer" : callsAWrongAnswerRight): "
                                     + "the feedback says why this answer is \(option.correct ? "right" : "wrong")"))
                     }
                 }
@@ -241,13 +293,58 @@ public enum QuestionRules {
         return issues
     }
 
+    /// A question and options that do not make a multiple-choice question, as the local model
+    /// wrote one: "Can you explain what the sentence '…' means?" with the options "Yes", "No",
+    /// "The sentence is too short" and "The sentence doesn't make sense as a multiple-choice
+    /// question". Refused: a stem asking for the learner's own words (options cannot be their
+    /// words); "Yes" and "No" beside other options (a yes/no question has two answers, not four);
+    /// an option about the question itself. English only.
+    static func formIssues(prompt: String, options: [Choice], keys: [String], labels: [String], language: String) -> [ValidationIssue] {
+        guard !TextKey.isArabic(language), language.lowercased().hasPrefix("en") || language.isEmpty else { return [] }
+        var issues: [ValidationIssue] = []
+        let prose = prose(prompt)
+        if let match = prose.firstMatch(of: Self.asksForOwnWords) {
+            issues.append(
+                .error(
+                    "the question asks for the learner's own words ('\(String(match.output.0).trimmed)'), which options cannot be: ask which option is right, or make it a free-text question"
+                ))
+        }
+        let yesNo = Set(keys.filter { ["yes", "no"].contains($0) })
+        if yesNo.count == 2 && options.count > 2 {
+            issues.append(
+                .error(
+                    "'Yes' and 'No' stand beside \(options.count - 2) other option\(options.count == 3 ? "" : "s"): a yes/no question has two answers; ask what, which or how, with \(options.count) answers of the same kind"
+                ))
+        }
+        for (index, option) in options.enumerated() where option.text.firstMatch(of: Self.announcesItsKey) != nil {
+            issues.append(
+                .error(
+                    "\(labels[index]) ('\(option.text.trimmed.prefix(80))') says whether it is the answer; an option is only the answer itself — why it is right or wrong goes in its feedback"
+                ))
+        }
+        for (index, option) in options.enumerated() where option.text.firstMatch(of: Self.aboutTheQuestion) != nil {
+            issues.append(
+                .error("\(labels[index]) ('\(option.text.trimmed)') is about the question, not an answer to it; every option answers the question"))
+        }
+        return issues
+    }
+
+    nonisolated(unsafe) static let asksForOwnWords = /(?i)\b(in|using|with) your own words\b/
+    nonisolated(unsafe) static let announcesItsKey =
+        /(?i)^\s*(the\s+|this\s+is\s+the\s+|a\s+)?(correct|right|wrong|incorrect)\s+(answer|option|choice)\s*((is|would be)?\s*[:\-–]|(is|would be)\s+that\b|says\b)/
+    nonisolated(unsafe) static let aboutTheQuestion =
+        /(?i)\b(multiple[- ]choice question|(this|the) (question|sentence|statement) (is too (short|long|vague)|does ?n[o']t make sense|makes no sense|is (not|n't) a (question|sentence)|cannot be answered|has no (answer|correct answer)))\b/
+
     /// Feedback that calls its option right ("This answer is also correct", "While this is true"),
     /// which a wrong option's must not do; and feedback that calls it wrong, which the correct
     /// option's must not do. English wording only.
-    /// An opening "Right" qualified in its own sentence ("Right idea, but …", "Yes, it loops, but
-    /// …") does not call the option right.
+    /// An opening "You're right!", "That's correct" or "True!" calls it right too (the local
+    /// model's feedback on two wrong options about `elif`). An opening "Right" qualified in its own
+    /// sentence ("Right idea, but …", "Yes, it loops, but …", "True, but …") does not. So does
+    /// "The statement 'To establish territorial claims' is correct as it relates to the text",
+    /// the option quoted before "is correct" (the local model's feedback on a reading question).
     nonisolated(unsafe) static let callsRight =
-        /(?i)^\s*(correct|right|yes)\b(?!\s+(idea|direction|track|thought|approach|start|instinct|intuition|question|place)\b)(?![^.!?]*\bbut\b)|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b/
+        /(?i)^\s*((correct|right|yes)\b(?!\s+(idea|direction|track|thought|approach|start|instinct|intuition|question|place)\b)|(you're|you are|you’re|that's|that’s|exactly) (right|correct)\b|(true|exactly)\s*[!,.])(?![^.!?]*\bbut\b)|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\b(answer|option|statement|choice)\s+(['"“‘][^'"”’]{1,160}['"”’])\s+is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b|\b(this|that|it)( answer| option| statement)? is (also |directly |clearly )?(supported|stated|confirmed) (by|in) the (passage|text|source)\b/
     nonisolated(unsafe) static let callsWrong =
         /(?i)^\s*(incorrect|wrong|no)\b|\b(this|that|it)( answer| option| statement)? is (incorrect|wrong|false|not correct)\b/
 
@@ -258,8 +355,11 @@ public enum QuestionRules {
     /// "1:4"). Paraphrases in other words are left to blind solving.
     public static func restates(_ a: String, _ b: String, language: String) -> Bool {
         func words(_ text: String) -> [String] {
-            // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers.
-            TextKey.normalize(text, language: language).split(whereSeparator: \.isWhitespace)
+            // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers. So is a
+            // code negation, which the punctuation trimmed below would drop: `if !is_broken` is
+            // not `if is_broken:`, nor `x != 5` `x = 5`.
+            let negations = text.replacing("!=", with: " ≠ ").replacing(/!(?=[A-Za-z_(])/, with: "not ")
+            return TextKey.normalize(negations, language: language).split(whereSeparator: \.isWhitespace)
                 .compactMap { raw in
                     var word = String(raw).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟"))
                     if ["a", "an", "the"].contains(word) { return nil }
@@ -274,15 +374,6 @@ public enum QuestionRules {
         return !x.isEmpty && x == words(b)
     }
 
-    /// `distinctnessIssues` of a multiple-choice question's options with feedback, named "option
-    /// 1" …: `lectern check`'s rule for course.json. (Not yet part of `checkMultipleChoice`, which
-    /// the stages share: the recorded examples must first be recorded again under it.)
-    public static func checkDistinctOptions(_ options: [Choice], language: String = "en") -> [ValidationIssue] {
-        let keys = options.map { TextKey.normalize($0.text, language: language) }
-        return distinctnessIssues(
-            options: options, keys: keys, labels: options.indices.map { "option \($0 + 1)" }, requiresFeedback: true, language: language)
-    }
-
     /// Checks a whole engagement or bonus question.
     /// `optionLabels`, `optionCount` and `language` as in `checkMultipleChoice`.
     public static func check(
@@ -295,11 +386,20 @@ public enum QuestionRules {
         }
         issues += checkLength("prompt", question.prompt, 10...1_500)
         issues += checkNoHeading("prompt", question.prompt)
+        issues += checkFinished("prompt", question.prompt)
+        issues += checkAskedOfTheLearner("prompt", question.prompt)
+        issues += checkLearnerTexts(
+            prompt: ("prompt", question.prompt),
+            after: [("explanation", question.explanation), ("reference_answer", question.referenceAnswer ?? "")]
+                + feedbackFields(question.options, labels: optionLabels))
         issues += checkLength("explanation", question.explanation, 20...3_000)
+        issues += checkNoMissingMedium("explanation", question.explanation)
         switch question.format {
         case .multipleChoice:
+            issues += checkOneQuestion("prompt", question.prompt)
             issues += checkMultipleChoice(
-                prompt: question.prompt, options: question.options ?? [], labels: optionLabels, optionCount: optionCount, language: language)
+                prompt: question.prompt, options: question.options ?? [], labels: optionLabels, optionCount: optionCount, language: language,
+                explanation: question.explanation)
         case .freeText:
             if (question.referenceAnswer ?? "").trimmed.count < 10 {
                 issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
@@ -351,15 +451,464 @@ public enum QuestionRules {
     /// you use values in programming to help you manage your piggy bank?", with options answering
     /// the first. Question marks in code (fenced or inline) and in math are not counted.
     public static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
-        let prose = TextIntegrity.outsideFencedCode(text).replacing(/`[^`\n]*`/, with: " ").replacing(/\$\$?[^$]*\$\$?/, with: " ")
+        // A question quoted inside the stem ("If someone asks 'What is this?', what would you
+        // say?") is part of the one question: a mark right before a closing quote does not end it.
+        let prose = prose(text).replacing(/\$\$?[^$]*\$\$?/, with: " ")
+            .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
         let questions = prose.matches(of: /[^.!?؟\n]*[?؟]/).map { String($0.output).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
         guard questions.count > 1 else { return [] }
         let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")
         return [
             .error(
-                "'\(field)' asks \(questions.count) questions (\(quoted)\(questions.count > 3 ? ", …" : "")): a multiple-choice question asks one question, which its options answer"
+                "'\(field)' asks \(questions.count) questions (\(quoted)\(questions.count > 3 ? ", …" : "")): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one"
             )
         ]
+    }
+
+    /// A text's prose: its fenced code blocks' lines left empty and its inline code blanked, so a
+    /// check of wording does not read code.
+    static func prose(_ text: String) -> String {
+        TextIntegrity.outsideFencedCode(text).replacing(/`[^`\n]*`/, with: " ")
+    }
+
+    /// What a course question's prompt is held to as a question put to a learner who read the
+    /// lecture: no video or instructor the course lacks, not the lecture's voice, and (`asks`)
+    /// something asked, the question last. A true/false statement is not a question: `asks` false.
+    public static func checkAskedOfTheLearner(_ field: String, _ prompt: String, asks: Bool = true) -> [ValidationIssue] {
+        checkNoMissingMedium(field, prompt) + checkNotLectureVoice(field, prompt) + checkShowsItsCode(field, prompt)
+            + (asks ? checkAsksSomething(field, prompt) + checkQuestionLast(field, prompt) : [])
+    }
+
+    /// A question that points at code shows it. The local model's python-basics pool questions
+    /// read "What does this line of code mean? The string 'Alice' will be stored in the variable
+    /// named 'myName'." and "In the following code, what will be printed to the console?", with
+    /// no code in them at all; a learner has nothing to read. A prompt that says "this code",
+    /// "the following code", "this line of code", "the code above" … holds code: a block or an
+    /// inline span.
+    /// Whether one question holds the other whole (compared by `TextKey`, with quotation marks and
+    /// backticks set aside: a name quoted or in code is the same name): the local model wrote the
+    /// engagement question again with sentences after it, and python-basics' level-4 pool question
+    /// was its level-3 question with `apples` written 'apples' and the last sentence left out.
+    /// Texts of fewer than 12 characters only when equal.
+    public static func holdsTheOther(_ a: String, _ b: String, language: String = "en") -> Bool {
+        let unquoted = { (text: String) in TextKey.normalize(text, language: language).filter { !"`'\"‘’“”".contains($0) } }
+        let (x, y) = (unquoted(a), unquoted(b))
+        guard x != y else { return true }
+        guard min(x.count, y.count) >= 12 else { return false }
+        return x.contains(y) || y.contains(x)
+    }
+
+    /// Whether two questions show the same code and ask what it does (what happens, what it prints
+    /// or outputs, its result or value): python-basics' level-2 and level-3 pool questions both
+    /// showed `myName = 'Alice'` and `print(myName)` and asked "what will happen", in other words
+    /// (`NearDuplicate` reads "executed" and "execute" as two words). Code is compared with its
+    /// white space set aside, fences and backticks out; at least 12 characters of it.
+    public static func asksTheSameCode(_ a: String, _ b: String) -> Bool {
+        func code(_ text: String) -> String {
+            let fenced = text.matches(of: /```[A-Za-z0-9_+-]*\s([\s\S]*?)```/).map { String($0.output.1) }
+            let inline = text.replacing(/```[A-Za-z0-9_+-]*\s[\s\S]*?```/, with: " ").matches(of: /`([^`\n]+)`/).map { String($0.output.1) }
+            return (fenced + inline).joined().filter { !$0.isWhitespace }
+        }
+        let asksWhatItDoes = /(?i)\b(happens?|print(s|ed)?|outputs?|display(s|ed)?|results?|value)\b/
+        let (x, y) = (code(a), code(b))
+        return x.count >= 12 && x == y && prose(a).firstMatch(of: asksWhatItDoes) != nil && prose(b).firstMatch(of: asksWhatItDoes) != nil
+    }
+
+    /// A question asking for the way to do something, in the form two stems are compared in
+    /// (`NearDuplicate` keeps "how" and "what" questions apart): "What is the correct way to look
+    /// up a value in a dictionary?" asks what "How do you look up a value in a dictionary?" asks —
+    /// python-collections' practice questions 2 and 4 on dictionaries.
+    public static func howForm(_ prompt: String) -> String {
+        prompt.replacing(/(?i)^\s*what (is|are) the ((correct|best|right|proper|usual|easiest) )?ways? to\s+/, with: "How do you ")
+    }
+
+    /// A question asking what a named list, dictionary or variable holds (python-collections'
+    /// "What is the first item in the list `my_list`?": its item, element or value by position, how
+    /// many, its length) shows it: an assignment to the name (`my_list = …`) or a code block. What
+    /// a method does to `my_list` needs no contents, and is not held to this.
+    public static func checkShowsItsCode(_ field: String, _ text: String) -> [ValidationIssue] {
+        if !text.contains("```"), let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil {
+            let name = String(named.output.2)
+            let assigned = text.range(of: #"\b\#(name)\s*(=|\+=)[^=]"#, options: .regularExpression) != nil
+            if !assigned {
+                return [
+                    .error(
+                        "'\(field)' asks about code it does not show ('\(String(named.output.0))' without what it holds): put the code in the question, in a ```python block, or ask without pointing at code"
+                    )
+                ]
+            }
+        }
+        guard !text.contains("`"), let match = text.firstMatch(of: Self.pointsAtCode) else { return [] }
+        return [
+            .error(
+                "'\(field)' asks about code it does not show ('\(String(match.output.0))'): put the code in the question, in a ```python block, or ask without pointing at code"
+            )
+        ]
+    }
+
+    nonisolated(unsafe) static let asksContents =
+        /(?i)\b((first|last|second|third|fourth|fifth|\d+(st|nd|rd|th)) (item|element|value|entry|key)|how many (items|elements|values|entries|keys)|length of|value (of|stored under) the key)\b/
+    nonisolated(unsafe) static let namedObject = /(?i)\bthe (list|dictionary|dict|tuple|set|variable|string) `([A-Za-z_][A-Za-z0-9_]*)`/
+
+    nonisolated(unsafe) static let pointsAtCode =
+        /(?i)\b(this|the following|the above|the given) (python )?(lines? of code|code snippet|code|snippet)\b|\bthe (python )?(code|code snippet|snippet|program) (above|below)\b/
+
+    /// What the error on a numeric key its own working contradicts says (`checkKeyAgreesWithWorking`).
+    public static let keyAgainstWorking = "is not what the explanation works out"
+
+    /// A numeric key its own working contradicts. The local model keyed "70" for the permutations
+    /// of 8 objects taken 3 at a time while its explanation computed "8! / 5! = 40320 / 120 =
+    /// 336", and keyed 60, 35 and 56 beside "C(10, 4) = 210" in other attempts — and a blind
+    /// solver agreed with one of them. When the key is a number (`ArithmeticClaims.evaluate`) and
+    /// the explanation or the key's feedback works something out (`ArithmeticClaims.claims`), the
+    /// key, or a number written in it, is one of the values worked out ("$\frac{252}{1024}$" beside
+    /// "$\binom{10}{5} = 252$": the working counts what the key divides). Over the recorded
+    /// intro-probability, python-basics, python-collections and world-geography answers (510
+    /// multiple-choice questions, 17 with a numeric key) it flags exactly those four.
+    public static func checkKeyAgreesWithWorking(options: [Choice], explanation: String) -> [ValidationIssue] {
+        guard let key = options.first(where: \.correct), let value = ArithmeticClaims.evaluate(key.text) else { return [] }
+        let claims = ArithmeticClaims.claims(in: explanation + "\n\n" + key.feedback)
+        // The working quoted: its last true step, or its last step.
+        guard let last = claims.last(where: \.holds) ?? claims.last else { return [] }
+        let numbers = [value.doubleValue] + key.text.matches(of: /\d+(\.\d+)?/).compactMap { Double(String($0.output.0)) }
+        let agrees = { (other: ExactValue) in numbers.contains { abs(other.doubleValue - $0) <= 1e-9 * max(1, abs($0)) } }
+        guard !claims.contains(where: { agrees($0.left.value) || agrees($0.right.value) }) else { return [] }
+        return [
+            .error(
+                "the key ('\(key.text)') \(keyAgainstWorking) ('\(last.left.text) = \(last.right.text)'): make the key the value the working gives, or correct the working"
+            )
+        ]
+    }
+
+    /// A text course has no video and no instructor on screen: the local model's pool questions
+    /// opened "In this video, the instructor showed how to assign values to variables in Python",
+    /// in a course of written lectures, and a learner is left looking for a video that is not
+    /// there. References to a video, clip, screencast or slides the learner watched, or to what an
+    /// instructor or presenter showed or said, are refused outside code; a story's teacher ("your
+    /// teacher says …") and a figure the item carries are not.
+    public static func checkNoMissingMedium(_ field: String, _ text: String) -> [ValidationIssue] {
+        let prose = prose(text)
+        guard let match = prose.firstMatch(of: Self.missingMedium) else { return [] }
+        let start = prose[..<match.range.lowerBound].lastIndex(where: { ".!?\n".contains($0) }).map { prose.index(after: $0) } ?? prose.startIndex
+        let sentence = prose[start...].prefix(while: { !".!?\n".contains($0) }).trimmed
+        let shown = sentence.count > 90 ? sentence.prefix(87) + "…" : Substring(sentence)
+        return [
+            .error(
+                "'\(field)' refers to a video, slides or an instructor ('\(shown)'), which this course does not have: its learners read written lectures; refer to the lecture, or ask without it"
+            )
+        ]
+    }
+
+    /// A question in the lecture's voice: the local model's level-4 pool question opened "In this
+    /// section, we'll learn how to handle more than one condition in our programs", copied from
+    /// the lecture. A question is asked of a learner who has read the lecture; it does not
+    /// announce what a section will teach.
+    public static func checkNotLectureVoice(_ field: String, _ text: String) -> [ValidationIssue] {
+        let prose = prose(text)
+        guard let match = prose.firstMatch(of: Self.lectureVoice) else { return [] }
+        return [
+            .error(
+                "'\(field)' speaks as the lecture does ('\(String(match.output.0))…'): a question is asked of a learner who has read the lecture; ask it without announcing what will be learned"
+            )
+        ]
+    }
+
+    nonisolated(unsafe) static let lectureVoice =
+        /(?i)\b(in this (section|lesson|lecture|chapter|unit|tutorial),? (we|you)('ll| will| are going to| shall)|(we|you)('ll| will| are going to|'re going to| are about to|'re about to) (learn|explore|discover|cover|practi[cs]e)|let's (learn|explore|dive|get started|practi[cs]e))\b/
+
+    /// A question asks the learner something. The local model's accepted pool questions included
+    /// stories with no question in them ("Imagine you have a piggy bank … This is how we use values
+    /// to store information in our programs.") and a question about the question ("Does this help
+    /// explain how the `if` statement works?"). A prompt asks something when a sentence outside
+    /// code ends with `?` (or `؟`), holds a blank (`___`), or tells the learner what to do
+    /// ("Explain …", "Write …", "In your own words, describe …", "Choose …"); and it does not ask
+    /// whether an explanation helped. A true/false statement is not held to this.
+    public static func checkAsksSomething(_ field: String, _ text: String) -> [ValidationIssue] {
+        let prose = TextIntegrity.outsideFencedCode(text)
+        if let meta = prose.firstMatch(of: Self.asksWhetherItHelped) {
+            return [
+                .error(
+                    "'\(field)' asks whether the explanation helped ('\(String(meta.output.0))'), not about the subject: ask what the learner should know or do"
+                )
+            ]
+        }
+        if !askedQuestions(text).isEmpty || prose.contains("___") { return [] }
+        let sentences = prose.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
+        // A sentence opens with a capital: a lower-case line goes on from the one before it (the
+        // local model's practice stem "… For example:\n\nprint(my_dict['name'])\nwill print the
+        // value …" is a statement, not a question opening "will").
+        if sentences.contains(where: { $0.first?.isUppercase == true && $0.firstMatch(of: Self.instruction) != nil }) { return [] }
+        let shown = prose.trimmed.count > 90 ? "…" + prose.trimmed.suffix(80) : Substring(prose.trimmed)
+        return [
+            .error(
+                "'\(field)' asks nothing ('\(shown)'): it tells a story or explains, but holds no question and no instruction; end it with the question the learner answers"
+            )
+        ]
+    }
+
+    /// The questions a text asks outside code and math, each with the text after it: a sentence
+    /// ending in `?` (or `؟`) that is not rhetorical. Rhetorical: a tag question ("…, right?",
+    /// "…, aren't they?"), an exclamation ("…!?"), an aside that needs no answer ("Isn't it fun how
+    /// …?", "Ready?", "Guess what?"). The local model ended a level-3 pool question "Isn't it fun
+    /// how we can organize our toys using variables? Let's try it out with a simple example!?".
+    public static func askedQuestions(_ text: String) -> [(question: String, after: Substring)] {
+        // Code and math are kept for quoting, with their sentence marks taken out.
+        let unmarked: (Substring) -> String = { String($0).replacing(/[?؟!.\n]/, with: "·") }
+        let prose = TextIntegrity.outsideFencedCode(text)
+            .replacing(/`[^`\n]*`/) { unmarked($0.output) }
+            .replacing(/\$\$?[^$]*\$\$?/) { unmarked($0.output) }
+            .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
+        return prose.matches(of: /[^.!?؟\n]*[?؟]+/).compactMap { match in
+            let sentence = String(match.output).trimmed
+            let start = match.range.lowerBound
+            let exclaimed = start > prose.startIndex && prose[prose.index(before: start)] == "!"
+            guard sentence.count > 1, !exclaimed, sentence.firstMatch(of: Self.rhetorical) == nil else { return nil }
+            return (sentence, prose[match.range.upperBound...])
+        }
+    }
+
+    nonisolated(unsafe) static let rhetorical =
+        /(?i)(,\s*(right|ok|okay|see|yes|no|isn't it|aren't they|aren't you|isn't that|don't you|doesn't it|didn't it|wasn't it|won't you|can't you|wouldn't it|huh)\s*[?؟]+$|^(isn't|wasn't|aren't|wouldn't) (it|that|this) (fun|cool|great|amazing|easy|neat|nice|interesting|exciting|awesome|simple|wonderful|magic|magical)\b|^(ready|guess what|see|get it|got it|cool|right|remember|you know what|sounds? (fun|good|easy)|easy|simple|fun|what's next|how cool is that)\s*[?؟]+$)/
+
+    /// Words after a stem's last question: a learner reads the question last, then the options or
+    /// the answer box. The local model asked "What would you use?" and went on "A number! Just
+    /// like the cookies example, we can give this value a name …", answering its own question and
+    /// ending on a statement. More than this many words after the last question (outside code
+    /// and math) are refused; a short instruction ("Choose one.", "Give your answer as a
+    /// fraction.") is not.
+    public static let wordsAfterTheQuestion = 12
+
+    /// A stem that goes on after its question (`wordsAfterTheQuestion`). Item-writing practice
+    /// puts what a learner needs before the question, and the question last.
+    /// Instructions after the question are how the learner is to answer it ("How many ways can you
+    /// do it? Use the formula for combinations, and compare the result with …", intro-probability's
+    /// bonus question, refused for it before): a stem whose every sentence after the question is
+    /// one (`imperative`) is not refused, however long.
+    public static func checkQuestionLast(_ field: String, _ text: String) -> [ValidationIssue] {
+        guard let last = askedQuestions(text).last else { return [] }
+        let words = last.after.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+        guard words.count > wordsAfterTheQuestion else { return [] }
+        let sentences = last.after.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if sentences.allSatisfy({ $0.firstMatch(of: Self.imperative) != nil }) { return [] }
+        let tail = words.prefix(12).joined(separator: " ")
+        return [
+            .error(
+                "'\(field)' goes on after its question ('\(last.question.suffix(60))' is followed by '\(tail)…', \(words.count) words): put what the learner needs before the question, end the stem with the question, and leave its answer out"
+            )
+        ]
+    }
+
+    /// Text about the item instead of for the learner: the local model's explanations read "This
+    /// question is designed to check if the student has correctly understood …", "The prompt
+    /// asks the learner to explain …, while the reference answer provides …", "To explain this to
+    /// a five-year-old: …", and an engagement question's stem "The story should end with the
+    /// question that the learner answers". A learner reads every one of these texts. A student in
+    /// the subject matter ("A student has learned 12 words …", "if the student's grade is …")
+    /// is not the item's audience and passes, and so does "This question tests your knowledge of
+    /// …", a line real exam explanations use. "In this explanation, I explain the concept of …"
+    /// and "the level-2 question" (python-collections, python-basics) are about the item too.
+    /// `instructions`: also a text that tells its writer what it should be ("The explanation
+    /// should include all relevant information from the passage …": the local model's accepted
+    /// reading-set explanation, its repair's words given back). Exams ask it; a course does not
+    /// yet, since its recorded examples' refused answers would be refused for more and their
+    /// repairs asked otherwise.
+    public static func checkSpeaksToTheLearner(_ field: String, _ text: String, instructions: Bool = false) -> [ValidationIssue] {
+        let read = prose(text)
+        let found = read.firstMatch(of: Self.aboutTheItem).map { String($0.output.0) }
+            ?? (instructions ? read.firstMatch(of: Self.instructionsToTheWriter).map { String($0.output.0) } : nil)
+        guard let match = found else { return [] }
+        return [
+            .error(
+                "'\(field)' speaks about the question instead of to the learner ('\(match)'): the learner reads it; write to them about the subject, not about the question, its parts or its audience"
+            )
+        ]
+    }
+
+    nonisolated(unsafe) static let instructionsToTheWriter = /(?i)\b(the|this|each|every) (explanation|feedback)s? (should|must|needs? to|has to|have to)\b/
+
+    nonisolated(unsafe) static let aboutTheItem =
+        /(?i)\b(the learner(s|'s|’s|s')?|learners|(this|the) (question|exercise|item) (is designed|was designed|is meant)|(the|this) (question|explanation) (asks|is asking|gives|shows|explains|also explains|says|tells)|the statement correctly (explains|describes|uses)|in this (explanation|feedback)|(explained|stated|described) in (the|this) (feedback|explanation)|the feedback (says|explains|states)|(this|the) level[- ]\d question|(young )?children can understand|(the|a|this) reference answer|the (prompt|stem) (asks|is asking|says|gives|states|provides|contains)|(to|for) a (five|5|six|6)[- ]year[- ]old|the students? (should|must|needs? to|is expected to|are expected to|has correctly|have correctly|has properly)|(checks?|tests?|see|assess(es)?) (whether|if) the students? (has|have|can|knows?|understands?)\b)\b/
+
+    /// What every text of a course question is held to, beside its prompt's own rules: code in a
+    /// fenced block, and written to the learner (`checkCodeInABlock`, `checkSpeaksToTheLearner`);
+    /// the texts after the prompt (explanation, reference answer) finished, as the prompt is
+    /// (`checkFinished`; the prompt's own rules hold it to that): the local model's reference
+    /// answer ended "For example, `{". Fields are named as messages name them.
+    /// The feedback of each option as a field of `checkLearnerTexts` ("wrong_answers[2]'s
+    /// feedback"); `labels` name the options as `checkMultipleChoice`'s do.
+    public static func feedbackFields(_ options: [Choice]?, labels: [String]?) -> [(name: String, text: String)] {
+        guard let options else { return [] }
+        let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
+        return options.indices.filter { !options[$0].feedback.trimmed.isEmpty }.map { ("\(labels[$0])'s feedback", options[$0].feedback) }
+    }
+
+    public static func checkLearnerTexts(prompt: (name: String, text: String), after: [(name: String, text: String)]) -> [ValidationIssue] {
+        checkLearnerText(prompt.name, prompt.text, afterPrompt: false)
+            + after.flatMap { checkLearnerText($0.name, $0.text, afterPrompt: true) + checkNotTheQuestionAgain($0.name, $0.text, prompt: prompt.text) }
+    }
+
+    /// A text shown after the question does not write the question out again: the local model's
+    /// intro-probability bonus explanation was its three-question prompt word for word, then its
+    /// reference answer. Prompts of 40 characters or more (letters and digits), compared by their
+    /// words, standing in the text as sentences of their own: a lead-in that carries the question's
+    /// words into a sentence of its own ("To calculate the number of ways to choose 4 students from
+    /// a class of 10, we use …" after "Calculate the number of ways …") says what it adds.
+    public static func checkNotTheQuestionAgain(_ field: String, _ text: String, prompt: String) -> [ValidationIssue] {
+        func words(_ text: String) -> [Substring] { text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }) }
+        let question = words(prompt).map { $0.lowercased() }
+        guard question.joined(separator: " ").count >= 40 else { return [] }
+        let found = words(text)
+        let tokens = found.map { $0.lowercased() }
+        // What stands between sentences: spaces, quotes, brackets, math and Markdown marks.
+        let between = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\"'“”‘’«»()[]*_$`"))
+        func bounded(_ characters: Substring, fromEnd: Bool) -> Bool {
+            let rest = fromEnd ? String(characters.reversed()) : String(characters)
+            guard let mark = rest.unicodeScalars.first(where: { !between.contains($0) }) else { return true }
+            return ".?!:;".unicodeScalars.contains(mark) || "؟。".unicodeScalars.contains(mark)
+        }
+        var start = 0
+        while start + question.count <= tokens.count {
+            if Array(tokens[start..<start + question.count]) == question {
+                let first = found[start]
+                let last = found[start + question.count - 1]
+                if bounded(text[text.startIndex..<first.startIndex], fromEnd: true), bounded(text[last.endIndex...], fromEnd: false) {
+                    return [
+                        .error(
+                            "'\(field)' repeats the question word for word: the learner has just read it; say what it adds instead")
+                    ]
+                }
+            }
+            start += 1
+        }
+        return []
+    }
+
+    /// One field of `checkLearnerTexts`: `afterPrompt` for a text after the prompt.
+    public static func checkLearnerText(_ field: String, _ text: String, afterPrompt: Bool) -> [ValidationIssue] {
+        checkCodeInABlock(field, text) + checkSpeaksToTheLearner(field, text) + (afterPrompt ? checkFinished(field, text, finish: "finish it") : [])
+    }
+
+    nonisolated(unsafe) static let asksWhetherItHelped =
+        /(?i)\b((does|did|do) (this|that|it|these) (help|make sense)|do you understand|(is|was) (this|that|it) clear|are you (with me|ready))\b/
+    /// A sentence that tells the learner how to answer: it opens with one of these verbs.
+    nonisolated(unsafe) static let imperative =
+        /(?i)^(explain|describe|write|give|list|name|show|calculate|compute|compare|choose|select|identify|find|complete|predict|justify|use|include|assume|round|express|support|illustrate)\b/
+
+    nonisolated(unsafe) static let instruction =
+        /(?i)^(?:[^,]{0,60},\s*)?(explain|describe|write|give|list|name|show|calculate|compute|compare|choose|select|pick|identify|find|complete|predict|suggest|tell|state|determine|decide|fill|match|rewrite|fix|correct|create|design|define|discuss|outline|summari[sz]e|draw|sketch|evaluate|estimate|solve|simplify|convert|classify|sort|order|rank|justify|modify|change|add|use|think|plan|say|how|what|which|why|is|are|does|do|can|should|would|will)\b/
+
+    /// Python written as prose: a header line (`def …:`, `if …:`, `for …:` …) outside a code
+    /// block with a more indented line after it. Markdown joins such lines into one paragraph, and
+    /// the learner reads `def check_car_color(car_color): if car_color == 'red': print(…)` — the
+    /// local model's level-2 pool question and its reference answer.
+    public static func checkCodeInABlock(_ field: String, _ text: String) -> [ValidationIssue] {
+        // A fence sharing its line with code or prose: python-basics' level-3 pool question asked
+        // "What will happen if you execute this code snippet? ```python myName = 'Alice'
+        // print(myName) ```?", which Markdown shows as one line of inline code.
+        if let line = text.components(separatedBy: "\n").first(where: { $0.contains("```") && $0.trimmed.firstMatch(of: /^```[A-Za-z0-9_+-]*$/) == nil }) {
+            return [
+                .error(
+                    "'\(field)' shows code outside a code block (a fence sharing its line: '\(line.trimmed.prefix(60))'): Markdown shows it as inline code; put each ``` on a line of its own, the code between them"
+                )
+            ]
+        }
+        let lines = TextIntegrity.outsideFencedCode(text).components(separatedBy: "\n")
+        func refused(_ index: Int) -> [ValidationIssue] {
+            [
+                .error(
+                    "'\(field)' shows code outside a code block (line \(index + 1): '\(lines[index].trimmed.prefix(60))'): Markdown joins its lines into one paragraph; put the code in a ```python fence"
+                )
+            ]
+        }
+        for (index, line) in lines.enumerated() where index + 1 < lines.count {
+            let indent = line.prefix(while: { $0 == " " }).count
+            guard indent < 4, !line.contains("`") else { continue }
+            let next = lines[index + 1]
+            if line.firstMatch(of: Self.pythonHeader) != nil, !next.trimmed.isEmpty, next.prefix(while: { $0 == " " || $0 == "\t" }).count > indent {
+                return refused(index)
+            }
+            // Two statements on lines of their own ("myName = 'Alice'" then "print(myName)"):
+            // the learner reads "myName = 'Alice' print(myName)".
+            if next.prefix(while: { $0 == " " }).count < 4, !next.contains("`"), line.firstMatch(of: Self.pythonStatement) != nil,
+                next.firstMatch(of: Self.pythonStatement) != nil
+            {
+                return refused(index)
+            }
+        }
+        return []
+    }
+
+    nonisolated(unsafe) static let pythonHeader = /^\s*(def|class|if|elif|else|for|while|try|except|finally|with)\b.*:\s*$/
+    /// A line that is one Python statement: an assignment (`x = 5`, `total += 1`, not `==`), a
+    /// call (`print(x)`, `scores.append(3)`; not an equation such as `P(A) = P(B)`), or `return`,
+    /// `import`, `pass`, `break`, `continue`.
+    nonisolated(unsafe) static let pythonStatement =
+        /^\s*([A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*)*\s*(=|\+=|-=|\*=|\/=)\s*[^=\s].*|(?![^=]*[^=!<>]=[^=])[A-Za-z_][A-Za-z0-9_.]*\(.*\)|(return|import|pass|break|continue)\b.*|from [A-Za-z_.]+ import .*)\s*$/
+
+    nonisolated(unsafe) static let missingMedium =
+        /(?i)\b((in|from|during|throughout|watch|watching|watched) (this|the|our|today's|that) (video|clip|screencast|video lesson|slides?)|as (shown|seen|you saw|we saw) in the (video|clip|screencast|slides?)|the (instructor|presenter|narrator|lecturer) (showed|shows|has shown|demonstrated|demonstrates|explained|explains|said|says|mentioned|mentions|used|uses|wrote|writes))\b/
+
+    /// A question that stops in the middle of a sentence: its last character is a letter, a digit
+    /// or an opening mark although an earlier sentence ended properly. The local model's bonus
+    /// question ended "… gives the value 5 to a variable named". A question of one sentence without
+    /// a final mark ("Calculate 5 + 3") is not refused; code, math and closing marks end a text,
+    /// and so does an equation's result ("E(X) = 0.6 + 0.8 = 1.4": the local model's
+    /// intro-probability explanations and reference answers, refused for it before).
+    public static func checkFinished(_ field: String, _ text: String, finish: String = "finish the question") -> [ValidationIssue] {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let last = trimmed.last, !trimmed.hasSuffix("```"), !trimmed.hasSuffix("~~~") else { return [] }
+        // Cut off in inline code: python-collections' feedback ended "you would use the key `" and
+        // a practice stem "… which is `'Alice" (its JSON broke at the quote of `my_dict["name"]`).
+        if TextIntegrity.outsideFencedCode(trimmed).filter({ $0 == "`" }).count % 2 == 1 {
+            return [.error("'\(field)' stops in the middle of a sentence ('…\(trimmed.suffix(50))'): \(finish)")]
+        }
+        if last.isNumber, trimmed.firstMatch(of: /[=≈]\s*[-+−]?[\d.,\/]*\d\s*(%|\))?\z/) != nil { return [] }
+        // A straight quote may close as well as open: not counted.
+        let open = last.isLetter || last.isNumber || ",;-–—([{“‘«".contains(last)
+        guard open else { return [] }
+        let body = trimmed.dropLast().replacing(/`[^`\n]*`/, with: " ").replacing(/\$[^$]*\$/, with: " ")
+        guard body.contains(where: { ".?!؟".contains($0) }) else { return [] }
+        let tail = trimmed.suffix(50)
+        return [.error("'\(field)' stops in the middle of a sentence ('…\(tail)'): \(finish)")]
+    }
+
+    /// A question naming a technical term its lecture never mentions (`ProjectRules`' terms of the
+    /// course's domain, in the singular or the plural, outside code): python-collections' practice
+    /// question on lists asked "What is the difference between a list and a tuple?" over a
+    /// lecture without tuples, and keyed and explained it wrongly. English only, as the terms are.
+    public static func checkTaught(_ field: String, _ text: String, lecture: String, language: String = "en") -> [ValidationIssue] {
+        let untaught = ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: language)
+        guard !untaught.isEmpty else { return [] }
+        let asked = prose(text)
+        guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
+        return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches")]
+    }
+
+    /// Words in a row a question may share with its lecture: a sentence quoted for a question
+    /// about it is shorter; a paragraph pasted in is longer.
+    public static let copiedRun = 25
+
+    /// A question that pastes a stretch of its lecture (`copiedRun` words in a row or more, case
+    /// and punctuation aside): the golden course's level-3 question was the lecture's two opening
+    /// paragraphs with "Can you explain how an `if` statement works?" after them.
+    public static func checkNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
+        func words(_ s: String) -> [Substring] { s.lowercased().split { !$0.isLetter && !$0.isNumber } }
+        let asked = words(text)
+        guard asked.count >= copiedRun else { return [] }
+        var runs = Set<[Substring]>()
+        let taught = words(lecture)
+        if taught.count >= copiedRun {
+            for start in 0...(taught.count - copiedRun) { runs.insert(Array(taught[start..<(start + copiedRun)])) }
+        }
+        for start in 0...(asked.count - copiedRun) where runs.contains(Array(asked[start..<(start + copiedRun)])) {
+            let quoted = asked[start..<(start + 8)].joined(separator: " ")
+            return [
+                .error(
+                    "'\(field)' copies the lecture word for word ('\(quoted) …', \(copiedRun) words or more): ask the question in a sentence or two of your own"
+                )
+            ]
+        }
+        return []
     }
 
     public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
@@ -521,6 +1070,9 @@ public enum LectureRules {
             issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed"))
         }
         issues += checkLocalLinks(markdown)
+        issues += QuestionRules.checkNoMissingMedium("the lecture", markdown)
+        issues += QuestionRules.checkCodeInABlock("the lecture", markdown)
+        issues += repeatedParagraphs(markdown, language: language)
         let words = markdown.split(whereSeparator: { $0.isWhitespace }).count
         if words < wordRange.lowerBound {
             issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))"))
@@ -547,6 +1099,78 @@ public enum LectureRules {
                     ))
             }
         }
+        issues += untaughtTitleTerms(markdown, topicTitle: topicTitle, language: language)
+        return issues
+    }
+
+    /// A technical term of the topic's title (`ProjectRules`' terms of the lecture's domain:
+    /// "variance" in "Expectation and Variance") that no section of the lecture but its last (the
+    /// conclusion, as a rule) mentions, headings aside: the title promises what the lecture does
+    /// not teach. intro-probability's lecture on expectation and variance, refused for a false sum
+    /// in its variance example, came back without the variance section, naming variance only in
+    /// its conclusion. A lecture of one section is read whole. English only, as the terms are.
+    static func untaughtTitleTerms(_ markdown: String, topicTitle: String, language: String) -> [ValidationIssue] {
+        guard language.lowercased().hasPrefix("en") else { return [] }
+        // The domain as `ProjectRules.untaughtTerms` reads it, with math written `\(…\)` or `\[…\]` too.
+        let code = markdown.contains("```") || markdown.contains("~~~")
+        let math = markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\[")
+        let terms = ((code ? ProjectRules.programmingTerms : []) + (math ? ProjectRules.mathematicsTerms : [])).filter { ProjectRules.mentions(topicTitle, $0) }
+        guard !terms.isEmpty else { return [] }
+        let scanned = scan(markdown)
+        let sections = scanned.headings.filter { $0.level == 2 }
+        let before = sections.count >= 2 ? sections[sections.count - 1].line : Int.max
+        let taught = scanned.prose.filter { $0.line < before && !$0.text.trimmed.hasPrefix("#") }.map(\.text).joined(separator: "\n")
+        let whole = scanned.prose.filter { !$0.text.trimmed.hasPrefix("#") }.map(\.text).joined(separator: "\n")
+        var issues: [ValidationIssue] = []
+        for term in terms where !ProjectRules.mentions(taught, term) {
+            let place = ProjectRules.mentions(whole, term) ? "only its last section mentions it" : "its text never mentions it"
+            issues.append(
+                .error(
+                    "the lecture's title names '\(term)', but \(place): teach it as the title promises — say what it is and work it out in an example"
+                ))
+        }
+        return issues
+    }
+
+    /// Prose paragraphs of at least `minimumWords` words that the lecture says twice (case,
+    /// punctuation and white space aside): the local model ended a lecture by pasting two of its
+    /// paragraphs again as the "Conclusion". Code blocks and headings are not compared (showing a
+    /// program again can be the point).
+    static func repeatedParagraphs(_ markdown: String, language: String, minimumWords: Int = 12) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        var first: [String: Int] = [:]
+        var block: [Substring] = []
+        var blockLine = 0
+        var inFence = false
+        func close() {
+            defer { block = [] }
+            let text = block.joined(separator: " ")
+            guard text.split(whereSeparator: { $0.isWhitespace }).count >= minimumWords else { return }
+            let key = TextKey.normalize(text, language: language)
+            if let earlier = first[key] {
+                issues.append(
+                    .error(
+                        "the paragraph on line \(blockLine) ('\(text.prefix(60))…') says again what the one on line \(earlier) says; say each thing once"))
+            } else {
+                first[key] = blockLine
+            }
+        }
+        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                close()
+                inFence.toggle()
+                continue
+            }
+            if inFence { continue }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") {
+                close()
+                continue
+            }
+            if block.isEmpty { blockLine = index + 1 }
+            block.append(line)
+        }
+        close()
         return issues
     }
 
@@ -602,7 +1226,37 @@ public enum CurriculumRules {
 
 /// Checks on ending projects.
 public enum ProjectRules {
-    public static func check(_ project: EndingProject, expectedSubjectID: String) -> [ValidationIssue] {
+    /// The points a project's rubric adds up to unless the spec says otherwise.
+    public static let rubricTotal = 100
+
+    /// Media a text course's learner cannot hand in through it: a deliverable naming one is out of
+    /// the course's reach unless the spec allows media.
+    nonisolated(unsafe) static let mediaDeliverable =
+        /(?i)\b(video|videos|vlog|screencast|film|movie|audio|podcast|voice recording|recording of|record yourself|slide ?deck|slides|powerpoint|poster|physical model|diorama)\b/
+
+    /// A rubric whose positive points do not add up to `total`, scaled so that they do, keeping
+    /// their proportions (largest remainders, ties to the earlier criterion): 3 + 3 + 3 + 3 becomes
+    /// 25 each, 20 + 30 + 25 + 30 becomes 19 + 29 + 24 + 28. The weights are the model's; the total
+    /// is the course's. A rubric with a criterion of 0 points or fewer is left as it is (the check
+    /// refuses it).
+    public static func scaled(_ rubric: [RubricCriterion], to total: Int = ProjectRules.rubricTotal) -> [RubricCriterion] {
+        let sum = rubric.reduce(0) { $0 + $1.points }
+        guard !rubric.isEmpty, sum > 0, sum != total, rubric.allSatisfy({ $0.points > 0 }) else { return rubric }
+        let exact = rubric.map { Double($0.points) * Double(total) / Double(sum) }
+        var points = exact.map { Int($0.rounded(.down)) }
+        let order = exact.indices.sorted { (exact[$0] - Double(points[$0]), -$0) > (exact[$1] - Double(points[$1]), -$1) }
+        for index in order.prefix(total - points.reduce(0, +)) { points[index] += 1 }
+        var out = rubric
+        for index in out.indices { out[index].points = points[index] }
+        return out
+    }
+
+    /// Checks a subject's project: its subject, lengths, requirements, deliverables and rubric.
+    /// The rubric's points must add up to `rubricTotal`; a deliverable in another medium than text
+    /// and code (a video, slides, a poster) is refused unless `allowsMedia`.
+    public static func check(
+        _ project: EndingProject, expectedSubjectID: String, rubricTotal: Int = ProjectRules.rubricTotal, allowsMedia: Bool = false
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if project.subjectID != expectedSubjectID {
             issues.append(.error("the project must be for subject \(expectedSubjectID), but it names \(project.subjectID)"))
@@ -614,6 +1268,127 @@ public enum ProjectRules {
         if project.rubric.count < 3 { issues.append(.error("the rubric needs at least 3 criteria; it has \(project.rubric.count)")) }
         for criterion in project.rubric where criterion.points <= 0 {
             issues.append(.error("the rubric criterion '\(criterion.criterion)' must be worth more than 0 points"))
+        }
+        let sum = project.rubric.reduce(0) { $0 + $1.points }
+        if !project.rubric.isEmpty && sum != rubricTotal {
+            issues.append(
+                .error(
+                    "the rubric's points add up to \(sum) (\(project.rubric.map { String($0.points) }.joined(separator: " + "))), not \(rubricTotal); give the criteria points that add up to \(rubricTotal)"
+                ))
+        }
+        if !allowsMedia {
+            for (index, deliverable) in project.deliverables.enumerated() {
+                if let match = deliverable.firstMatch(of: mediaDeliverable) {
+                    issues.append(
+                        .error(
+                            "deliverables[\(index + 1)] asks for \(String(match.output.0).lowercased()) ('\(deliverable.prefix(120))'); this is a text course: a deliverable is a document, code or a table the learner writes"
+                        ))
+                }
+            }
+        }
+        return issues
+    }
+}
+
+extension ProjectRules {
+    /// A topic of a later subject, which a project may not require.
+    public struct LaterTopic: Sendable, Hashable {
+        public var subjectID: String
+        public var title: String
+
+        public init(subjectID: String, title: String) {
+            self.subjectID = subjectID
+            self.title = title
+        }
+    }
+
+    /// The terms of the course's domains (`programmingTerms` when its lectures hold code,
+    /// `mathematicsTerms` when they hold math) that `taught` never mentions: what a project may
+    /// not require, and what its prompt says it may not. English only (empty otherwise).
+    public static func untaughtTerms(taught: String, lectures: [String], language: String = "en") -> [String] {
+        guard language.lowercased().hasPrefix("en") else { return [] }
+        let code = lectures.contains { $0.contains("```") || $0.contains("~~~") }
+        let math = lectures.contains { $0.contains("$") }
+        return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !mentions(taught, $0) }
+    }
+
+    /// Whether `text` mentions `term`, in the singular or the plural, as whole words.
+    static func mentions(_ text: String, _ term: String) -> Bool {
+        let escaped = NSRegularExpression.escapedPattern(for: term.lowercased())
+        let plural = term.hasSuffix("x") ? "(es|ices)?" : term.hasSuffix("y") ? "(ies)?" : "(s|es)?"
+        let stem = term.hasSuffix("y") ? String(escaped.dropLast()) + "(y|ies)" : escaped + plural
+        // Case-insensitive matching rather than a lowercased copy: `text` is a subject's lectures,
+        // read once per term.
+        return text.range(of: "(?<![\\p{L}\\p{N}])" + stem + "(?![\\p{L}\\p{N}])", options: [.regularExpression, .caseInsensitive]) != nil
+    }
+
+    /// A project's requirements and deliverables, each with its field name for a message.
+    static func requirementTexts(_ project: EndingProject) -> [(field: String, text: String)] {
+        project.requirements.enumerated().map { ("requirements[\($0.offset + 1)]", $0.element) }
+            + project.deliverables.enumerated().map { ("deliverables[\($0.offset + 1)]", $0.element) }
+    }
+
+    /// Requirements and deliverables that need what a later subject teaches: all the significant
+    /// words of a later topic's title ("Conditional probability", "Loops") are in the requirement,
+    /// and not all of them are in `taught` (this subject's topics, objectives and lectures). A
+    /// title every word of which this subject also teaches is not held against it.
+    public static func laterTopicIssues(_ project: EndingProject, taught: String, later: [LaterTopic], language: String = "en") -> [ValidationIssue] {
+        func stem(_ word: String) -> String {
+            word.count > 4 && word.hasSuffix("ies") ? String(word.dropLast(3)) + "y" : NearDuplicate.Lexicon.stem(word)
+        }
+        func stems(_ text: String) -> Set<String> { Set(TextKey.significantWords(text, language: language).map(stem)) }
+        let known = stems(taught)
+        let needed = later.compactMap { topic -> (LaterTopic, Set<String>)? in
+            let words = stems(topic.title)
+            return words.isEmpty || words.isSubset(of: known) ? nil : (topic, words)
+        }
+        guard !needed.isEmpty else { return [] }
+        var issues: [ValidationIssue] = []
+        for (field, text) in requirementTexts(project) {
+            let words = stems(text)
+            if let (topic, _) = needed.first(where: { $0.1.isSubset(of: words) }) {
+                issues.append(
+                    .error(
+                        "\(field) ('\(text.prefix(120))') needs '\(topic.title)', which subject \(topic.subjectID) teaches after this one; require only what this subject's topics teach"
+                    ))
+            }
+        }
+        return issues
+    }
+}
+
+extension ProjectRules {
+    /// Technical terms a project may require only when the course has taught them, by domain: a
+    /// programming course's (its lectures hold code) and a mathematical one's (they hold TeX).
+    /// Only words that are technical wherever they appear in such a course: "list", "module",
+    /// "exception" ("with the exception of") or "combination" are everyday words too, and are
+    /// left out.
+    public static let programmingTerms = [
+        "function", "loop", "recursion", "class", "object-oriented", "inheritance", "try/except",
+        "dictionary", "tuple", "lambda", "API", "database", "SQL", "array", "file I/O", "GUI", "graphical user interface", "web server",
+    ]
+    public static let mathematicsTerms = [
+        "derivative", "integral", "matrix", "eigenvalue", "variance", "standard deviation", "expected value", "binomial distribution",
+        "normal distribution", "Poisson", "regression", "correlation", "hypothesis test", "p-value", "confidence interval", "Bayes",
+        "permutation", "factorial", "logarithm",
+    ]
+
+    /// Requirements and deliverables naming a technical term (`programmingTerms` in a course whose
+    /// lectures hold code, `mathematicsTerms` in one whose lectures hold math) that `taught` (the
+    /// course's topics up to this subject and this subject's lectures) never mentions, in the
+    /// singular or the plural: the local model's first project required "Organising code into
+    /// functions" in a course that teaches values, variables and `if`. English only.
+    public static func untaughtTermIssues(_ project: EndingProject, taught: String, lectures: [String], language: String = "en") -> [ValidationIssue] {
+        let untaught = untaughtTerms(taught: taught, lectures: lectures, language: language)
+        guard !untaught.isEmpty else { return [] }
+        var issues: [ValidationIssue] = []
+        for (field, text) in requirementTexts(project) {
+            if let term = untaught.first(where: { mentions(text, $0) }) {
+                issues.append(
+                    .error(
+                        "\(field) ('\(text.prefix(120))') needs '\(term)', which the course does not teach up to this subject; require only what its topics teach"
+                    ))
+            }
         }
         return issues
     }
@@ -646,10 +1421,18 @@ public enum ReinforcementRules {
         if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
         issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
         issues += QuestionRules.checkNoHeading("\(label)'s prompt", q.prompt)
+        issues += QuestionRules.checkFinished("\(label)'s prompt", q.prompt)
+        issues += QuestionRules.checkAskedOfTheLearner("\(label)'s prompt", q.prompt)
+        issues += QuestionRules.checkLearnerTexts(
+            prompt: ("\(label)'s prompt", q.prompt),
+            after: [("\(label)'s explanation", q.explanation), ("\(label)'s reference answer", q.referenceAnswer ?? "")]
+                + QuestionRules.feedbackFields(q.options, labels: optionLabels).map { ("\(label): \($0.name)", $0.text) })
         issues += QuestionRules.checkLength("\(label)'s explanation", q.explanation, 10...3_000)
+        issues += QuestionRules.checkNoMissingMedium("\(label)'s explanation", q.explanation)
         if let options = q.options, !options.isEmpty {
+            issues += QuestionRules.checkOneQuestion("\(label)'s prompt", q.prompt)
             let checked = QuestionRules.checkMultipleChoice(
-                prompt: q.prompt, options: options, labels: optionLabels, optionCount: optionCount, language: language)
+                prompt: q.prompt, options: options, labels: optionLabels, optionCount: optionCount, language: language, explanation: q.explanation)
             issues += checked.map {
                 ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind)
             }

@@ -254,12 +254,19 @@ public enum PracticeRules {
     public static func check(_ question: PracticeQuestion, optionLabels: [String]? = nil, language: String = "en") -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         issues += QuestionRules.checkLength("explanation", question.explanation, 20...2_000)
+        issues += QuestionRules.checkAskedOfTheLearner("prompt", question.prompt, asks: question.format == .multipleChoice)
+        issues += QuestionRules.checkLearnerTexts(
+            prompt: ("prompt", question.prompt), after: [("explanation", question.explanation)] + QuestionRules.feedbackFields(question.options, labels: optionLabels))
+        issues += QuestionRules.checkNoMissingMedium("explanation", question.explanation)
         switch question.format {
         case .multipleChoice:
             issues += QuestionRules.checkLength("prompt", question.prompt, 10...1_000)
             issues += QuestionRules.checkNoHeading("prompt", question.prompt)
+            issues += QuestionRules.checkOneQuestion("prompt", question.prompt)
+            issues += QuestionRules.checkFinished("prompt", question.prompt)
             issues += QuestionRules.checkMultipleChoice(
-                prompt: question.prompt, options: question.options, labels: optionLabels, optionCount: QuestionRules.optionCount, language: language)
+                prompt: question.prompt, options: question.options, labels: optionLabels, optionCount: QuestionRules.optionCount, language: language,
+                explanation: question.explanation)
         case .trueFalse:
             issues += QuestionRules.checkLength("statement", question.prompt, 15...statementLimit)
             if question.prompt.count >= statementLimit || question.prompt.hasSuffix(" .") {
@@ -304,9 +311,12 @@ public enum PracticeRules {
     }
 
     /// The first of `asked` that `prompt` repeats (a near duplicate, or one containing the other).
+    /// Questions asking for the way to do something are compared as "how" questions (`QuestionRules.howForm`).
     public static func repeated(_ prompt: String, in asked: [String], language: String = "en") -> String? {
+        let prompt = QuestionRules.howForm(prompt)
         let key = TextKey.normalize(prompt, language: language)
-        return asked.first { other in
+        return asked.first { asked in
+            let other = QuestionRules.howForm(asked)
             let otherKey = TextKey.normalize(other, language: language)
             if key == otherKey { return true }
             if min(key.count, otherKey.count) >= 20 && (key.contains(otherKey) || otherKey.contains(key)) { return true }

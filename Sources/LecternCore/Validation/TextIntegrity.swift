@@ -7,9 +7,10 @@ import TeXMath
 // make the JSON invalid, so only these five letters can vanish silently.
 //
 // A control character followed by the rest of a command the converter knows is put back as that
-// command inside math, where nothing else could be meant. Everywhere else it is reported, and the
-// model is asked again: outside math the TeX would not render anyway. Line feeds are ordinary text
-// except inside math, and tabs are ordinary in code.
+// command inside math, where nothing else could be meant, and an answer field's formulas written
+// without delimiters are read as math where their extent is clear (`inspectField`). Everywhere
+// else it is reported, and the model is asked again: outside math the TeX would not render
+// anyway. Line feeds are ordinary text except inside math, and tabs are ordinary in code.
 
 /// What ``TextIntegrity/inspect(_:)`` found in one decoded text.
 public struct TextIntegrityResult: Sendable, Equatable {
@@ -42,7 +43,9 @@ public struct TextIntegrityResult: Sendable, Equatable {
 ///   `\times`) is recovered: the character becomes `\` and its escape letter.
 /// - A line feed is a recovered `\n` only inside math, when `n` plus the letters after it is a known
 ///   command: one letter or more in inline math (`$a ⏎eq b$`), two or more in display math, where a
-///   line may start with a lone variable (`e`, `i`, `u`). Elsewhere a line feed is a line break.
+///   line may start with a lone variable (`e`, `i`, `u`). Outside math and code, a line feed that
+///   breaks a sentence before such letters ("The mean ⏎u (mu)", not `e`, `i`, `exists` …:
+///   `eatenLineFeedTail`) is reported. Elsewhere a line feed is a line break.
 /// - A tab is legitimate in code blocks and code spans, and anywhere it is not followed by the rest
 ///   of a `\t` command. Outside math, a tab followed by such a rest (`au`, `heta`, `ext{` — not the
 ///   English-looking `an`, `op`, `ag` or a single letter) is reported.
@@ -62,12 +65,33 @@ public enum TextIntegrity {
     /// Inspects one decoded string (a JSON string value after decoding, or a Markdown answer).
     public static func inspect(_ text: String) -> TextIntegrityResult {
         let scalars = Array(text.unicodeScalars)
-        guard scalars.contains(where: needsScan) else {
+        guard scalars.contains(where: needsScan) || scalars.indices.contains(where: { eatenLineFeedTail(scalars, at: $0) != nil }) else {
             return TextIntegrityResult(repaired: text, recoveries: [], problems: [])
         }
         var inspector = Inspector(scalars)
         return inspector.run(original: text)
     }
+
+    /// The rest of a `\n` command after a line feed at `i` that breaks a sentence off mid-way
+    /// ("The mean ⏎u (mu) of …", the model's "\nu" read as the JSON escape): the letters after it,
+    /// when `n` plus them is a command the converter knows and they are no English word or
+    /// abbreviation a line could start with (`e`, `i`, `eg` before "e.g.", `exists`, `less`,
+    /// `mid`, `parallel`). Only after a letter, digit, space, comma or parenthesis: a line feed that ends a
+    /// sentence, a heading or a list item is a line break, whatever follows.
+    static func eatenLineFeedTail(_ s: [Unicode.Scalar], at i: Int) -> String? {
+        guard i > 0, i + 1 < s.count, s[i] == "\n" else { return nil }
+        let before = s[i - 1]
+        guard isLetter(before) || (before.value >= 0x30 && before.value <= 0x39) || " ,()".unicodeScalars.contains(before) else { return nil }
+        var j = i + 1
+        while j < s.count, isLetter(s[j]) { j += 1 }
+        guard j > i + 1, j - i - 1 <= 24, j == s.count || (s[j] != "." && s[j] != "'") else { return nil }
+        let tail = String(String.UnicodeScalarView(s[i + 1..<j]))
+        guard !lineFeedWordTails.contains(tail), commands.contains("n" + tail) else { return nil }
+        return tail
+    }
+
+    /// Rests of `\n` commands that are English words or start abbreviations (`e.g.`, `i.e.`).
+    static let lineFeedWordTails: Set<String> = ["e", "i", "eg", "exists", "less", "mid", "parallel"]
 
     private static func needsScan(_ c: Unicode.Scalar) -> Bool {
         let v = c.value
@@ -659,7 +683,9 @@ private struct Inspector {
         let eaten = eatenCommand(at: i)
         switch c.value {
         case 0x0A:
-            return
+            // A line break, unless it breaks a sentence before the rest of a `\n` command outside
+            // math and code (inside math it was recovered or is a line of the formula).
+            guard TextIntegrity.eatenLineFeedTail(s, at: i) != nil, zone[i] == .text, zone[i + 1] == .text else { return }
         case 0x09:
             guard let eaten, isDistinctiveTabTail(eaten) else { return }
             // A tab starting an indented code block may be an eaten \t at the start of a line
@@ -852,6 +878,190 @@ private struct Inspector {
 }
 
 extension TextIntegrity {
+    /// Inspects one field of an answer (a JSON string value after decoding): as `inspect`, and
+    /// formulas written without math delimiters are read between `$…$` where nothing but math can
+    /// be meant — the local model's options "\u{C}rac{105}{512}" and feedback "Yes:
+    /// \u{8}inom{10}{5} \u{9}imes (1/2)^{10} is the chance." A formula is a run of commands with
+    /// their brace groups, numbers, single letters, operators and brackets that holds a command,
+    /// stopping at a word of two letters or more and a line break, less the sentence's punctuation
+    /// at its ends; the escapes JSON ate in it are then recovered as inside math. Used only when
+    /// the text as written has a problem or TeX outside math, and the text so delimited has
+    /// neither; a text that already has `$` or code, a formula glued to a word, brackets left
+    /// unbalanced or a line break before a letter (an eaten `\n`?) are left to the repair prompt.
+    public static func inspectField(_ text: String) -> TextIntegrityResult {
+        let inspected = inspect(text)
+        // Most strings hold neither a problem nor a backslash: no further scan on them.
+        guard !inspected.problems.isEmpty || (inspected.repaired.contains("\\") && !commandsOutsideMath(inspected.repaired).isEmpty),
+            let candidate = delimitingFormulas(text)
+        else {
+            return inspected
+        }
+        let delimited = inspect(candidate)
+        guard delimited.problems.isEmpty, commandsOutsideMath(delimited.repaired).isEmpty else { return inspected }
+        return TextIntegrityResult(
+            repaired: delimited.repaired, recoveries: delimited.recoveries + ["formulas written without $…$ read as math"], problems: [])
+    }
+
+    /// `text` with each formula written in it without delimiters put between `$…$` (see
+    /// `inspectField`), or nil when it has none, or has `$` or code already. Texts of up to 4,000
+    /// scalars only: a brace group that never closes is scanned again from each command inside
+    /// it, so hostile text costs quadratic time, bounded by that length.
+    static func delimitingFormulas(_ text: String) -> String? {
+        guard !text.contains("$"), !text.contains("`"), text.unicodeScalars.count <= 4_000 else { return nil }
+        let s = Array(text.unicodeScalars)
+        let n = s.count
+        // A line break before a letter may be an eaten `\n` (`\nu`, `\neq`): not told apart here.
+        if s.indices.contains(where: { s[$0] == "\n" && $0 + 1 < n && isLetter(s[$0 + 1]) }) { return nil }
+        func letters(from i: Int) -> Int {
+            var j = i
+            while j < n, isLetter(s[j]) { j += 1 }
+            return j
+        }
+        func isWordLetter(_ c: Unicode.Scalar) -> Bool { c.properties.isAlphabetic || c == "'" || c == "’" }
+        // The end of a command token at `i` (a backslash or an eaten escape, then a known name, then
+        // its brace groups), or nil.
+        func command(at i: Int) -> Int? {
+            let nameStart = i + 1
+            var name: String
+            if s[i] == "\\" {
+                name = ""
+            } else if let letter = escapeLetter(s[i]), s[i] != "\n" {
+                name = String(Character(letter))
+            } else {
+                return nil
+            }
+            let end = letters(from: nameStart)
+            guard end > nameStart || !name.isEmpty else { return nil }
+            name += String(String.UnicodeScalarView(s[nameStart..<end]))
+            guard commands.contains(name) else { return nil }
+            var j = end
+            while j < n, s[j] == "{" {
+                var depth = 0
+                var k = j
+                while k < n {
+                    if s[k] == "{" { depth += 1 } else if s[k] == "}" { depth -= 1; if depth == 0 { break } }
+                    if s[k] == "\n" { return nil }
+                    k += 1
+                }
+                guard k < n else { return nil }
+                j = k + 1
+            }
+            return j
+        }
+        let operators: Set<Unicode.Scalar> = ["+", "-", "*", "/", "=", "<", ">", "^", "_", "(", ")", "[", "]", "{", "}", "|", "!", ",", ".", ";", ":", "×", "÷", "·", "−", "±", "≤", "≥", "≠"]
+        var spans: [Range<Int>] = []
+        var i = 0
+        while i < n {
+            // A span: tokens and the spaces between them, holding at least one command.
+            var j = i
+            var last = i
+            var hasCommand = false
+            while j < n {
+                if let end = command(at: j) {
+                    hasCommand = true
+                    j = end
+                    last = j
+                } else if s[j].properties.numericType != nil {
+                    j += 1
+                    last = j
+                } else if isWordLetter(s[j]) {
+                    let before = j > 0 && isWordLetter(s[j - 1])
+                    let after = j + 1 < n && isWordLetter(s[j + 1])
+                    guard !before, !after else { break }
+                    j += 1
+                    last = j
+                } else if operators.contains(s[j]) {
+                    j += 1
+                    last = j
+                } else if s[j] == " " {
+                    j += 1
+                } else {
+                    break
+                }
+            }
+            if hasCommand {
+                var start = i
+                var end = last
+                // The sentence's punctuation and spaces at the ends, and a bracket that opens or
+                // closes outside; brackets left unbalanced are not told apart: asked again.
+                let outer: Set<Unicode.Scalar> = [" ", ".", ",", "!", ";", ":"]
+                while start < end, outer.contains(s[start]) { start += 1 }
+                while end > start, outer.contains(s[end - 1]) { end -= 1 }
+                var opened = s[start..<end].filter { $0 == "(" }.count
+                var closed = s[start..<end].filter { $0 == ")" }.count
+                if closed > opened, end > start, s[end - 1] == ")" { end -= 1; closed -= 1 }
+                if opened > closed, start < end, s[start] == "(" { start += 1; opened -= 1 }
+                if opened != closed { return nil }
+                // A formula glued to a word ("learner's", "2nd") is not told apart from it: asked again.
+                if start > 0, isWordLetter(s[start - 1]) { return nil }
+                if end < n, isWordLetter(s[end]) { return nil }
+                if start < end { spans.append(start..<end) }
+            }
+            i = max(j, last, i + 1)
+            // Skip the rest of a word, so a span never starts inside one.
+            while i < n, i > 0, isWordLetter(s[i - 1]), isWordLetter(s[i]) { i += 1 }
+        }
+        guard !spans.isEmpty else { return nil }
+        var out = String.UnicodeScalarView()
+        var p = 0
+        for span in spans {
+            out.append(contentsOf: s[p..<span.lowerBound])
+            out.append("$")
+            out.append(contentsOf: s[span])
+            out.append("$")
+            p = span.upperBound
+        }
+        out.append(contentsOf: s[p..<n])
+        return String(out)
+    }
+
+    /// TeX commands written with their backslash outside math and code, each once in order:
+    /// "f(x; \mu, \sigma) = \frac{1}{…}" in an option shows the learner "\frac{1}{…}" as typed.
+    /// Only the converter's command names (`commands`) count, so a Windows path or a `\n` in prose
+    /// is no formula.
+    public static func commandsOutsideMath(_ markdown: String) -> [String] {
+        let text = outsideFencedCode(markdown).replacing(/\$\$[\s\S]*?\$\$/, with: " ").replacing(/\\\[[\s\S]*?\\\]/, with: " ").replacing(/\\\([\s\S]*?\\\)/, with: " ")
+            .replacing("\\$", with: " ").replacing(/\$[^$\n]+?\$/, with: " ").replacing(/`+[^`\n]*`+/, with: " ")
+        var found: [String] = []
+        for match in text.matches(of: /\\([A-Za-z]+)/) {
+            let name = String(match.output.1)
+            if commands.contains(name), !found.contains(name) { found.append(name) }
+        }
+        return found
+    }
+
+    /// Straight double quotes outside code and math that close no quotation (`The mean of a normal
+    /// distribution is η"), `, `… is $\frac{1}{6}$").`): pieces of the answer's JSON the
+    /// model left in a text. A quote after a space, an opening bracket, a dash or a colon (or
+    /// starting its paragraph) opens; one before a space or punctuation closes; any other toggles.
+    /// Each stray quote as a snippet of up to 30 characters before it and 3 after.
+    public static func strayQuotes(_ markdown: String) -> [String] {
+        // Code and math stand as "…" (in snippets too): a quote right after a formula closes
+        // (`… is $\frac{1}{6}$")`).
+        let prose = outsideFencedCode(markdown).replacing(/`[^`\n]*`/, with: "…").replacing(/\$\$[\s\S]*?\$\$/, with: "…")
+            .replacing(/\$[^$\n]*\$/, with: "…")
+        var found: [String] = []
+        for paragraph in prose.split(separator: /\n[ \t]*\n/) {
+            let chars = Array(paragraph)
+            var open = false
+            for (i, c) in chars.enumerated() where c == "\"" {
+                let before: Character = i > 0 ? chars[i - 1] : " "
+                let after: Character = i + 1 < chars.count ? chars[i + 1] : " "
+                if before.isWhitespace || "([{/—–-:".contains(before) {
+                    open = true
+                } else if after.isWhitespace || ".,;:)]}!?".contains(after) {
+                    if !open {
+                        found.append(String(chars[max(0, i - 30)..<min(chars.count, i + 4)]).trimmingCharacters(in: .whitespacesAndNewlines))
+                    }
+                    open = false
+                } else {
+                    open.toggle()
+                }
+            }
+        }
+        return found
+    }
+
     /// `markdown` with the lines of its fenced code blocks (``` or ~~~, fences included) left
     /// empty, so line numbers stand: the prose and inline parts a check reads. The blocks are
     /// `CodeStructure.fencedBlocks`', read as CommonMark reads fences.

@@ -9,13 +9,48 @@ public enum AnswerLoop {
     /// The text repeated, when `text` ends in a loop (blank space included: `isBlank`):
     /// - its last characters are one stretch of 8–400 characters written at least 4 times over,
     ///   back to back (a phrase, a sentence or a list entry repeated exactly); or
-    /// - a line of at least 24 characters (trimmed), outside fenced code, occurs 4 or more times.
+    /// - a line of at least 24 characters (trimmed), outside fenced code, occurs 4 or more times;
+    ///   or
+    /// - a JSON string of at least 24 characters occurs 4 or more times: a JSON answer is one
+    ///   line, and its loop can cycle through a few list entries, not exactly periodic (the local
+    ///   model's project requirements "Plot the results of the simulation", "Create a program
+    ///   that …", "Calculate …" over and over, to 6,144 tokens).
     public static func repeated(in text: String) -> String? {
         let scalars = Array(text.unicodeScalars.suffix(4_000))
         if let period = tailPeriod(scalars) {
             return aligned(Array(scalars[(scalars.count - period)...]))
         }
-        return repeatedLine(in: text[...], times: 4)
+        return repeatedLine(in: text[...], times: 4) ?? repeatedString(in: text, times: 4)
+    }
+
+    /// A JSON string literal's content of at least 24 characters (escapes as written) that
+    /// occurs `times` times in `text`, quotes found left to right (an escaped quote is content).
+    static func repeatedString(in text: String, times: Int) -> String? {
+        var counts: [Substring: Int] = [:]
+        var start: String.Index?
+        var escaped = false
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if let open = start {
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "\"" {
+                    let content = text[text.index(after: open)..<i]
+                    if content.count >= 24 {
+                        counts[content, default: 0] += 1
+                        if counts[content]! >= times { return String(content) }
+                    }
+                    start = nil
+                }
+            } else if c == "\"" {
+                start = i
+            }
+            i = text.index(after: i)
+        }
+        return nil
     }
 
     /// Whether a loop's text is blank space only: a model constrained to JSON can pad an answer

@@ -73,17 +73,20 @@ struct ProviderExchange: Sendable {
             }
             let next = min(configuration.maxTokensCeiling, max(spent, 1) * 2)
             guard truncations < maxTruncationRetries, spent > 0, next > spent else {
+                // The answer as far as it got, finished `length`: its stage refuses it and the
+                // repair asks for a shorter one. It is stored, as a loop is: the same prompt and
+                // seed run out the same way, so asking again would pay for the same cut-off answer.
                 let budgetText = budget.map { "max_tokens=\($0)" } ?? "the server's default budget (\(spent) tokens)"
                 let advice =
                     spent >= configuration.maxTokensCeiling
-                    ? "raise maxTokensCeiling (now \(configuration.maxTokensCeiling)) or ask for shorter output"
-                    : "raise max_tokens for this stage or ask for shorter output"
-                let error = LLMError(
-                    .truncated,
-                    "The answer from \(host) for item \(context.itemID) (model \(request.model)) was cut off at "
-                        + "\(budgetText) after \(truncations + 1) attempt(s); \(advice).")
-                emit(.failed, context: context, request: request, message: error.message)
-                throw error
+                    ? "raise maxTokensCeiling (now \(configuration.maxTokensCeiling)) for longer answers"
+                    : "raise max_tokens for this stage for longer answers"
+                answer.usage = usage
+                emit(
+                    .cutOff, context: context, request: request,
+                    message: "The answer from \(host) for item \(context.itemID) (model \(request.model)) was cut off at "
+                        + "\(budgetText) after \(truncations + 1) attempt(s); returned cut off, for its stage to refuse and repair (\(advice)).")
+                return answer
             }
             truncations += 1
             budget = next

@@ -21,6 +21,9 @@ public struct ProviderEvent: Sendable, Hashable, Codable, CustomStringConvertibl
         /// The answer hit its token budget going round in a loop (`AnswerLoop`): it is returned
         /// finished `loop`, not asked again with more tokens.
         case looped
+        /// The answer hit its token budget at the ceiling, or after the last larger ask: it is
+        /// returned finished `length`, for its stage to refuse (`message` names the budget).
+        case cutOff = "cut_off"
         /// The request failed for good; `message` says why.
         case failed
         /// A streamed answer is arriving: `receivedTokens` so far (about one per event).

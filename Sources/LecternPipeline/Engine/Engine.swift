@@ -10,18 +10,24 @@ public struct WorkItem: Sendable {
     /// Human context for messages, e.g. "subject 1 'Basics', topic 2 'Loops'".
     public var context: String
     public var dependencies: [String]
+    /// Items this one waits for without needing them: it starts once each has finished or
+    /// failed, and reads the values of those that finished (`ResultStore.optionalValue`). A
+    /// reinforcement level waits for its topic's engagement question so as not to repeat it, but
+    /// is still written when that question failed.
+    public var after: [String]
     /// Model items count against the provider's concurrency limit; local ones against the cores.
     public var usesModel: Bool
     public var body: @Sendable (WorkContext) async throws -> WorkOutput
 
     public init(
-        id: String, stage: String, context: String, dependencies: [String] = [], usesModel: Bool = true,
+        id: String, stage: String, context: String, dependencies: [String] = [], after: [String] = [], usesModel: Bool = true,
         body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
     ) {
         self.id = id
         self.stage = stage
         self.context = context
         self.dependencies = dependencies
+        self.after = after
         self.usesModel = usesModel
         self.body = body
     }
@@ -74,11 +80,14 @@ public struct ItemFailureError: Error, Sendable {
     public var reason: ItemFailure.Reason
     public var attempts: Int
     public var errors: [String]
+    /// The errors of every refused attempt, in order.
+    public var rejections: [[String]]
 
-    public init(reason: ItemFailure.Reason, attempts: Int, errors: [String]) {
+    public init(reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[String]] = []) {
         self.reason = reason
         self.attempts = attempts
         self.errors = errors
+        self.rejections = rejections
     }
 }
 
@@ -122,12 +131,14 @@ public struct Engine: Sendable {
         var budgetExceeded = false
         var providerStopped = false
 
-        func fail(_ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String]) {
-            let failure = ItemFailure(id: item.id, stage: item.stage, context: item.context, attempts: attempts, reason: reason, errors: errors)
+        func fail(_ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[String]] = []) {
+            let failure = ItemFailure(
+                id: item.id, stage: item.stage, context: item.context, attempts: attempts, reason: reason, errors: errors, rejections: rejections)
             state.failed[item.id] = failure
             state.failureOrder.append(item.id)
             events.emit(.itemFailed(failure))
-            // Everything waiting on it, transitively, can never run.
+            // Everything needing it, transitively, can never run; what only waited for it may.
+            var released = state.followers.removeValue(forKey: item.id) ?? []
             var stack = state.dependents.removeValue(forKey: item.id) ?? []
             while let next = stack.popLast() {
                 guard state.waiting.removeValue(forKey: next) != nil, let dependent = state.items[next] else { continue }
@@ -138,14 +149,18 @@ public struct Engine: Sendable {
                 state.failureOrder.append(dependent.id)
                 events.emit(.itemFailed(cascade))
                 stack += state.dependents.removeValue(forKey: dependent.id) ?? []
+                released += state.followers.removeValue(forKey: dependent.id) ?? []
             }
+            for follower in released { state.resolve(follower) }
         }
 
-        /// An item's shard assignment, from its dependencies' (those of the same batch first).
+        /// An item's shard assignment, from its dependencies' and the items it waits for (those of
+        /// the same batch first): a project waiting for lectures in several shards is the
+        /// assembling run's.
         func assignment(of item: WorkItem, batch: [String: WorkItem], filter: ShardFilter, visiting: inout Set<String>) -> Shard.Assignment {
             if let known = state.assignments[item.id] { return known }
             visiting.insert(item.id)
-            let dependencies = item.dependencies.map { id -> Shard.Assignment in
+            let dependencies = (item.dependencies + item.after).map { id -> Shard.Assignment in
                 if let known = state.assignments[id] { return known }
                 if let pending = batch[id], !visiting.contains(id) { return assignment(of: pending, batch: batch, filter: filter, visiting: &visiting) }
                 return .assembly  // unknown here: only a run with every item can have it
@@ -177,11 +192,13 @@ public struct Engine: Sendable {
                     continue
                 }
                 let unresolved = Set(item.dependencies.filter { !state.done.contains($0) })
-                if unresolved.isEmpty {
+                let awaited = Set(item.after.filter { !state.done.contains($0) && state.failed[$0] == nil }).subtracting(unresolved)
+                if unresolved.isEmpty && awaited.isEmpty {
                     state.enqueue(item)
                 } else {
-                    state.waiting[item.id] = unresolved.count
+                    state.waiting[item.id] = unresolved.count + awaited.count
                     for dependency in unresolved { state.dependents[dependency, default: []].append(item.id) }
+                    for predecessor in awaited { state.followers[predecessor, default: []].append(item.id) }
                 }
             }
             if grew { events.emit(.planned(totals: state.totals)) }
@@ -249,21 +266,15 @@ public struct Engine: Sendable {
                                     id: id, stage: item.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
                                     latency: .zero)))
                     }
-                    for dependent in state.dependents.removeValue(forKey: id) ?? [] {
-                        guard let remaining = state.waiting[dependent] else { continue }
-                        if remaining <= 1 {
-                            state.waiting.removeValue(forKey: dependent)
-                            if let next = state.items[dependent] { state.enqueue(next) }
-                        } else {
-                            state.waiting[dependent] = remaining - 1
-                        }
+                    for dependent in (state.dependents.removeValue(forKey: id) ?? []) + (state.followers.removeValue(forKey: id) ?? []) {
+                        state.resolve(dependent)
                     }
                     add(output.spawn)
                 case .failure(let error):
                     if let failure = error as? ItemFailureError {
                         if failure.reason == .budget { budgetExceeded = true }
                         if failure.reason == .provider { providerStopped = true }
-                        fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors)
+                        fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors, rejections: failure.rejections)
                     } else if error is CancellationError {
                         fail(item, reason: .cancelled, attempts: 0, errors: ["the run was interrupted"])
                     } else if error is CocoaError || error is POSIXError {
@@ -302,8 +313,10 @@ struct SchedulerState {
     var reports: [String: ItemReport] = [:]
     /// Unfinished dependencies per waiting item.
     var waiting: [String: Int] = [:]
-    /// Items waiting on each id.
+    /// Items needing each id (they fail with it).
     var dependents: [String: [String]] = [:]
+    /// Items only waiting for each id (`WorkItem.after`: they run whether it finishes or fails).
+    var followers: [String: [String]] = [:]
     var readyModel = FIFO<WorkItem>()
     var readyLocal = FIFO<WorkItem>()
     /// With a shard: each item's assignment, and the items this process leaves to others.
@@ -311,6 +324,17 @@ struct SchedulerState {
     var leftOut = Set<String>()
     var otherShards = 0
     var leftForAssembly = 0
+
+    /// One of `id`'s awaited items has finished (or, for `after`, failed): it is ready when none is left.
+    mutating func resolve(_ id: String) {
+        guard let remaining = waiting[id] else { return }
+        if remaining <= 1 {
+            waiting.removeValue(forKey: id)
+            if let item = items[id] { enqueue(item) }
+        } else {
+            waiting[id] = remaining - 1
+        }
+    }
 
     mutating func enqueue(_ item: WorkItem) {
         if item.usesModel { readyModel.append(item) } else { readyLocal.append(item) }

@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 
 /// What the engine reports as it works: progress lines on a terminal, JSON lines in CI.
@@ -9,6 +10,9 @@ public enum EngineEvent: Sendable {
     case itemFinished(ItemReport)
     /// An answer failed validation and the model is being asked again.
     case itemRepairing(id: String, stage: String, attempt: Int, errors: [String])
+    /// An attempt's wrong-option feedback was asked for option by option (`FeedbackMending`) and
+    /// the mend was given up — `reason` says why —; the attempt goes on to the usual repair.
+    case mendGivenUp(id: String, stage: String, attempt: Int, reason: String)
     case itemFailed(ItemFailure)
     /// A provider-level retry (429, 5xx, timeout) or rate-limit wait.
     case provider(id: String, message: String)
@@ -48,6 +52,10 @@ public struct ItemReport: Sendable {
     public var latency: Duration
     /// Flags raised on the accepted answer (validator warnings, rendering notes).
     public var warnings: [ItemWarning] = []
+    /// The errors of each refused attempt before the accepted one, in order.
+    public var rejections: [[String]] = []
+    /// Blind solving of the accepted answer's multiple-choice questions.
+    public var blindSolve = BlindSolveTally()
 }
 
 /// An item that could not be completed, with the context to act on it.
@@ -76,6 +84,9 @@ public struct ItemFailure: Sendable, CustomStringConvertible {
     public var reason: Reason
     /// The last validation errors, or the provider's message.
     public var errors: [String]
+    /// The errors of every refused attempt, in order (the last is `errors` when the answer
+    /// never passed validation).
+    public var rejections: [[String]] = []
 
     public var description: String {
         var text = "\(id) (\(stage); \(context)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s")"

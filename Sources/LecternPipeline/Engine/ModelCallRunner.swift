@@ -24,6 +24,13 @@ public struct ModelCall<Output: Sendable>: Sendable {
     public var variables: [String: String]
     public var schema: ResponseSchema?
     public var check: @Sendable (String) -> AnswerCheck<Output>
+    /// The multiple-choice questions of a checked answer, for the blind solver (`ReviewSpec`);
+    /// nil for answers without any.
+    public var blindSolve: (@Sendable (Output) -> [BlindSolveItem])?
+    /// Told the errors of each refused attempt (the stage's, the inspector's and the blind
+    /// solver's), before the next: a call whose `check` keeps what passed in earlier attempts (a
+    /// reading set's questions) forgets what the errors name. Nil: nothing to tell.
+    public var rejected: (@Sendable ([String]) -> Void)?
 
     public init(
         itemID: String, stage: StageName, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
@@ -106,11 +113,22 @@ public struct ModelCallRunner: Sendable {
     public var ledger: Ledger
     public var cost: CostFunction
     public var events: any EngineEventSink
+    /// The checks every kind's answers get after their stage's own (`ContentInspector`): run on
+    /// an answer whose value is `LearnerVisible`. Nil: none.
+    public var inspector: ContentInspector?
+    /// Puts each multiple-choice answer to a solver without its key; nil: no blind solving.
+    public var solver: BlindSolver?
+    /// Writes a wrong option's feedback anew when an answer is refused only for its wrong options'
+    /// feedback (`FeedbackMending`); nil: such answers go to the usual repair.
+    public var mending: FeedbackMending?
 
     public init(
         exchanger: Exchanger, model: String, temperature: Double, maxTokens: Int, seed: Int?, variant: String?, maxAttempts: Int,
-        budgetUSD: Double?, ledger: Ledger, cost: @escaping CostFunction, events: any EngineEventSink
+        budgetUSD: Double?, ledger: Ledger, cost: @escaping CostFunction, events: any EngineEventSink, inspector: ContentInspector? = nil,
+        solver: BlindSolver? = nil
     ) {
+        self.inspector = inspector
+        self.solver = solver
         self.exchanger = exchanger
         self.model = model
         self.temperature = temperature
@@ -125,9 +143,25 @@ public struct ModelCallRunner: Sendable {
     }
 
     func request(_ messages: [ChatMessage], schema: ResponseSchema?, attempt: Int = 1) -> LLMRequest {
-        LLMRequest(
-            model: model, messages: messages, temperature: Self.repairTemperature(temperature, attempt: attempt), maxTokens: maxTokens,
-            responseSchema: schema, seed: seed, frequencyPenalty: frequencyPenalty)
+        let fresh = Self.freshStart(attempt: attempt, maxAttempts: maxAttempts)
+        return LLMRequest(
+            model: model, messages: messages, temperature: Self.repairTemperature(temperature, attempt: attempt - (fresh?.first ?? 1) + 1),
+            maxTokens: maxTokens, responseSchema: schema, seed: seed.map { ($0 + (fresh?.round ?? 0)) % (Int(Int32.max) + 1) }, frequencyPenalty: frequencyPenalty)
+    }
+
+    /// Where an attempt's conversation starts. Rounds one and two (the first `2 × maxAttempts`
+    /// attempts, over one run or two) repair one conversation, each attempt told every error so
+    /// far. From the third round on, each round starts afresh: the first request again, with no
+    /// errors listed, at the spec's temperature and with the seed moved on by the round's number
+    /// past two, and repairs within the round only. After two rounds of repairs the list of
+    /// errors is long and the model's answers are stuck on one pattern: the local model's level-1
+    /// pool question on `if` statements was refused 21 times, almost every time for options that
+    /// are the key again and wrong options sharing one feedback. Nil for attempts of the first two
+    /// rounds; else the round's first attempt and its number past two (1 for the third round).
+    static func freshStart(attempt: Int, maxAttempts: Int) -> (first: Int, round: Int)? {
+        let round = (attempt - 1) / maxAttempts + 1
+        guard round >= 3 else { return nil }
+        return ((round - 1) * maxAttempts + 1, round - 2)
     }
 
     /// The sampling temperature of `attempt`: the spec's for the first, then 0.2 more per repair,
@@ -138,12 +172,13 @@ public struct ModelCallRunner: Sendable {
     }
 
     /// The messages of attempt `next` after an invalid `answer` with `errors`; `seen` holds every
-    /// error so far, in order.
-    static func repairMessages(base: [ChatMessage], answer: String, errors: [String], seen: [String], next: Int, of maxAttempts: Int, schema: Bool)
-        -> [ChatMessage]
-    {
+    /// error so far (of this conversation), in order. `first` is the attempt the conversation
+    /// started with (`freshStart`): the one after it repairs in conversation.
+    static func repairMessages(
+        base: [ChatMessage], answer: String, errors: [String], seen: [String], next: Int, of maxAttempts: Int, schema: Bool, first: Int = 1
+    ) -> [ChatMessage] {
         let rules = schema ? " and the same JSON schema. Answer with JSON only." : "."
-        if next == 2 {
+        if next == first + 1 {
             let previous = answer.count > 12_000 ? String(answer.prefix(12_000)) + "\n[…cut…]" : answer
             // The attempt number keeps each repair request distinct: a model that repeats the
             // same wrong answer must be asked again, not answered from the cache.
@@ -166,6 +201,12 @@ public struct ModelCallRunner: Sendable {
         return messages
     }
 
+    /// `check` with the inspector's checks added to a valid answer's.
+    func inspected<Output>(_ check: AnswerCheck<Output>) -> AnswerCheck<Output> {
+        guard let inspector, case .valid(let value, let warnings) = check, let visible = value as? any LearnerVisible else { return check }
+        return .judged(value, by: warnings + inspector.issues(visible.learnerTexts))
+    }
+
     /// The first request of a call, for planning (cache hits) without calling anything.
     public func firstRequest<Output>(_ call: ModelCall<Output>) -> LLMRequest {
         request(call.template.messages(call.variables), schema: call.schema)
@@ -182,13 +223,15 @@ public struct ModelCallRunner: Sendable {
         var allCached = true
         var lastErrors: [String] = []
         var seenErrors: [String] = []
+        var rejections: [[String]] = []
         var roundEnd = maxAttempts
         var roundCached = true
         var attempt = 0
-        while attempt < roundEnd {
-            attempt += 1
-            try Task.checkCancellation()
-            let request = request(messages, schema: call.schema, attempt: attempt)
+        /// One exchange of this item (an attempt, or a blind solve of one): the budget checked
+        /// before a paid call, failures mapped to the item's, usage and cost counted.
+        func ask(
+            _ request: LLMRequest, template: String, itemID: String, stage: String, variables: [String: String], model: String
+        ) async throws -> LLMResponse {
             // Checked only when a call would be paid for: stored answers stay free.
             var budgetCheck: (@Sendable () throws -> Void)?
             if let budgetUSD {
@@ -206,22 +249,22 @@ public struct ModelCallRunner: Sendable {
             let outcome: ExchangeOutcome
             do {
                 outcome = try await exchanger.exchange(
-                    request, template: call.template.identifier, variant: variant,
-                    context: RequestContext(itemID: call.itemID, stage: call.stage, attempt: attempt, variables: call.variables),
-                    beforeCall: budgetCheck)
+                    request, template: template, variant: variant,
+                    context: RequestContext(itemID: itemID, stage: stage, attempt: attempt, variables: variables), beforeCall: budgetCheck)
             } catch let error as LLMError {
                 if error.kind == .cancelled { throw CancellationError() }
                 // Truncation and a missing scripted answer are this item's problem; the rest
                 // (auth, network, rate limits after retries) would fail every item alike.
                 let reason: ItemFailure.Reason =
                     (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
-                throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message])
+                throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch let error as CacheWriteError {
-                throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message])
+                throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch let error as CacheError {
-                // A replay past the end of a failed chain: the recorded failure stands.
-                if attempt > maxAttempts { throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors) }
-                throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message])
+                // A replay past the end of a failed chain: the recorded failure stands. (A solve
+                // or a mend comes after an answer, so a missing one is always a miss.)
+                if attempt > maxAttempts && stage == call.stage { throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors, rejections: rejections) }
+                throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch is CancellationError {
                 throw CancellationError()
             }
@@ -235,36 +278,210 @@ public struct ModelCallRunner: Sendable {
                 paid += response.usage
             }
             ledger.record(
-                usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)",
-                template: call.template.identifier)
+                usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)", template: template)
+            return response
+        }
+
+        while attempt < roundEnd {
+            attempt += 1
+            try Task.checkCancellation()
+            if Self.freshStart(attempt: attempt, maxAttempts: maxAttempts)?.first == attempt {
+                messages = base
+                seenErrors = []
+            }
+            let response = try await ask(
+                request(messages, schema: call.schema, attempt: attempt), template: call.template.identifier, itemID: call.itemID,
+                stage: call.stage, variables: call.variables, model: model)
             let errors: [String]
+            // The answer a repair quotes: the model's, or its mend that failed only the blind solve.
+            var answered = response.content
             if response.finishReason == .loop {
                 errors = [AnswerLoop.refusal(response.content)]
             } else if response.finishReason != .stop {
                 errors = ["the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer"]
             } else {
-                switch call.check(response.content) {
-                case .valid(let value, let warnings):
-                    let report = ItemReport(
-                        id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
-                        cached: allCached, latency: start.duration(to: clock.now),
-                        warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message) })
-                    return (value, report)
+                var judged = inspected(call.check(response.content))
+                var mended: [String]?
+                if case .invalid(let problems) = judged {
+                    switch try await mend(call, answer: response.content, errors: problems, attempt: attempt, ask: ask) {
+                    case .mended(let text, let again):
+                        judged = again
+                        answered = text
+                        mended = problems
+                    case .cutRefused(let refusals):
+                        // What Lectern's own mend (a stem ended with its question) still left refused.
+                        judged = .invalid(problems + refusals.map { "with the words after its question left out, " + $0 })
+                    case .notMended:
+                        break
+                    }
+                }
+                switch judged {
+                case .valid(let value, var warnings):
+                    var tally = BlindSolveTally()
+                    var disagreements: [String] = []
+                    if let solver, let questions = call.blindSolve?(value) {
+                        for question in questions {
+                            let (request, variables) = try solver.request(question, fallbackModel: model, seed: seed)
+                            let answer: LLMResponse
+                            do {
+                                answer = try await ask(
+                                    request, template: solver.template.identifier, itemID: BlindSolver.itemID(of: call.itemID),
+                                    stage: BlindSolver.stage, variables: variables, model: request.model)
+                            } catch let failure as ItemFailureError where failure.reason == .invalid {
+                                // The solver's answer ran past its budget or was not an answer:
+                                // it says nothing about the key, and fails nothing.
+                                continue
+                            }
+                            // A solver that names no option says nothing about the key.
+                            guard answer.finishReason == .stop, let chosen = question.chosen(answer.content) else { continue }
+                            tally.asked += 1
+                            if chosen == question.key {
+                                tally.agreed += 1
+                            } else {
+                                disagreements.append(BlindSolver.disagreement(question, chosen: chosen))
+                            }
+                        }
+                    }
+                    // A mended answer was refused as the model wrote it.
+                    if let mended { rejections.append(mended) }
+                    if disagreements.isEmpty || attempt >= roundEnd {
+                        // After the last attempt a disagreement is kept and reported, not failed.
+                        warnings += disagreements.map { .warning($0, kind: BlindSolver.warningKind) }
+                        var report = ItemReport(
+                            id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
+                            cached: allCached, latency: start.duration(to: clock.now),
+                            warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message) }, rejections: rejections)
+                        report.blindSolve = tally
+                        return (value, report)
+                    }
+                    errors = disagreements
                 case .invalid(let problems):
                     errors = problems
                 }
             }
             lastErrors = errors
+            rejections.append(errors)
+            call.rejected?(errors)
             for error in errors where !seenErrors.contains(error) { seenErrors.append(error) }
             // Every answer of this round came from the cache: the item failed so in an earlier run.
             if attempt == roundEnd && roundCached { roundEnd += maxAttempts }
             if attempt < roundEnd {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
                 messages = Self.repairMessages(
-                    base: base, answer: response.finishReason == .loop ? AnswerLoop.beforeLoop(response.content) : response.content, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
-                    schema: call.schema != nil)
+                    base: base, answer: response.finishReason == .loop ? AnswerLoop.beforeLoop(response.content) : answered, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
+                    schema: call.schema != nil, first: Self.freshStart(attempt: attempt, maxAttempts: maxAttempts)?.first ?? 1)
             }
         }
-        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors)
+        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors, rejections: rejections)
+    }
+
+    /// What `mend` made of a refused answer.
+    enum MendOutcome<Output> {
+        /// The mended answer, which passes every check.
+        case mended(String, AnswerCheck<Output>)
+        /// Every site was Lectern's own (`Site.settled`: stems ended with their question) and the
+        /// mended answer was refused for these errors besides the answer's own: the repair needs
+        /// them, since the model, told only that its stem goes on after its question, was then
+        /// refused for what that question asks ("What is a variable in programming?" again, five
+        /// attempts running).
+        case cutRefused([String])
+        /// No mend, or one given up: the answer goes to the usual repair.
+        case notMended
+    }
+
+    /// `answer`, refused for `errors`, with each wrong option whose feedback is unfit given its own
+    /// (`FeedbackMending`), and its check — when the errors are all of that kind and the mended
+    /// answer passes every check. A mend tried and given up is reported
+    /// (`EngineEvent.mendGivenUp`, with why). `ask` makes one exchange of the item.
+    func mend<Output>(
+        _ call: ModelCall<Output>, answer: String, errors: [String], attempt: Int,
+        ask: (LLMRequest, String, String, String, [String: String], String) async throws -> LLMResponse
+    ) async throws -> MendOutcome<Output> {
+        guard let mending, FeedbackMending.mends(errors), let (root, sites) = mending.sites(in: answer, variables: call.variables) else {
+            return .notMended
+        }
+        func givenUp(_ reason: String, cutRefused: [String] = []) -> MendOutcome<Output> {
+            events.emit(.mendGivenUp(id: call.itemID, stage: call.stage, attempt: attempt, reason: reason))
+            return cutRefused.isEmpty ? .notMended : .cutRefused(cutRefused)
+        }
+        var written: [String: String] = [:]
+        for site in sites {
+            if let settled = site.settled {
+                written[site.key] = settled
+                continue
+            }
+            let response: LLMResponse
+            do {
+                response = try await ask(
+                    mending.request(site, model: model, temperature: temperature, seed: seed), mending.template(of: site).identifier,
+                    FeedbackMending.itemID(of: call.itemID, stage: site.stage), site.stage, site.variables, model)
+            } catch let failure as ItemFailureError where failure.reason == .invalid {
+                // Not an answer: the mend is given up, nothing fails.
+                return givenUp("the \(site.label), asked for alone, was no answer: \(failure.errors.first ?? "")")
+            }
+            guard let text = FeedbackMending.text(in: response, field: site.field) else {
+                return givenUp("the \(site.label), asked for alone, was cut off or held none (finish: \(response.finishReason.rawValue))")
+            }
+            written[site.key] = text
+        }
+        let text = FeedbackMending.applying(written, to: root)
+        let again = inspected(call.check(text))
+        switch again {
+        case .valid: return .mended(text, again)
+        case .invalid(let problems):
+            let cutRefused = sites.allSatisfy({ $0.settled != nil }) ? problems.filter { !errors.contains($0) } : []
+            return givenUp("the mended answer was refused: " + problems.joined(separator: "; "), cutRefused: cutRefused)
+        }
+    }
+}
+
+/// The blind solver of `ReviewSpec`: asks a model to answer a multiple-choice question from its
+/// stem and options alone (their order its own, no key, no feedback), and words a disagreement
+/// with the key for a repair prompt.
+public struct BlindSolver: Sendable {
+    public static let stage = "blind-solve"
+    /// The id a solve's exchanges are filed under: its item's, with `/blind-solve` (so a cassette,
+    /// a call log or a provider's tracing header tells a solve from its item's answer).
+    public static func itemID(of item: String) -> String { item + "/" + stage }
+    public static let warningKind = "a blind solver chose another option than the key"
+    /// Tokens a solve typically takes (the question, its options and the instructions; a short
+    /// answer): `plan`'s estimate.
+    public static let typicalTokens = 700
+    /// The solver's model; nil: the job's.
+    public var model: String?
+    public let template: PromptTemplate
+
+    public init(model: String? = nil) throws {
+        self.model = model
+        template = try PromptLibrary.template("review/blind-solve")
+    }
+
+    static func schema(optionCount: Int) -> ResponseSchema {
+        ResponseSchema(
+            name: "blind_solve",
+            schema: SchemaParts.object(
+                [
+                    "work": SchemaParts.string,
+                    "answer": ["type": "string", "enum": .array((0..<optionCount).map { .string(BlindSolveItem.letter($0)) })],
+                ], required: ["work", "answer"]))
+    }
+
+    /// The request for `question`, and its variables (with `key`, the keyed letter, which is in no
+    /// message: a scripted provider's script may answer with it).
+    func request(_ question: BlindSolveItem, fallbackModel: String, seed: Int?) throws -> (LLMRequest, [String: String]) {
+        let schema = Self.schema(optionCount: question.options.count)
+        let variables = [
+            "context": question.context.map { "Read this passage:\n\n\($0)\n\n" } ?? "", "prompt": question.prompt,
+            "options": question.optionLines, "schema": AnswerParsing.schemaText(schema),
+        ]
+        let request = LLMRequest(
+            model: model ?? fallbackModel, messages: template.messages(variables), temperature: 0, maxTokens: 400, responseSchema: schema,
+            seed: seed)
+        return (request, variables.merging(["key": BlindSolveItem.letter(question.key)]) { a, _ in a })
+    }
+
+    /// The repair message for a solver that chose `chosen`.
+    static func disagreement(_ question: BlindSolveItem, chosen: Int) -> String {
+        "\(question.label): a solver who saw the question and its options without the key chose '\(question.options[chosen].prefix(120))', not the keyed '\(question.options[question.key].prefix(120))'; make sure the key is right, that no other option is also right, and that the question gives all it takes to answer it"
     }
 }

@@ -8,9 +8,10 @@ import Foundation
 /// The rule, from ids and dependencies alone, so every shard computes the same partition:
 /// - items of the kind's shared stages (a course's curriculum and its edits: what everything else
 ///   needs) run in every shard, from the cache where a planning run (`--shard 0/N`) left them;
-/// - an item that depends on other items goes where they go, so a topic's lecture, its questions
-///   and their renderings stay together; an item whose dependencies are in several shards (an
-///   exam's bank-wide duplicate check) is left for the assembling run, as is everything after it;
+/// - an item that depends on other items, or waits for them (`WorkItem.after`), goes where they
+///   go, so a topic's lecture, its questions and their renderings stay together; an item whose
+///   dependencies are in several shards (an exam's bank-wide duplicate check, a subject's project
+///   waiting for its lectures) is left for the assembling run, as is everything after it;
 /// - any other item goes to shard 1 + (SHA-256 of its id mod N).
 /// Shard 0 runs the shared stages only.
 public struct Shard: Sendable, Hashable, CustomStringConvertible {

@@ -22,10 +22,14 @@ public struct StageInfo: Sendable, Hashable {
     /// Tokens (prompt and answer) a call of this stage typically takes: `plan`'s estimate where
     /// the cache has nothing better. 0 for a stage without model calls.
     public var typicalTokens: Int
+    /// Multiple-choice questions an item of this stage typically holds, each a blind solve when
+    /// the spec's `review.blind_solve` is on (a reinforcement level: 0.5, levels 1–2 of 4).
+    public var blindSolves: Double
 
-    public init(_ name: StageName, typicalTokens: Int) {
+    public init(_ name: StageName, typicalTokens: Int, blindSolves: Double = 0) {
         self.name = name
         self.typicalTokens = typicalTokens
+        self.blindSolves = blindSolves
     }
 }
 
@@ -47,11 +51,12 @@ public struct ItemID: RawRepresentable, Hashable, Sendable, CustomStringConverti
 extension WorkItem {
     /// An item with a typed id and stage.
     public init(
-        id: ItemID, stage: StageName, context: String, dependencies: [ItemID] = [], usesModel: Bool = true,
+        id: ItemID, stage: StageName, context: String, dependencies: [ItemID] = [], after: [ItemID] = [], usesModel: Bool = true,
         body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
     ) {
         self.init(
-            id: id.rawValue, stage: stage.rawValue, context: context, dependencies: dependencies.map(\.rawValue), usesModel: usesModel, body: body)
+            id: id.rawValue, stage: stage.rawValue, context: context, dependencies: dependencies.map(\.rawValue), after: after.map(\.rawValue),
+            usesModel: usesModel, body: body)
     }
 }
 

@@ -46,7 +46,7 @@ extension JobRunner {
         let outcome = await engine.run(job.initialItems(), results: ResultStore())
         var stages = collector.counts()
         let kindStages = type(of: job).stages
-        let typicalTokens = Dictionary(kindStages.map { ($0.name.rawValue, $0.typicalTokens) }) { a, _ in a }
+        var typicalTokens = Dictionary(kindStages.map { ($0.name.rawValue, $0.typicalTokens) }) { a, _ in a }
         for failure in outcome.failures {
             // An item the replay could not finish: a call, unless its stage calls no model.
             let usesModel = (typicalTokens[failure.stage] ?? 1) > 0
@@ -61,17 +61,28 @@ extension JobRunner {
             stages[stage.rawValue, default: JobPlan.StageCount()].items += n
             stages[stage.rawValue, default: JobPlan.StageCount()].toCall += usesModel ? n : 0
         }
+        // Blind solves of the multiple-choice questions still to be written: a stage of their own.
+        if spec.review.blindSolve {
+            let perItem = Dictionary(kindStages.map { ($0.name.rawValue, $0.blindSolves) }) { a, _ in a }
+            let solves = stages.reduce(0.0) { $0 + Double($1.value.toCall) * (perItem[$1.key] ?? 0) }
+            if solves > 0 {
+                stages[BlindSolver.stage] = JobPlan.StageCount(items: 0, cached: 0, toCall: Int(solves.rounded(.up)), estimatedTokens: 0)
+                typicalTokens[BlindSolver.stage] = BlindSolver.typicalTokens
+            }
+        }
         var cost = 0.0
         for (stage, count) in stages {
             var entry = count
-            entry.items = max(entry.items, entry.cached + entry.toCall)
+            // Blind solves are calls within the items of their stages, not items of their own.
+            if stage != BlindSolver.stage { entry.items = max(entry.items, entry.cached + entry.toCall) }
             let typical = typicalTokens[stage] ?? 1_500
             entry.estimatedTokens = typical * entry.toCall
             let usage = TokenUsage(promptTokens: entry.estimatedTokens * 3 / 5, completionTokens: entry.estimatedTokens * 2 / 5)
             cost += self.cost(exchanger.providerKind, spec.model.name, usage) ?? 0
             stages[stage] = entry
         }
-        return JobPlan(stages: stages, order: kindStages.map(\.name.rawValue), estimated: !unreached.isEmpty, estimatedCostUSD: cost)
+        return JobPlan(
+            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage], estimated: !unreached.isEmpty, estimatedCostUSD: cost)
     }
 }
 

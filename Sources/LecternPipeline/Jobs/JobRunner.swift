@@ -48,6 +48,8 @@ public struct JobRunner: Sendable {
         /// The document to open first, relative to the bundle: the first lecture's XHTML (its
         /// Markdown without a renderer), else the tone preview; nil when no bundle was written.
         public var entryDocument: String?
+        /// What the checks did (the bundle's quality.json); nil when no bundle was written.
+        public var quality: QualityReport?
         /// A shard's run: the items it left to other shards and to the assembling run.
         public var shard: ShardOutcome?
         /// The kind's own lines for the closing summary (a quote database's coverage).
@@ -90,8 +92,10 @@ public struct JobRunner: Sendable {
         var runner = ModelCallRunner(
             exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
-            ledger: ledger, cost: cost, events: events)
+            ledger: ledger, cost: cost, events: events, inspector: ContentInspector(renderer: renderer, language: spec.language),
+            solver: spec.review.blindSolve ? try BlindSolver(model: spec.review.model) : nil)
         runner.frequencyPenalty = spec.model.frequencyPenalty
+        runner.mending = try FeedbackMending(language: spec.language)
         let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer, speech: speech)
         return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
@@ -141,11 +145,15 @@ public struct JobRunner: Sendable {
         }
         // Some kinds need certain items to write anything (a course its curriculum), even with
         // --allow-partial.
-        guard let assembled = try job.assemble(results: results) else {
+        guard var assembled = try job.assemble(results: results) else {
             return Result(
                 status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
                 reports: outcome.reports)
         }
+        let quality = Self.qualityReport(
+            stages: stageOrder.map(\.rawValue), reports: outcome.completed.compactMap { outcome.reports[$0] }, failures: outcome.failures,
+            files: assembled.files, language: spec.language)
+        assembled.files[QualityReport.fileName] = try quality.jsonData()
         let base = Manifest(
             kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
             generator: generator, specHash: spec.hash, models: Array(totals.models), promptTemplates: Array(totals.templates),
@@ -156,8 +164,18 @@ public struct JobRunner: Sendable {
         let written = try BundleWriter(outputRoot: options.outputRoot).write(files: assembled.files, manifest: base)
         var result = Result(
             status: status, bundle: written, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports,
-            entryDocument: assembled.entryDocument)
+            entryDocument: assembled.entryDocument, quality: quality)
         result.summary = assembled.summary
         return result
+    }
+
+    /// The bundle's quality report: the items' reports, and `lectern check`'s lint of the
+    /// bank the bundle holds (course.json or exam.json).
+    static func qualityReport(stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], language: String)
+        -> QualityReport
+    {
+        let bankFile = ["course.json", "exam.json"].first { files[$0] != nil }
+        let bank = bankFile.flatMap { file in try? BankLint.check(data: files[file]!, file: file, language: language) }
+        return QualityReport(stages: stages, reports: reports, failures: failures, bank: bank)
     }
 }

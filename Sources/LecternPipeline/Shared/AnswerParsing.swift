@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 
 /// A decoded answer, or the problems to send back to the model.
@@ -9,28 +10,50 @@ enum Decoded<T> {
 
 /// Reading untrusted model answers: JSON extraction and decoding with messages a model can act on.
 enum AnswerParsing {
-    /// The first JSON object in `text` as canonical text: code fences and chatter around it are
-    /// ignored (LecternLLM's extraction, shared with the providers' prompt-only mode).
-    static func extractJSONObject(_ text: String) -> String? {
-        guard let value = JSONExtraction.firstJSONValue(in: text), case .object = value else { return nil }
-        return value.canonicalText
-    }
-
-    /// Decodes `T` from the answer, or returns errors phrased for a repair request.
+    /// Decodes `T` from the answer, or returns errors phrased for a repair request. Every string
+    /// of the answer goes through `TextIntegrity` first: a TeX command whose backslash a JSON
+    /// escape took (`"\frac"` decoded as a form feed and "rac") is put back where that is
+    /// unambiguous (inside math); any other control character or lost backslash is an error.
     static func decode<T: Decodable>(_ type: T.Type, from text: String) -> Decoded<T> {
-        guard let json = extractJSONObject(text) else {
+        guard let value = JSONExtraction.firstJSONValue(in: text), case .object = value else {
             let trimmed = text.trimmed
             if trimmed.hasPrefix("{") {
                 return .failure(["the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object"])
             }
             return .failure(["the answer contains no JSON object; answer with one JSON object only"])
         }
+        var problems: [String] = []
+        let json = withIntegrity(value, path: "", problems: &problems).canonicalText
+        if !problems.isEmpty { return .failure(problems) }
         do {
             return .success(try JSONDecoder().decode(T.self, from: Data(json.utf8)))
         } catch let error as DecodingError {
             return .failure([describe(error)])
         } catch {
             return .failure(["the JSON could not be read: \(error)"])
+        }
+    }
+
+    /// `value` with every string recovered by `TextIntegrity` (formulas written without delimiters
+    /// read between `$…$`, `TextIntegrity.inspectField`); what cannot be recovered goes to
+    /// `problems`, named by its place in the answer (`wrong_answers[2].feedback contains …`).
+    static func withIntegrity(_ value: JSONValue, path: String, problems: inout [String]) -> JSONValue {
+        switch value {
+        case .string(let text):
+            let inspected = TextIntegrity.inspectField(text)
+            problems += inspected.problems.map { "\(path.isEmpty ? "the answer" : path) \($0)" }
+            return .string(inspected.repaired)
+        case .array(let elements):
+            return .array(elements.enumerated().map { withIntegrity($1, path: "\(path)[\($0 + 1)]", problems: &problems) })
+        case .object(let object):
+            var out: [String: JSONValue] = [:]
+            for key in object.keys.sorted() {
+                guard let element = object[key] else { continue }
+                out[key] = withIntegrity(element, path: path.isEmpty ? key : "\(path).\(key)", problems: &problems)
+            }
+            return .object(out)
+        case .null, .bool, .number:
+            return value
         }
     }
 

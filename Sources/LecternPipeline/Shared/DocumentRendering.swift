@@ -66,6 +66,9 @@ public protocol DocumentRenderer: Sendable {
     )
     /// A sanitized XHTML fragment for embedding (question prompts).
     func renderFragment(_ markdown: String, language: String) throws -> String
+    /// What rendering `markdown` as a fragment warns about (an unknown TeX command, raw HTML left
+    /// out); a text that cannot be rendered at all gives the reason as its one warning.
+    func fragmentWarnings(_ markdown: String, language: String) -> [String]
     /// The stylesheet the XHTML files link to (the bundle keeps it at `DocumentRendering.stylesheetPath`).
     var stylesheet: String { get }
 }

@@ -20,5 +20,13 @@ public struct MarkdownDocumentRenderer: DocumentRenderer {
         try renderer.render(markdown, language: language, title: nil).body
     }
 
+    public func fragmentWarnings(_ markdown: String, language: String) -> [String] {
+        do {
+            return try renderer.render(markdown, language: language, title: nil).warnings
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
     public var stylesheet: String { LecternStylesheet.contents }
 }

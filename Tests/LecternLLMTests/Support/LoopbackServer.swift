@@ -118,8 +118,11 @@ final class LoopbackServer: Sendable {
 
     /// Waits until the server has received `count` requests or `limit` has passed, polling: a
     /// request is in flight once this returns true (a fixed pause can end before it arrives on a
-    /// loaded machine).
-    func waitForRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws -> Bool {
+    /// loaded machine). The default bound is long because the whole suite shares one process:
+    /// its hundreds of tests run at once on a cooperative pool of one thread per core, and under
+    /// that load (2 cores) a task that only has to send a request waited more than 60 s for a
+    /// thread. Passing tests return as soon as the request is in; only a failure waits it out.
+    func waitForRequests(_ count: Int = 1, within limit: Duration = .seconds(600)) async throws -> Bool {
         let start = ContinuousClock.now
         while requests.count < count && ContinuousClock.now - start < limit { try await Task.sleep(for: .milliseconds(20)) }
         return requests.count >= count

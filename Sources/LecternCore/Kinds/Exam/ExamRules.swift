@@ -15,17 +15,10 @@ public enum ExamRules {
         issues += QuestionRules.checkLength("prompt", item.prompt, 10...2_000)
         issues += QuestionRules.checkLength("explanation", item.explanation, 20...3_000)
         issues += QuestionRules.checkMultipleChoice(
-            prompt: item.prompt, options: item.options, labels: labels, optionCount: optionCount, language: language)
-        let names = labels.flatMap { $0.count == item.options.count ? $0 : nil } ?? item.options.indices.map { "option \($0 + 1)" }
-        // Numbers are compared by value (`computedKeyIssues`), not by their words: 3√2 is not 2√3.
-        for i in item.options.indices where !format.computesKey {
-            for j in item.options.indices where j > i {
-                let (a, b) = (item.options[i].text, item.options[j].text)
-                if TextKey.normalize(a, language: language) != TextKey.normalize(b, language: language), NearDuplicate.restate(a, b) {
-                    issues.append(.error("\(names[i]) ('\(a)') and \(names[j]) ('\(b)') say the same thing in other words; every option must be a different answer"))
-                }
-            }
-        }
+            prompt: item.prompt, options: item.options, labels: labels, optionCount: optionCount, language: language
+        ).map(refusingAGiveAwayLength)
+        issues += aboutTheItemIssues(explanation: item.explanation, options: item.options)
+        issues += unfinishedIssues(explanation: item.explanation, options: item.options)
         if format.computesKey {
             // Verbal items are held to their source text's words; a computed item has no source.
             issues += languageIssues(item, language: language)
@@ -34,6 +27,189 @@ public enum ExamRules {
             issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
         }
         return issues
+    }
+
+    /// A key much longer than the other options is a warning in a course and an error in an exam,
+    /// where a candidate who picks the longest option must not score: the recorded exam's keys
+    /// read "a large land area with a climate …" beside "a type of plant".
+    static func refusingAGiveAwayLength(_ issue: ValidationIssue) -> ValidationIssue {
+        guard issue.severity == .warning, issue.kind == QuestionRules.longKeyKind else { return issue }
+        return .error(
+            "\(issue.message); in an exam write every wrong option as long and as specific as the correct one, or shorten the correct one")
+    }
+
+    /// The explanation and feedback a candidate reads after answering, written about the item
+    /// instead of to them ("This question tests the learner's ability to …"). Shared with
+    /// `lectern check`.
+    public static func aboutTheItemIssues(explanation: String, options: [Choice]) -> [ValidationIssue] {
+        var issues = QuestionRules.checkSpeaksToTheLearner("explanation", explanation, instructions: true)
+        for option in options where !option.feedback.isEmpty {
+            issues += QuestionRules.checkSpeaksToTheLearner("the feedback of '\(option.text.prefix(40))'", option.feedback, instructions: true)
+        }
+        return issues
+    }
+
+    /// The explanation or an option's feedback stopping in the middle of a sentence
+    /// (`QuestionRules.checkFinished`), as a course question's texts after its prompt may not:
+    /// the recorded world-geography exam's reading set p01 kept a wrong option's feedback that
+    /// ended "… south of the Antarctic Circle. The wrong answer".
+    public static func unfinishedIssues(explanation: String, options: [Choice]) -> [ValidationIssue] {
+        var issues = QuestionRules.checkFinished("explanation", explanation, finish: "finish it")
+        for option in options where !option.feedback.isEmpty {
+            issues += QuestionRules.checkFinished("the feedback of '\(option.text.prefix(40))'", option.feedback, finish: "finish it")
+        }
+        return issues
+    }
+
+    /// Numbers in what a candidate reads after answering (the explanation, each option's
+    /// feedback) that neither the source text the item was written from nor the item itself
+    /// holds: made up. The local model's feedback on a reading-set key about Antarctica's first
+    /// explorations read "The passage states that in 1925, the United States established the
+    /// Amundsen-Bellingshausen Station", a year and a station the passage never names; a
+    /// completion item's feedback said "The age mentioned in the sentence is about 400 years".
+    /// Digits in any script count (a year, "250 mm", "20th"); number words do not. For verbal
+    /// items, which are held to their source; a computed item's numbers are checked against its
+    /// solution instead.
+    public static func unsourcedNumberIssues(explanation: String, prompt: String, options: [Choice], source: String) -> [ValidationIssue] {
+        var fields = [("the explanation", explanation)]
+        for option in options where !option.feedback.isEmpty { fields.append(("the feedback of '\(option.text.prefix(40))'", option.feedback)) }
+        var issues: [ValidationIssue] = []
+        for (name, text) in fields {
+            guard let first = unsourcedNumbers(in: text, prompt: prompt, options: options.map(\.text), source: source).first else { continue }
+            issues.append(
+                .error(
+                    "\(name) names \(first), \(unsourcedNumber), in its words and numbers"
+                ))
+        }
+        return issues
+    }
+
+    /// The numbers of `text` that neither `source`, the stem nor an option holds
+    /// (`unsourcedNumberIssues`; also how a mend finds the feedback to write again).
+    /// A number the text writes in words counts as the text's: "4th century" is the source's
+    /// "fourth century" (the local model's feedback on a completion item).
+    public static func unsourcedNumbers(in text: String, prompt: String, options: [String], source: String) -> [String] {
+        let named = [source, prompt] + options
+        let known = Set(named.flatMap { numbers(in: $0) + numberWords(in: $0) })
+        return numbers(in: text).filter { !known.contains($0) }
+    }
+
+    /// English number words, cardinal and ordinal, up to twenty and the tens.
+    private static let numberWordValues: [String: Int] = {
+        let cardinals = [
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+            "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+        ]
+        let ordinals = [
+            "zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
+            "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth",
+        ]
+        var values: [String: Int] = [:]
+        for (value, word) in cardinals.enumerated() { values[word] = value }
+        for (value, word) in ordinals.enumerated() { values[word] = value }
+        for (index, tens) in ["thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"].enumerated() {
+            values[tens] = (index + 3) * 10
+            values[String(tens.dropLast()) + "ieth"] = (index + 3) * 10
+        }
+        values["hundred"] = 100
+        values["hundredth"] = 100
+        values["thousand"] = 1000
+        values["thousandth"] = 1000
+        return values
+    }()
+
+    /// The numbers `text` writes as English words ("fourth" is "4"), in order of appearance.
+    static func numberWords(in text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { !$0.isLetter }).compactMap { numberWordValues[String($0)].map(String.init) }
+    }
+
+    /// The message fragment of an unsourced number (`unsourcedNumberIssues`).
+    public static let unsourcedNumber = "which neither the source text nor the question has: say only what the text says"
+
+    /// A stem opening with one of the source text's field labels: the Factbook writes
+    /// "Climate: a wide equatorial band of hot and humid tropical climates …", and the local model
+    /// copied the label into a completion stem, which then reads as a form field, not a sentence.
+    /// A label is one to three words before a colon that the source text also has before a colon
+    /// ("Complete the sentence:" is an instruction, not the text's, and stays).
+    public static func copiedLabelIssues(prompt: String, source: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let lines = prompt.split(separator: "\n").map(\.trimmed).filter { !$0.isEmpty }
+        for line in lines {
+            guard let match = line.prefixMatch(of: labelPattern) else { continue }
+            let label = String(match.output.1).trimmed
+            guard source.contains(label + ":") else { continue }
+            issues.append(
+                .error(
+                    "the stem begins with '\(label):', a label of the source text, not part of a sentence: write the question, or the sentence with the blank, without it"
+                ))
+            break
+        }
+        return issues
+    }
+
+    nonisolated(unsafe) private static let labelPattern = /([\p{L}][\p{L}\p{M}'’-]*(?: [\p{L}\p{M}'’-]+){0,2}):\s/
+
+    /// `sentence` without a field label it opens with ("Climate: a wide equatorial band …" gives
+    /// "a wide equatorial band …"): the sentence an item is built on, which the completion and
+    /// wrong-word prompts ask the model to copy word for word, and `copiedLabelIssues` refuses
+    /// with its label. Unchanged when nothing follows the label.
+    public static func withoutFieldLabel(_ sentence: String) -> String {
+        guard let match = sentence.prefixMatch(of: labelPattern) else { return sentence }
+        let rest = sentence[match.range.upperBound...].trimmed
+        return rest.isEmpty ? sentence : rest
+    }
+
+    /// A correct option that names what the source text does not: a number, or a capitalized
+    /// word (a name), that neither the source text the item was written from nor its stem holds
+    /// (letter case aside). The local model keyed "1925" for "What was the first year in which
+    /// scientific research began on Antarctica?" and "China" for the country that claimed the
+    /// Antarctic Peninsula, over a passage that names neither, and its blind solver, shown the
+    /// passage, agreed. A wrong option may name anything; the key of a question on a text says
+    /// what the text says.
+    public static func unsourcedKeyIssues(prompt: String, options: [Choice], source: String, labels: [String]? = nil) -> [ValidationIssue] {
+        guard let index = options.firstIndex(where: \.correct) else { return [] }
+        let key = options[index].text
+        let given = source + "\n" + prompt
+        let knownNumbers = Set(numbers(in: given))
+        // A word is the text's when a word of it starts with the same five letters ("Americans",
+        // "America"); a capitalized stop word ("They", "The") is no name.
+        let stem = { (word: Substring) in String(word.lowercased().prefix(5)) }
+        let knownWords = Set(given.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(stem))
+        var unsourced = numbers(in: key).filter { !knownNumbers.contains($0) }
+        unsourced += key.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            .filter { word in
+                word.count >= 2 && word.first!.isUppercase && !knownWords.contains(stem(word))
+                    && !NearDuplicate.Lexicon.stopWords.contains(GroundingText.normalize(String(word)))
+            }
+            .map(String.init)
+        guard let first = unsourced.first else { return [] }
+        let name = labels.flatMap { $0.count == options.count ? $0[index] : nil } ?? "the correct option"
+        return [
+            .error(
+                "\(name) ('\(key.prefix(80))') names '\(first)', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"
+            )
+        ]
+    }
+
+    /// The runs of digits in `text`, in any script, as ASCII digits ("1,250" and "1250" are both
+    /// "1250"; "20th" is "20"), in order of appearance.
+    static func numbers(in text: String) -> [String] {
+        var found: [String] = []
+        var current = ""
+        var previous: Character?
+        for character in text {
+            if let digit = character.wholeNumberValue, character.isNumber, digit < 10 {
+                current.append(String(digit))
+            } else if !current.isEmpty, character == "," || character == "٬", previous?.isNumber == true {
+                // A thousands separator: the run goes on.
+            } else if !current.isEmpty {
+                found.append(current)
+                current = ""
+            }
+            previous = character
+        }
+        if !current.isEmpty { found.append(current) }
+        return found
     }
 
     /// What a candidate reads written in another language than the exam's. For Arabic: a text
@@ -149,7 +325,7 @@ public enum ExamRules {
             }
         }
         if format == .analogy { issues += analogyIssues(prompt: prompt, options: options, quote: quote, labels: labels) }
-        if format == .standard, let quote = quote, !quote.trimmed.isEmpty {
+        if format == .standard || format == .reading, let quote = quote, !quote.trimmed.isEmpty {
             let asked = Set(NearDuplicate.contentWords(prompt + " " + (options.first(where: \.correct)?.text ?? "")))
             if !asked.isEmpty, NearDuplicate.contentWords(quote).allSatisfy({ !asked.contains($0) }) {
                 issues.append(
@@ -288,6 +464,37 @@ public enum ExamRules {
         return false
     }
 
+    /// English function words of five letters or more, which a vocabulary item does not ask about:
+    /// they have no meaning of their own to define in a sentence.
+    private static let functionWords: Set<String> = [
+        "about", "above", "after", "again", "against", "along", "among", "around", "because", "before", "being", "below", "between",
+        "beyond", "could", "during", "either", "every", "other", "their", "there", "these", "those", "though", "through", "under",
+        "until", "where", "which", "while", "within", "without", "would", "whose", "often", "still", "since", "across", "toward",
+        "towards", "rather", "several", "another", "although", "whether", "including",
+    ]
+
+    /// The word of `sentence` a vocabulary item asks about, chosen by Lectern as it chooses the
+    /// sentence (a 1.5B model asked "what does 'seven' mean?" and named words the sentence lacks):
+    /// the longest word of letters only, not a name (capitalized after the sentence's start), not a
+    /// function word, at least five letters long in English (four in other languages: Arabic words
+    /// carry their articles); the first of equals. Nil when the sentence has none.
+    public static func vocabularyWord(in sentence: String, language: String) -> String? {
+        let english = language.lowercased().hasPrefix("en")
+        let minimum = english ? 5 : 4
+        var best: String?
+        var index = 0
+        for token in sentence.split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" && $0 != "-" }) {
+            defer { index += 1 }
+            let word = String(token)
+            guard word.allSatisfy(\.isLetter), word.count >= minimum else { continue }
+            if index > 0, word.first?.isUppercase == true { continue }
+            if word.allSatisfy(\.isUppercase) { continue }
+            if english, functionWords.contains(word.lowercased()) { continue }
+            if word.count > (best?.count ?? 0) { best = word }
+        }
+        return best
+    }
+
     /// Words with which a stem points at a text, table or figure the candidate does not see.
     nonisolated(unsafe) private static let unseenText =
         /(?i)\b(the|this|given|following|above|below) (source )?(text|passage|excerpt|article|paragraph|table|figure|graph|chart|diagram)\b|\baccording to the (text|source|passage|table)\b|\bsource text\b/
@@ -368,7 +575,8 @@ public enum ExamRules {
     /// end, except after an abbreviation or initial ("(r. 336", "B.C. to", "Mt. Everest"): a
     /// word of at most two letters, or one with a full stop inside. A semicolon (`;` `؛`) ends one
     /// too: reference texts list facts as clauses ("winds blow coastward …; blizzards form …"),
-    /// and one clause is one fact to ask about.
+    /// and one clause is one fact to ask about. A full stop right after a closing parenthesis ends
+    /// a sentence even after an abbreviation ("… period (323-31 B.C.). Hellenistic sightseers …").
     public static func sentences(_ text: String) -> [String] {
         var out: [String] = []
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -377,7 +585,8 @@ public enum ExamRules {
             for (index, character) in characters.enumerated() {
                 current.append(character)
                 guard ".?!؟;؛".contains(character), index + 1 == characters.count || characters[index + 1].isWhitespace else { continue }
-                if character == "." {
+                let closesAParenthesis = index > 0 && characters[index - 1] == ")"
+                if character == ".", !closesAParenthesis {
                     let word = current.dropLast().split(whereSeparator: \.isWhitespace).last ?? ""
                     let letters = word.filter(\.isLetter)
                     if letters.count <= 2 || word.contains(".") { continue }

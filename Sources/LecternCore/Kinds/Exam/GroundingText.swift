@@ -48,6 +48,76 @@ public enum GroundingText {
         return occurs(needle, inPadded: padded(normalizedUTF8(text)))
     }
 
+    /// The words a model puts before a quote to introduce it ("The passage states that …", "It
+    /// stated that …", "According to the text, …"), at the start of the quote, in any letter case.
+    nonisolated(unsafe) static let leadIn =
+        /(?i)^\s*((the (passage|text|article|author|source)|it) (states?|stated|says|said|mentions?|mentioned|explains?|explained|notes?|noted|reads)\b( that\b)?|according to the (passage|text|article|source)|as (the passage|the text|it) (says|states|puts it))\s*[,:;–-]?\s*/
+
+    /// `quote` without a lead-in and the quote marks around what follows it ("The passage states
+    /// that 'X'" → "X"), or nil when it has no lead-in. Only the framing goes: what remains must
+    /// still be found in the source for the quote to count.
+    public static func withoutLeadIn(_ quote: String) -> String? {
+        guard let match = quote.firstMatch(of: Self.leadIn) else { return nil }
+        var rest = quote[match.range.upperBound...]
+        let marks = CharacterSet(charactersIn: "\"'“”‘’«» \n\t")
+        while let first = rest.unicodeScalars.first, marks.contains(first) { rest = rest.dropFirst() }
+        while let last = rest.unicodeScalars.last, marks.contains(last) { rest = rest.dropLast() }
+        return rest.isEmpty ? nil : String(rest)
+    }
+
+    /// The sentence of `sentences` that shares the most words with `quote`, when it holds at least
+    /// half of the quote's distinct words (normalized; words of three letters or more, and numbers)
+    /// and at least three of them: what a model that re-typed a sentence from memory most likely
+    /// meant, for a repair message to point at. Nil when no sentence is that close.
+    public static func closestSentence(to quote: String, among sentences: [String]) -> String? {
+        func words(_ text: String) -> Set<Substring> {
+            Set(normalize(text).split(separator: " ").filter { $0.count >= 3 || $0.allSatisfy(\.isNumber) })
+        }
+        let wanted = words(quote)
+        guard !wanted.isEmpty else { return nil }
+        var best: (sentence: String, shared: Int)?
+        for sentence in sentences {
+            let shared = wanted.intersection(words(sentence)).count
+            if shared > (best?.shared ?? 0) { best = (sentence, shared) }
+        }
+        guard let best, best.shared >= 3, best.shared * 2 >= wanted.count else { return nil }
+        return best.sentence
+    }
+
+    /// The sentence of `sentences` that `quote` copies with one word wrong (two in a quote of 16
+    /// words or more): the same words in the same order but for one changed, added or left out,
+    /// over the whole sentence. The local model's passage-1 reading set cited "Several exploration
+    /// expeditions were achieved in the early 20th century, but the area saw little human
+    /// activity." for the passage's 'Several exploration "firsts" were achieved …' in three
+    /// attempts in a row, each time shown the sentence to copy. A quote of fewer than 8 words, or
+    /// one that differs more, is nil: it is asked again.
+    public static func misTypedSentence(_ quote: String, among sentences: [String]) -> String? {
+        let wanted = normalize(quote).split(separator: " ")
+        guard wanted.count >= 8 else { return nil }
+        let allowed = wanted.count >= 16 ? 2 : 1
+        for sentence in sentences {
+            let words = normalize(sentence).split(separator: " ")
+            guard abs(words.count - wanted.count) <= allowed, wordDistance(wanted, words, limit: allowed) <= allowed else { continue }
+            return sentence
+        }
+        return nil
+    }
+
+    /// The word-level edit distance of `a` and `b` (changes, additions, deletions), or `limit + 1`
+    /// once it is certain to exceed `limit`.
+    static func wordDistance(_ a: [Substring], _ b: [Substring], limit: Int) -> Int {
+        var previous = Array(0...b.count)
+        for (i, word) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for j in b.indices {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == b[j] ? 0 : 1))
+            }
+            if current.min()! > limit { return limit + 1 }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// The normalized text as UTF-8 bytes.
     static func normalizedUTF8(_ text: String) -> [UInt8] {
         var output = Normalizer()

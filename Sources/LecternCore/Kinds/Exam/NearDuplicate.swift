@@ -29,10 +29,12 @@ public enum NearDuplicate {
         similarity(a, b) >= threshold - 1e-9
     }
 
-    /// Whether two options restate each other: the same content words in any order (and the same
-    /// gate), or for options of at least four content words, a similarity of 0.8 or more.
+    /// Whether two texts restate each other: the same content words in any order (and the same
+    /// gate), or for texts of at least four content words, a similarity of 0.8 or more.
     /// "Because water expands when it freezes" restates "When it freezes, water expands"; "Paris"
-    /// does not restate "The city of Paris" (a longer option may be the distinct, better answer).
+    /// does not restate "The city of Paris". A flashcard quiz's distractors from other cards are
+    /// held to this (questions' options to `QuestionRules.restates`, which only sets aside
+    /// articles, case and plurals: a real distractor is often the key with one word changed).
     public static func restate(_ a: String, _ b: String) -> Bool {
         let x = Fingerprint(a)
         let y = Fingerprint(b)
@@ -100,6 +102,10 @@ public enum NearDuplicate {
             gate = kinds.sorted().joined(separator: ",") + "|" + numbers.sorted().joined(separator: ",")
         }
     }
+
+    /// A word's stem as the measure compares words: an English plural `s` or an Arabic article
+    /// dropped ("variables" and "variable" are one word).
+    public static func stem(_ word: String) -> String { Lexicon.stem(word) }
 
     /// Word lists, in normalized form (so `إلى`, `على` are listed as written and match `الي`, `علي`).
     enum Lexicon {

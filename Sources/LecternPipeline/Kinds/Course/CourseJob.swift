@@ -37,10 +37,10 @@ public struct CourseJob: GenerationJob {
     public static let stages: [StageInfo] = [
         StageInfo(CurriculumStage.name, typicalTokens: 1_400), StageInfo(CurriculumStage.editName, typicalTokens: 2_000),
         StageInfo(TonePreviewStage.name, typicalTokens: 700), StageInfo(LectureStage.name, typicalTokens: 2_400),
-        StageInfo(.render, typicalTokens: 0), StageInfo(EngagementQuestionStage.name, typicalTokens: 2_300),
-        StageInfo(EngagementQuestionStage.bonusName, typicalTokens: 900), StageInfo(ReinforcementStage.name, typicalTokens: 1_400),
+        StageInfo(.render, typicalTokens: 0), StageInfo(EngagementQuestionStage.name, typicalTokens: 2_300, blindSolves: 1),
+        StageInfo(EngagementQuestionStage.bonusName, typicalTokens: 900), StageInfo(ReinforcementStage.name, typicalTokens: 1_400, blindSolves: 0.5),
         StageInfo(EndingProjectStage.name, typicalTokens: 1_300), StageInfo(Narrator.name, typicalTokens: 0),
-        StageInfo(FlashcardStage.name, typicalTokens: 2_600), StageInfo(PracticeStage.name, typicalTokens: 1_500),
+        StageInfo(FlashcardStage.name, typicalTokens: 2_600), StageInfo(PracticeStage.name, typicalTokens: 1_500, blindSolves: 1),
     ]
 
     /// Speech synthesis for the `narration` add-on.
@@ -175,14 +175,22 @@ public struct CourseJob: GenerationJob {
                 items += practiceItems(place: place, outline: outline)
             }
             if addons.reinforcement {
+                // Each level waits for the topic's questions before it, and may not ask what they ask.
+                let questions =
+                    addons.engagementQuestions ? [CourseItems.engagementQuestion(place.topicID), CourseItems.bonusQuestion(place.topicID)] : []
                 for level in ReinforcementStage.levels {
                     let id = CourseItems.reinforcement(place.topicID, level: level)
+                    let lower = ReinforcementStage.levels.prefix { $0 < level }.map { CourseItems.reinforcement(place.topicID, level: $0) }
                     items.append(
-                        modelItem(id, stage: ReinforcementStage.name, context: place.contextText + ", level \(level)", after: [lectureID]) {
+                        modelItem(id, stage: ReinforcementStage.name, context: place.contextText + ", level \(level)", after: [lectureID], waitingFor: questions + lower) {
                             [self] done in
-                            try ReinforcementStage(job: job).call(
+                            // Those that failed are not there to repeat.
+                            let earlier =
+                                questions.compactMap { id in done.results.optionalValue(id, as: Question.self).map { (id.rawValue, $0.prompt) } }
+                                + lower.compactMap { id in done.results.optionalValue(id, as: ReinforcementQuestion.self).map { (id.rawValue, $0.prompt) } }
+                            return try ReinforcementStage(job: job).call(
                                 itemID: id.rawValue, place: place, outline: outline,
-                                lecture: try done.results.value(lectureID, as: String.self), level: level)
+                                lecture: try done.results.value(lectureID, as: String.self), level: level, earlier: earlier)
                         })
                 }
             }
@@ -190,9 +198,14 @@ public struct CourseJob: GenerationJob {
         if addons.endingProjects {
             for (index, subject) in outline.subjects.enumerated() {
                 let id = CourseItems.endingProject(TopicPlace.subjectID(index))
+                // It waits for the subject's lectures, to hold its requirements to what they teach.
+                let lectures = places.filter { $0.subjectIndex == index }.map { CourseItems.lecture($0.topicID) }
                 items.append(
-                    modelItem(id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root]) { [self] _ in
-                        try EndingProjectStage(job: job).call(itemID: id.rawValue, subjectIndex: index, outline: outline)
+                    modelItem(id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root], waitingFor: lectures) {
+                        [self] done in
+                        let texts = lectures.compactMap { done.results.optionalValue($0, as: String.self) }
+                        return try EndingProjectStage(job: job).call(
+                            itemID: id.rawValue, subjectIndex: index, outline: outline, lectures: texts.count == lectures.count ? texts : nil)
                     })
             }
         }
@@ -228,11 +241,11 @@ public struct CourseJob: GenerationJob {
     /// A work item running one model call, built by `call` once `dependencies` have finished;
     /// `wrap` turns the checked answer into the value later items read.
     func modelItem<Output: Sendable>(
-        _ id: ItemID, stage: StageName, context: String, after dependencies: [ItemID],
+        _ id: ItemID, stage: StageName, context: String, after dependencies: [ItemID], waitingFor predecessors: [ItemID] = [],
         call: @escaping @Sendable (WorkContext) throws -> ModelCall<Output>,
         wrap: @escaping @Sendable (Output) -> any Sendable = { $0 }
     ) -> WorkItem {
-        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies) { [runner] done in
+        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies, after: predecessors) { [runner] done in
             let (value, report) = try await runner.run(try call(done))
             return WorkOutput(value: wrap(value), report: report)
         }

@@ -2,6 +2,7 @@ import Foundation
 import LecternCore
 import LecternLLM
 import LecternRender
+import Synchronization
 
 /// The exam's model calls: one item of a standard category grounded in a chunk of the corpus,
 /// or a reading-comprehension set of 2–5 items on one passage. Each item is checked on its own
@@ -124,14 +125,23 @@ public struct ExamItemStage: Sendable {
             pair: "النيل : نهر", keyPair: "الصحراء الكبرى : صحراء", wrongPairs: ["أفريقيا : النيل", "جبل : إيفرست", "مدينة : نهر"], commaList: false)
     }
 
-    static func formatRule(_ format: ExamCategory.Format, language: String) -> String {
+    /// `focus`: the sentence the item is built on (a vocabulary item asks about the word Lectern
+    /// chooses in it, `ExamRules.vocabularyWord`, and a completion item blanks it, `blanked`).
+    static func formatRule(_ format: ExamCategory.Format, language: String, focus: String = "") -> String {
         let example = language == "ar" ? RuleExample.arabic : RuleExample.english
         return switch format {
         case .completion:
-            "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
-                + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
-                + "\"\(example.sentence)\" the prompt is \"\(example.blanked)\", the correct answer \"\(example.key)\", and wrong answers such as "
-                + example.list(example.distractors) + "."
+            if let (word, blanked) = blanked(focus, language: language) {
+                "\nThe prompt is this sentence with the word \"\(word)\" replaced by \"____\", copied exactly: \"\(blanked)\". The correct answer is "
+                    + "\"\(word)\"; each wrong answer is one word of the same kind that does not fit the sentence. For example, from the sentence "
+                    + "\"\(example.sentence)\" the prompt is \"\(example.blanked)\", the correct answer \"\(example.key)\", and wrong answers such as "
+                    + example.list(example.distractors) + "."
+            } else {
+                "\nCopy that sentence into \"prompt\" word for word, with one important word replaced by \"____\". That word is the correct answer; "
+                    + "each wrong answer is a word of the same kind that does not fit the sentence. For example, from the sentence "
+                    + "\"\(example.sentence)\" the prompt is \"\(example.blanked)\", the correct answer \"\(example.key)\", and wrong answers such as "
+                    + example.list(example.distractors) + "."
+            }
         case .wrongWord:
             "\nCopy that sentence into \"prompt\" word for word, then change exactly one of its words to a word that contradicts the sentence's meaning. "
                 + "The changed word is the correct answer; each wrong answer is another word of the sentence, written exactly as it appears there. "
@@ -140,10 +150,18 @@ public struct ExamItemStage: Sendable {
         case .fact:
             "\nThe correct answer is a fact this sentence states, in its words; \"source_quote\" is this sentence."
         case .vocabulary:
-            "\nThe prompt quotes this sentence and asks what one word of it means there; write that word in quotation marks. The correct answer "
-                + "is a short meaning of the word (not the word itself); each wrong answer is a meaning it does not have in this sentence. "
-                + "\"source_quote\" is this sentence, copied from the source text. The prompt has this shape: In the sentence \"<the sentence>\", "
-                + "what does '<one word of it>' mean?"
+            if let word = ExamRules.vocabularyWord(in: focus, language: language) {
+                "\nThe prompt quotes this sentence and asks what the word '\(word)' means there. The correct answer is a meaning of '\(word)' "
+                    + "as this sentence uses it, in two to five words (a synonym or a short phrase, not '\(word)' itself nor another form of it); "
+                    + "each wrong answer is a meaning of two to five words too, one that '\(word)' does not have in this sentence but a candidate "
+                    + "could take it for. \"source_quote\" is this sentence, copied from the source text. The prompt is: In the sentence "
+                    + "\"\(focus.trimmed)\", what does '\(word)' mean?"
+            } else {
+                "\nThe prompt quotes this sentence and asks what one word of it means there; write that word in quotation marks. The correct answer "
+                    + "is a short meaning of the word (not the word itself); each wrong answer is a meaning it does not have in this sentence. "
+                    + "\"source_quote\" is this sentence, copied from the source text. The prompt has this shape: In the sentence \"<the sentence>\", "
+                    + "what does '<one word of it>' mean?"
+            }
         case .analogy:
             "\nTake two words of this sentence that have a clear relation and write them in \"prompt\" as the pair \"A : B\"; copy this sentence "
                 + "into \"source_quote\". Every answer is another pair \"C : D\" written the same way; the correct answer has the same relation as "
@@ -151,6 +169,19 @@ public struct ExamItemStage: Sendable {
                 + "the prompt is \"\(example.pair)\", the correct answer \"\(example.keyPair)\", and wrong answers such as " + example.list(example.wrongPairs) + "."
         case .standard, .reading, .quantitative, .geometry: ""
         }
+    }
+
+    /// The word a completion item blanks in `sentence` (`ExamRules.vocabularyWord`: Lectern chooses
+    /// it, as it chooses the sentence) and the sentence with its first whole-word occurrence
+    /// written "____" (`FlashcardRules.clozeFront`, as a cloze card's front). The local model,
+    /// asked to choose, copied the category's instructions into
+    /// the stem, or the sentence with its "Climate:" label and no blank.
+    static func blanked(_ sentence: String, language: String) -> (word: String, stem: String)? {
+        let sentence = sentence.trimmed
+        guard let word = ExamRules.vocabularyWord(in: sentence, language: language),
+            let stem = FlashcardRules.clozeFront(sentence: sentence, span: word)
+        else { return nil }
+        return (word, stem)
     }
 
     /// What the quantitative prompt says about the figure of a geometry item.
@@ -190,25 +221,27 @@ public struct ExamItemStage: Sendable {
         v["difficulty"] = planned.difficulty.rawValue
         v["source"] = planned.source
         v["focus"] = planned.focus
-        v["format_rule"] = Self.formatRule(planned.category.format, language: context.spec.language)
+        v["format_rule"] = Self.formatRule(planned.category.format, language: context.spec.language, focus: planned.focus)
         v["avoid"] = Self.avoidText(avoid)
         let schema = Self.schema(optionCount: context.exam.optionCount)
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/exam-item")
         let context = self.context
+        let avoided = ExamWork.AvoidedStems(avoid)
         return itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: Answer.self) { answer in
             context.build(
                 answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                document: planned.document, passage: nil, template: template, avoid: avoid, focus: planned.focus, source: planned.source)
+                document: planned.document, passage: nil, template: template, avoid: avoided, focus: planned.focus, source: planned.source)
         }
     }
 
-    /// The model call of one item: its answer decoded as `A`, then built and judged by `build`.
+    /// The model call of one item: its answer decoded as `A`, then built and judged by `build`;
+    /// its key is put to the blind solver as a candidate meets the item (stem and options).
     private func itemCall<A: Decodable & Sendable>(
         _ planned: ExamWork.Question, retry: Bool, template: PromptTemplate, variables: [String: String], schema: ResponseSchema, as _: A.Type,
         build: @escaping @Sendable (A) -> (ExamItem, [ValidationIssue])
     ) -> ModelCall<ExamItem> {
-        ModelCall(
+        var call = ModelCall<ExamItem>(
             itemID: (retry ? ExamItems.retry(ExamItems.item(planned.id)) : ExamItems.item(planned.id)).rawValue,
             stage: retry ? ExamJob.retryName : Self.name, template: template, variables: variables, schema: schema,
             check: { text in
@@ -219,6 +252,8 @@ public struct ExamItemStage: Sendable {
                     return .judged(item, by: issues)
                 }
             })
+        call.blindSolve = { item in [BlindSolveItem(label: "the item", prompt: item.prompt, choices: item.options)] }
+        return call
     }
 
     /// One quantitative or geometry item: its key is computed from the solution it gives.
@@ -233,10 +268,11 @@ public struct ExamItemStage: Sendable {
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/quantitative-item")
         let context = self.context
+        let avoided = ExamWork.AvoidedStems(avoid)
         return itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: ComputedAnswer.self) { answer in
             context.buildComputed(
                 answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
-                template: template, avoid: avoid)
+                template: template, avoid: avoided)
         }
     }
 
@@ -251,7 +287,29 @@ public struct ExamItemStage: Sendable {
         v["schema"] = AnswerParsing.schemaText(schema)
         let template = try PromptLibrary.template("exam/reading-set")
         let context = self.context
-        return ModelCall(
+        let avoided = ExamWork.AvoidedStems(avoid)
+        /// The set's items from the model's questions, and what is wrong with them, each issue
+        /// named after its question ("questions[2]: …").
+        @Sendable func judge(_ written: [Answer]) -> ([ExamItem], [ValidationIssue]) {
+            var items: [ExamItem] = []
+            var issues: [ValidationIssue] = []
+            var stems = avoided
+            for (index, (planned, question)) in zip(set.questions, written).enumerated() {
+                let (item, found) = context.build(
+                    question, id: planned.id, section: set.section, category: set.category, difficulty: planned.difficulty,
+                    document: set.passage.document, passage: set.passage.id, template: template, avoid: stems, given: set.passage.text)
+                issues += found.map { issue in
+                    var copy = issue
+                    copy.message = "questions[\(index + 1)]: " + issue.message
+                    return copy
+                }
+                stems.insert(ExamWork.duplicateKey(item))
+                items.append(item)
+            }
+            return (items, issues)
+        }
+        let kept = KeptQuestions<Answer>()
+        var call = ModelCall<[ExamItem]>(
             itemID: (retry ? ExamItems.retry(ExamItems.readingSet(set.passage.id)) : ExamItems.readingSet(set.passage.id)).rawValue,
             stage: retry ? ExamJob.retryName : Self.readingName, template: template, variables: v, schema: schema,
             check: { text in
@@ -261,24 +319,20 @@ public struct ExamItemStage: Sendable {
                     guard answer.questions.count == set.questions.count else {
                         return .invalid(["write exactly \(set.questions.count) questions in 'questions'; the answer has \(answer.questions.count)"])
                     }
-                    var items: [ExamItem] = []
-                    var issues: [ValidationIssue] = []
-                    var stems = avoid
-                    for (index, (planned, written)) in zip(set.questions, answer.questions).enumerated() {
-                        let (item, found) = context.build(
-                            written, id: planned.id, section: set.section, category: set.category, difficulty: planned.difficulty,
-                            document: set.passage.document, passage: set.passage.id, template: template, avoid: stems)
-                        issues += found.map { issue in
-                            var copy = issue
-                            copy.message = "questions[\(index + 1)]: " + issue.message
-                            return copy
-                        }
-                        stems.append(ExamWork.duplicateKey(item))
-                        items.append(item)
-                    }
-                    return .judged(items, by: issues)
+                    let (items, issues) = judge(answer.questions)
+                    let failed = Set(issues.errors.compactMap { KeptQuestions<Answer>.index(named: $0.message) })
+                    guard let composed = kept.compose(answer.questions, failed: failed) else { return .judged(items, by: issues) }
+                    let (keptItems, keptIssues) = judge(composed)
+                    return .judged(keptItems, by: keptIssues)
                 }
             })
+        call.rejected = { kept.forget(namedIn: $0) }
+        // Each question with its passage, as a candidate reads it.
+        let passage = set.passage.text
+        call.blindSolve = { items in
+            items.enumerated().map { BlindSolveItem(label: "questions[\($0.offset + 1)]", prompt: $0.element.prompt, choices: $0.element.options, context: passage) }
+        }
+        return call
     }
 }
 
@@ -288,12 +342,15 @@ extension ExamJobContext {
     /// source cites that span (the focus sentence when it holds it) in place of the model's quote.
     func build(
         _ answer: ExamItemStage.Answer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty, document: String,
-        passage: String?, template: PromptTemplate, avoid: [String], focus: String? = nil, source: String? = nil
+        passage: String?, template: PromptTemplate, avoid: ExamWork.AvoidedStems, focus: String? = nil, source: String? = nil,
+        given: String? = nil
     ) -> (ExamItem, [ValidationIssue]) {
         var prompt = answer.prompt.trimmed
         if category.format == .completion { prompt = ExamRules.blankingKey(prompt, key: answer.correct_answer.text) }
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
-        let quote = answer.source_quote.trimmed
+        let quote = answer.source_quote.trimmed.isEmpty ? "" : work.groundedQuote(
+                answer.source_quote.trimmed, document: document, given: given ?? source,
+                claims: [prompt, answer.correct_answer.text] + answer.wrong_answers.map(\.text))
         var item = ExamItem(
             id: id, section: section.id, category: category.id, difficulty: difficulty, difficultyLabel: difficulty.label(language: spec.language),
             prompt: prompt, options: built.options, explanation: answer.explanation.trimmed,
@@ -308,12 +365,17 @@ extension ExamJobContext {
             }
         if let grounded = key?.grounded { item.sources = [SourceQuote(document: document, quote: grounded)] }
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
-        if key?.grounded == nil, !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document) {
+        if key?.grounded == nil, !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document, given: given ?? source) {
             issues.append(.error(problem))
         }
         issues += key?.issues ?? []
+        if let shown = given ?? source {
+            issues += ExamRules.unsourcedKeyIssues(prompt: item.prompt, options: item.options, source: shown, labels: built.labels)
+            issues += ExamRules.unsourcedNumberIssues(explanation: item.explanation, prompt: item.prompt, options: item.options, source: shown)
+            issues += ExamRules.copiedLabelIssues(prompt: item.prompt, source: shown)
+        }
         issues += standardItemProblems(item, format: category.format, source: source, labels: built.labels)
-        if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
+        if let repeated = avoid.repeated(by: ExamWork.duplicateKey(item)) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }
         return (item, issues)
@@ -324,7 +386,7 @@ extension ExamJobContext {
     /// the figure against the allowlist.
     func buildComputed(
         _ answer: ExamItemStage.ComputedAnswer, id: String, section: ExamSection, category: ExamCategory, difficulty: Difficulty,
-        template: PromptTemplate, avoid: [String]
+        template: PromptTemplate, avoid: ExamWork.AvoidedStems
     ) -> (ExamItem, [ValidationIssue]) {
         let answer = answer.written(in: exam.digits ?? .default(language: spec.language), language: spec.language)
         let prompt = answer.prompt.trimmed
@@ -345,7 +407,7 @@ extension ExamJobContext {
             issues += SVGSafety.problems(in: svg).map { .error("figure: the drawing is not safe to ship: " + $0) }
         }
         issues += standardItemProblems(item, format: category.format, source: nil, labels: built.labels)
-        if let repeated = work.repeats(ExamWork.duplicateKey(item), among: avoid) {
+        if let repeated = avoid.repeated(by: ExamWork.duplicateKey(item)) {
             issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
         }
         return (item, issues)
@@ -400,5 +462,48 @@ extension ExamItemStage.ComputedAnswer {
 extension MultipleChoice.AnswerText {
     func mappingText(_ convert: (String) -> String) -> MultipleChoice.AnswerText {
         MultipleChoice.AnswerText(text: convert(text), feedback: convert(feedback))
+    }
+}
+
+/// The questions of a reading set that passed, kept across its attempts: a set of three questions
+/// is accepted only when all three pass together, and the local model's passage-1 set was refused
+/// 25 times in a row, almost every time for one question of the three (a source quote re-typed
+/// from memory, two wrong options sharing one feedback, a blind solver choosing another option),
+/// each time a different one. A question that passes its checks is kept in its place; a later
+/// answer whose question there fails has the kept one put in instead, and the set so composed is
+/// checked again as a whole (stems that repeat each other, then the inspector and the blind
+/// solver). A question that any later error names ("questions[2]: …") is forgotten.
+final class KeptQuestions<Question: Sendable>: Sendable {
+    private let kept = Mutex<[Int: Question]>([:])
+
+    /// The 0-based place of the question an error names ("questions[2]: …" is 1).
+    static func index(named message: String) -> Int? {
+        guard let match = message.prefixMatch(of: /questions\[(\d+)\]:/), let number = Int(match.output.1), number >= 1 else { return nil }
+        return number - 1
+    }
+
+    /// Keeps the questions of `written` whose place is not in `failed`, then gives `written` with
+    /// each failed question replaced by the one kept in its place; nil when none is.
+    func compose(_ written: [Question], failed: Set<Int>) -> [Question]? {
+        kept.withLock { kept in
+            var composed = written
+            var replaced = false
+            for (index, question) in written.enumerated() {
+                if !failed.contains(index) {
+                    kept[index] = question
+                } else if let earlier = kept[index] {
+                    composed[index] = earlier
+                    replaced = true
+                }
+            }
+            return replaced ? composed : nil
+        }
+    }
+
+    /// Forgets the questions `errors` name.
+    func forget(namedIn errors: [String]) {
+        kept.withLock { kept in
+            for index in errors.compactMap(Self.index(named:)) { kept[index] = nil }
+        }
     }
 }

@@ -46,9 +46,9 @@ public struct ExamJob: GenerationJob {
     public static let formName: StageName = "form"
 
     public static let stages: [StageInfo] = [
-        StageInfo(passageName, typicalTokens: 0), StageInfo(ExamItemStage.name, typicalTokens: 1_500),
-        StageInfo(ExamItemStage.readingName, typicalTokens: 3_000), StageInfo(bankCheckName, typicalTokens: 0),
-        StageInfo(retryName, typicalTokens: 1_800), StageInfo(bankName, typicalTokens: 0), StageInfo(formName, typicalTokens: 0),
+        StageInfo(passageName, typicalTokens: 0), StageInfo(ExamItemStage.name, typicalTokens: 1_500, blindSolves: 1),
+        StageInfo(ExamItemStage.readingName, typicalTokens: 3_000, blindSolves: 3), StageInfo(bankCheckName, typicalTokens: 0),
+        StageInfo(retryName, typicalTokens: 1_800, blindSolves: 1), StageInfo(bankName, typicalTokens: 0), StageInfo(formName, typicalTokens: 0),
         StageInfo(.render, typicalTokens: 0),
     ]
 

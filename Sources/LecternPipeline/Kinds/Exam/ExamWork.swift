@@ -87,7 +87,8 @@ public struct ExamWork: Sendable {
             questions.append(
                 Question(
                     id: item.id, section: section, category: category, difficulty: item.difficulty, document: item.document,
-                    source: item.groundingText, focus: sentences.isEmpty ? item.groundingText : sentences[ordinal % sentences.count]))
+                    source: item.groundingText,
+                    focus: sentences.isEmpty ? item.groundingText : ExamRules.withoutFieldLabel(sentences[ordinal % sentences.count])))
         }
         var passages: [PassageSet] = []
         for (index, planned) in plan.passages.enumerated() {
@@ -102,8 +103,10 @@ public struct ExamWork: Sendable {
     }
 
 
-    /// Why `quote` does not ground an item citing `document`, or nil when it does.
-    public func groundingProblem(quote: String, document: String) -> String? {
+    /// Why `quote` does not ground an item citing `document`, or nil when it does. `given`: the
+    /// text the model was shown (the passage, or the chunk a standard item is built on); when the
+    /// quote is not in the document, the message points at the sentence of it closest to the quote.
+    public func groundingProblem(quote: String, document: String, given: String? = nil) -> String? {
         switch corpus.contains(quote: quote, inDocument: document) {
         case .found: return nil
         case .tooShort:
@@ -111,8 +114,32 @@ public struct ExamWork: Sendable {
         case .documentNotFound:
             return "'source_quote' cites a document that is not in the corpus"
         case .notFound:
-            return "'source_quote' ('\(quote.prefix(120))') does not occur in the source text; copy it character for character from the text you were given"
+            let problem = "'source_quote' ('\(quote.prefix(120))') does not occur in the source text; copy it character for character from the text you were given"
+            guard let given, let closest = GroundingText.closestSentence(to: quote, among: ExamRules.sentences(given)) else { return problem }
+            return problem + ". Its closest sentence is '\(closest.prefix(240))': copy that sentence if it supports the correct answer, or another that does"
         }
+    }
+
+    /// The source quote an item keeps: `quote` itself, or, when a lead-in such as "The passage
+    /// states that" stands before words the document has, those words (the framing is not part
+    /// of what the source says; the words must still be the source's); or, when the quote (with
+    /// or without its lead-in) is a sentence of `given` (the text the model was shown) with one
+    /// word wrong, that sentence as the document has it (`GroundingText.misTypedSentence`) —
+    /// unless a word the quote has and the sentence lacks is in `claims` (the stem and options):
+    /// then the item is built on the misreading. The local model keyed "Several exploration
+    /// expeditions" from its quote "Several exploration expeditions were achieved …", where the
+    /// passage says 'Several exploration "firsts" were achieved …'.
+    public func groundedQuote(_ quote: String, document: String, given: String? = nil, claims: [String] = []) -> String {
+        guard corpus.contains(quote: quote, inDocument: document) != .found else { return quote }
+        let bare = GroundingText.withoutLeadIn(quote)
+        if let bare, corpus.contains(quote: bare, inDocument: document) == .found { return bare }
+        guard let given, let sentence = GroundingText.misTypedSentence(bare ?? quote, among: ExamRules.sentences(given)),
+            corpus.contains(quote: sentence, inDocument: document) == .found
+        else { return quote }
+        let words = { (text: String) in Set(GroundingText.normalize(text).split(separator: " ")) }
+        let misread = words(bare ?? quote).subtracting(words(sentence))
+        let claimed = claims.reduce(into: Set<Substring>()) { $0.formUnion(words($1)) }
+        return misread.isDisjoint(with: claimed) ? sentence : quote
     }
 
     /// A check of an item's answer key against its source sentence: what is wrong, and the span of
@@ -221,12 +248,25 @@ public struct ExamWork: Sendable {
         ([item.prompt] + item.options.map(\.text)).joined(separator: " ")
     }
 
-    /// The stem among `stems` that `prompt` near-duplicates, if any.
-    public func repeats(_ prompt: String, among stems: [String]) -> String? {
-        guard !stems.isEmpty else { return nil }
-        var index = NearDuplicateIndex()
-        for (i, stem) in stems.enumerated() { index.insert(id: "\(i)", text: stem) }
-        return index.firstDuplicate(of: prompt).flatMap { Int($0) }.map { stems[$0] }
+    /// Stems an item may not repeat (`duplicateKey`s of the bank kept so far), indexed once per
+    /// call rather than once per attempt: a re-asked item checks each answer against the whole bank.
+    public struct AvoidedStems: Sendable {
+        private var index = NearDuplicateIndex()
+        private var stems: [String] = []
+
+        public init(_ stems: [String] = []) {
+            for stem in stems { insert(stem) }
+        }
+
+        public mutating func insert(_ stem: String) {
+            index.insert(id: "\(stems.count)", text: stem)
+            stems.append(stem)
+        }
+
+        /// The stem `text` near-duplicates, if any.
+        public func repeated(by text: String) -> String? {
+            index.firstDuplicate(of: text).flatMap { Int($0) }.map { stems[$0] }
+        }
     }
 
     /// The drafts (item or reading set, in order) with a stem near-duplicating an earlier one,

@@ -83,9 +83,11 @@ public struct EngagementQuestionStage: Sendable {
         let schema = Self.schema(.multipleChoice)
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
-        return ModelCall(
+        var call = ModelCall(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/engagement-question"), variables: variables, schema: schema,
-            check: { Self.check($0, topicID: topicID, format: .multipleChoice) })
+            check: { Self.notCopied(Self.check($0, topicID: topicID, format: .multipleChoice), prompt: \.prompt, lecture: lecture) })
+        call.blindSolve = { question in question.options.map { [BlindSolveItem(label: "the question", prompt: question.prompt, choices: $0)] } ?? [] }
+        return call
     }
 
     /// The bonus question: free text, on a different idea from the engagement question.
@@ -97,25 +99,26 @@ public struct EngagementQuestionStage: Sendable {
         let schema = Self.schema(.freeText)
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
-        let firstKey = TextKey.normalize(first.prompt)
+        let firstPrompt = first.prompt
         return ModelCall(
             itemID: itemID, stage: Self.bonusName, template: try PromptLibrary.template("course/bonus-question"), variables: variables, schema: schema,
             check: { text in
                 let result = Self.check(text, topicID: topicID, format: .freeText)
-                if case .valid(let q, _) = result, Self.repeats(q.prompt, firstKey: firstKey) {
+                if case .valid(let q, _) = result, QuestionRules.holdsTheOther(q.prompt, firstPrompt) {
                     return .invalid(["the bonus question repeats the first question ('\(first.prompt)'); ask about a different idea of the lecture"])
                 }
-                return result
+                return Self.notCopied(result, prompt: \.prompt, lecture: lecture)
             })
     }
 
-    /// Whether a bonus question repeats the first one: the same text, or one containing the
-    /// other (small models write the first question again and append to it).
-    static func repeats(_ prompt: String, firstKey: String) -> Bool {
-        let key = TextKey.normalize(prompt)
-        guard key != firstKey else { return true }
-        guard min(key.count, firstKey.count) >= 12 else { return false }
-        return key.contains(firstKey) || firstKey.contains(key)
+    /// `result`, refused when its question pastes a stretch of the lecture
+    /// (`QuestionRules.checkNotCopied`) or asks about a technical term the lecture does not teach
+    /// (`QuestionRules.checkTaught`); shared by every course question stage.
+    static func notCopied<Q>(_ result: AnswerCheck<Q>, prompt: KeyPath<Q, String>, lecture: String) -> AnswerCheck<Q> {
+        guard case .valid(let question, let warnings) = result else { return result }
+        let asked = question[keyPath: prompt]
+        return .judged(
+            question, by: warnings + QuestionRules.checkNotCopied("prompt", asked, lecture: lecture) + QuestionRules.checkTaught("prompt", asked, lecture: lecture))
     }
 
     /// The part of the lecture the bonus question is to be about: the `##` section sharing the
@@ -124,10 +127,17 @@ public struct EngagementQuestionStage: Sendable {
     /// models told "not the same idea" write the first question again; given another part of the
     /// lecture, they ask about it. A lecture without sections is given whole, cut to `limit`.
     static func bonusFocus(lecture: String, first: Question, limit: Int = 3_000) -> String {
+        let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
+        return focus(lecture: lecture, avoiding: [first.prompt + " " + answer], limit: limit)
+    }
+
+    /// The `##` section of `lecture` sharing the fewest significant words with `asked` (questions
+    /// already written, with their answers), by the rule of `bonusFocus`; the whole lecture, cut
+    /// to `limit`, when it has no sections.
+    static func focus(lecture: String, avoiding asked: [String], limit: Int = 3_000) -> String {
         let sections = LectureRules.sections(lecture)
         guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
-        let answer = first.options?.first(where: \.correct)?.text ?? first.referenceAnswer ?? ""
-        let asked = Set(TextKey.significantWords(first.prompt + " " + answer))
+        let asked = Set(asked.flatMap { TextKey.significantWords($0) })
         func rank(_ section: String) -> (Int, Int, Int, Int) {
             let words = TextKey.significantWords(section)
             let isRecap = LectureRules.isRecap(section) ? 1 : 0

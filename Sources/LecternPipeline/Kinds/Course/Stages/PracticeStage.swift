@@ -91,7 +91,7 @@ public struct PracticeStage: Sendable {
         variables["schema"] = AnswerParsing.schemaText(schema)
         let id = String(format: "\(place.topicID)-p%02d", number)
         let (topicID, language) = (place.topicID, job.spec.language)
-        return ModelCall(
+        var call = ModelCall<PracticeQuestion>(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/practice"), variables: variables, schema: schema,
             check: { text in
                 let result = Self.check(
@@ -99,8 +99,11 @@ public struct PracticeStage: Sendable {
                 if case .valid(let question, _) = result, let earlier = PracticeRules.repeated(question.prompt, in: asked, language: language) {
                     return .invalid(["the question repeats one the learner has already answered ('\(earlier)'); ask about something else in this part of the lecture"])
                 }
-                return result
+                return EngagementQuestionStage.notCopied(result, prompt: \.prompt, lecture: lecture)
             })
+        // The key is checked by solving: a true/false statement as a question of two options.
+        call.blindSolve = { (question: PracticeQuestion) in [BlindSolveItem(label: "the question", prompt: question.prompt, choices: question.options)] }
+        return call
     }
 
     /// Parses and checks one practice question.

@@ -40,14 +40,76 @@ public struct ReinforcementStage: Sendable {
         return ResponseSchema(name: "reinforcement_question_level_\(level)", schema: SchemaParts.object(properties, required: required + ["explanation"]))
     }
 
+    /// Levels 3 and 4 are free text, and the local model wrote their prompts as stories with no
+    /// question in them ("Imagine you're building a toy car … This is like giving your program
+    /// different values to make it do different things."), refused 4 times of 4 at level 4 of
+    /// "Understanding Values": the prompt now says where the question goes.
+    static let asks = "End the prompt with what the learner is to answer: a question ending with '?', or an instruction such as 'Explain …' or 'Describe …'; a story alone asks nothing."
+
     static func instruction(level: Int) -> String {
         switch level {
-        case 1: return "basic recall of one fact or definition from the lecture, as a multiple-choice question."
+        // Told only "recall" and "a simple problem", the local model wrote "What is a value in
+        // programming?" at both levels (20 attempts of level 2 refused as repeating level 1) and,
+        // at level 1, options that were one lecture sentence each with a shared tail (28 attempts).
+        case 1: return "basic recall of one fact or definition from the lecture, as a multiple-choice question whose options are short (a few words each)."
         case 2:
-            return "a simple problem the learner solves with what the lecture teaches, as a multiple-choice question, with a reference answer too so it can also be shown as free text."
-        case 3: return "advanced problem solving: a free-text question the learner answers in a few sentences, with a reference answer."
-        default: return "the learner explains the idea in their own words or applies it to a realistic situation: a free-text question with a reference answer."
+            return "a simple problem the learner solves with what the lecture teaches: show one concrete case (a short piece of code, numbers or an everyday situation) and ask what happens or what the result is — not what a term means — as a multiple-choice question, with a reference answer too so it can also be shown as free text."
+        case 3: return "advanced problem solving: a free-text question the learner answers in a few sentences, with a reference answer. " + asks
+        default: return "the learner explains the idea in their own words or applies it to a realistic situation: a free-text question with a reference answer. " + asks
         }
+    }
+
+    /// A level's instruction when the excerpt has a sentence to ask about: told "one fact or
+    /// definition", the local model asked the engagement question again ("What is a value in
+    /// programming?") in 18 attempts of 18 at level 1, whatever the list of questions already
+    /// asked said, and at levels 2 and 3 "What is a variable in programming?" again.
+    static func instruction(level: Int, about sentence: String) -> String {
+        let quoted = "\"\(sentence)\""
+        switch level {
+        case 1:
+            return "basic recall of one fact the lecture states, as a multiple-choice question whose options are short (a few words each). "
+                + "Ask, in your own words, about what this sentence of the lecture says (its answer is in it), not what the topic or a term means: \(quoted)"
+        case 2:
+            return "a simple problem the learner solves with what this sentence of the lecture teaches: \(quoted). Show one concrete case (a short "
+                + "piece of code, numbers or an everyday situation) and ask what happens or what the result is — not what a term means — as a "
+                + "multiple-choice question, with a reference answer too so it can also be shown as free text."
+        case 3:
+            return "advanced problem solving with what this sentence of the lecture teaches: \(quoted). A free-text question the learner "
+                + "answers in a few sentences, with a reference answer; not what the topic or a term means. " + asks
+        default:
+            return "the learner explains what this sentence of the lecture says in their own words, or applies it to a realistic situation: "
+                + "\(quoted). A free-text question with a reference answer. " + asks
+        }
+    }
+
+    /// The sentence of `excerpt` a pool question asks about: a statement of 8–40 words in its
+    /// prose (not a heading, code, a question or a lead-in ending with a colon) that is about the
+    /// topic (it names a significant word of `topic`, its title and objective, or holds code) and
+    /// shares the fewest other significant words with the topic's questions so far (`asked`);
+    /// among equals, the one naming the topic most, then the first; with the paragraph (the line)
+    /// it is in. Nil when there is none.
+    static func keySentence(in excerpt: String, topic: String, avoiding asked: [String]) -> (sentence: String, paragraph: String)? {
+        func stems(_ text: String) -> Set<String> { Set(TextKey.significantWords(text).map(NearDuplicate.stem)) }
+        let topicWords = stems(topic)
+        let askedWords = Set(asked.flatMap(stems)).subtracting(topicWords)
+        var best: (rank: (Int, Int), sentence: String, paragraph: String)?
+        for line in TextIntegrity.outsideFencedCode(excerpt).split(separator: "\n") {
+            var text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("#") || text.hasPrefix(">") || text.hasPrefix("|") { continue }
+            if let bullet = text.firstMatch(of: /^([-*+]|\d+[.)])\s+/) { text = String(text[bullet.range.upperBound...]) }
+            for match in text.matches(of: /[^.!?]+[.!?]+/) {
+                let sentence = String(match.output).trimmingCharacters(in: .whitespaces)
+                guard sentence.hasSuffix(".") || sentence.hasSuffix("!"), !sentence.hasSuffix("..."),
+                    (8...40).contains(sentence.split(whereSeparator: \.isWhitespace).count)
+                else { continue }
+                let words = stems(sentence)
+                let topical = words.intersection(topicWords).count + (sentence.contains("`") ? 1 : 0)
+                guard topical > 0 else { continue }
+                let rank = (words.intersection(askedWords).count, -topical)
+                if best == nil || rank < best!.rank { best = (rank, sentence, line.trimmingCharacters(in: .whitespaces)) }
+            }
+        }
+        return best.map { ($0.sentence, $0.paragraph) }
     }
 
     static let multipleChoiceNote = "\n" + MultipleChoice.instruction + "\n"
@@ -55,20 +117,71 @@ public struct ReinforcementStage: Sendable {
     public let job: CourseJobContext
     public init(job: CourseJobContext) { self.job = job }
 
-    public func call(itemID: String, place: TopicPlace, outline: Outline, lecture: String, level: Int) throws -> ModelCall<ReinforcementQuestion> {
+    /// One level's call. `earlier` are the topic's questions already written (its engagement and
+    /// bonus questions, the lower levels), by item id: a question asking what one of them asks
+    /// (`NearDuplicate`) is refused, so a pool never repeats the question the learner just answered.
+    public func call(
+        itemID: String, place: TopicPlace, outline: Outline, lecture: String, level: Int, earlier: [(id: String, prompt: String)] = []
+    ) throws -> ModelCall<ReinforcementQuestion> {
         var variables = place.variables(job, outline: outline)
         let attributes = ReinforcementQuestion.attributes(level: level)
-        variables["lecture_excerpt"] = EngagementQuestionStage.excerpt(lecture, limit: 4_000)
+        // The part of the lecture the topic's questions so far touch least: told only what was
+        // asked, the local model copied the bonus question at levels 3–4 about half the time.
+        variables["lecture_excerpt"] = EngagementQuestionStage.focus(lecture: lecture, avoiding: earlier.map(\.prompt), limit: 4_000)
         variables["level"] = String(level)
         variables["level_name"] = attributes.difficulty
         variables["level_instruction"] = Self.instruction(level: level)
         variables["format_note"] = level <= 2 ? Self.multipleChoiceNote : ""
+        variables["asked"] = Self.askedNote(earlier.map(\.prompt))
+        // Each level is given one sentence to ask about, and only its paragraph: shown the section
+        // and the questions already asked, the local model wrote the engagement question again, or
+        // it with a question of the bonus's after it, in every attempt of level 1 and most of levels
+        // 2 and 3. Each level's sentence shares the least with the questions below it, so the
+        // levels ask about different parts of the lecture. The repeat check still holds.
+        if let key = Self.keySentence(
+            in: variables["lecture_excerpt"] ?? "", topic: (variables["topic_title"] ?? "") + " " + (variables["topic_objective"] ?? ""),
+            avoiding: earlier.map(\.prompt))
+        {
+            variables["level_instruction"] = Self.instruction(level: level, about: key.sentence)
+            variables["lecture_excerpt"] = key.paragraph
+            variables["asked"] = ""
+        }
         let schema = Self.schema(level: level)
         variables["schema"] = AnswerParsing.schemaText(schema)
         let topicID = place.topicID
-        return ModelCall(
+        var call = ModelCall(
             itemID: itemID, stage: Self.name, template: try PromptLibrary.template("course/reinforcement"), variables: variables, schema: schema,
-            check: { Self.check($0, topicID: topicID, level: level) })
+            check: { text in
+                let result = Self.check(text, topicID: topicID, level: level)
+                guard case .valid(let question, _) = result else { return result }
+                let repeated = Self.repeated(question.prompt, earlier: earlier)
+                guard !repeated.isEmpty else { return EngagementQuestionStage.notCopied(result, prompt: \.prompt, lecture: lecture) }
+                return .invalid(repeated)
+            })
+        call.blindSolve = { question in
+            question.options.map { [BlindSolveItem(label: "the level-\(level) question", prompt: question.prompt, choices: $0)] } ?? []
+        }
+        return call
+    }
+
+    /// The topic's questions so far, for the prompt: a small model told only "not the same"
+    /// wrote the engagement question again at level 1 in 16 attempts of 16.
+    static func askedNote(_ prompts: [String]) -> String {
+        guard !prompts.isEmpty else { return "" }
+        return "Learners have already answered these questions on this topic; ask about another fact, step or idea of the lecture:\n"
+            + prompts.map { "- " + $0.replacingOccurrences(of: "\n", with: " ").prefix(300) }.joined(separator: "\n") + "\n"
+    }
+
+    /// Why `prompt` repeats one of `earlier`: what it repeats, and what to do instead. A
+    /// question holding an earlier one whole repeats it too: the local model's level-1 question
+    /// was the engagement question ("What is a value in programming?") with three sentences after it.
+    static func repeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [String] {
+        earlier.filter {
+            NearDuplicate.areDuplicates(QuestionRules.howForm(prompt), QuestionRules.howForm($0.prompt))
+                || QuestionRules.holdsTheOther(prompt, $0.prompt) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
+        }.map {
+            "the question asks what \($0.id) already asks ('\($0.prompt)'); ask about another fact, step or idea of the lecture"
+        }
     }
 
     /// Parses and checks one level's question.

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One multiple-choice question as a blind solver sees it: its stem, its options in an order of
+/// their own (not the one the learner sees, so a solver cannot lean on position), no key and no
+/// feedback. A reading question carries its passage.
+public struct BlindSolveItem: Sendable, Hashable {
+    /// The question's name in a repair message: "the question", "questions[2]".
+    public var label: String
+    public var prompt: String
+    /// The options in the solver's order.
+    public var options: [String]
+    /// The keyed option's place in `options`.
+    public var key: Int
+    /// What the question is about when the stem alone does not say: a reading passage.
+    public var context: String?
+
+    /// `choices` presented without their key: ordered by the SHA-256 of the stem and each option's
+    /// text, so the order is the same on every run and unrelated to where the key is shown.
+    public init(label: String, prompt: String, choices: [Choice], context: String? = nil) {
+        self.label = label
+        self.prompt = prompt
+        self.context = context
+        let ordered = choices.map { (SHA256Digest.hex(prompt + "\u{0}" + $0.text), $0) }
+            .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.text < $1.1.text }.map(\.1)
+        options = ordered.map(\.text)
+        key = ordered.firstIndex(where: \.correct) ?? 0
+    }
+
+    /// "A", "B" … for option `index`.
+    public static func letter(_ index: Int) -> String {
+        String(UnicodeScalar(UInt8(ascii: "A") + UInt8(clamping: index)))
+    }
+
+    /// The options as the prompt lists them: "A. …" a line.
+    public var optionLines: String {
+        options.enumerated().map { "\(Self.letter($0.offset)). \($0.element)" }.joined(separator: "\n")
+    }
+
+    /// The option a solver's answer chose: `{"answer": "B"}` (a letter, "B." or "(B)"), or the
+    /// text of one option; nil when it names none.
+    public func chosen(_ answer: String) -> Int? {
+        var text = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let value = object["answer"] as? String
+        {
+            text = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let bare = text.trimmingCharacters(in: CharacterSet(charactersIn: "()[]. :"))
+        if bare.count == 1, let scalar = bare.uppercased().unicodeScalars.first, scalar.value >= 65, Int(scalar.value - 65) < options.count {
+            return Int(scalar.value - 65)
+        }
+        let key = TextKey.normalize(text)
+        return options.firstIndex { TextKey.normalize($0) == key }
+    }
+}
+
+/// What blind solving found on an accepted answer: questions asked, and how many the solver
+/// answered with the key.
+public struct BlindSolveTally: Sendable, Hashable, Codable {
+    public var asked: Int
+    public var agreed: Int
+
+    public init(asked: Int = 0, agreed: Int = 0) {
+        self.asked = asked
+        self.agreed = agreed
+    }
+
+    public static func + (a: BlindSolveTally, b: BlindSolveTally) -> BlindSolveTally {
+        BlindSolveTally(asked: a.asked + b.asked, agreed: a.agreed + b.agreed)
+    }
+}
