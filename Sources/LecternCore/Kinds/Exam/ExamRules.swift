@@ -42,11 +42,14 @@ public enum ExamRules {
     /// instead of to them ("This question tests the learner's ability to …"). Shared with
     /// `lectern check`.
     public static func aboutTheItemIssues(explanation: String, options: [Choice]) -> [ValidationIssue] {
-        var issues = QuestionRules.checkSpeaksToTheLearner("explanation", explanation, instructions: true)
-        for option in options where !option.feedback.isEmpty {
-            issues += QuestionRules.checkSpeaksToTheLearner("the feedback of '\(option.text.prefix(40))'", option.feedback, instructions: true)
+        textsAfterAnswering(explanation: explanation, options: options).flatMap {
+            QuestionRules.checkSpeaksToTheLearner($0.name, $0.text, instructions: true)
         }
-        return issues
+    }
+
+    /// The explanation and each option's feedback, named as the messages about them name them.
+    static func textsAfterAnswering(explanation: String, options: [Choice]) -> [(name: String, text: String)] {
+        [("explanation", explanation)] + options.filter { !$0.feedback.isEmpty }.map { ("the feedback of '\($0.text.prefix(40))'", $0.feedback) }
     }
 
     /// The explanation or an option's feedback stopping in the middle of a sentence
@@ -54,11 +57,9 @@ public enum ExamRules {
     /// the recorded world-geography exam's reading set p01 kept a wrong option's feedback that
     /// ended "… south of the Antarctic Circle. The wrong answer".
     public static func unfinishedIssues(explanation: String, options: [Choice]) -> [ValidationIssue] {
-        var issues = QuestionRules.checkFinished("explanation", explanation, finish: "finish it")
-        for option in options where !option.feedback.isEmpty {
-            issues += QuestionRules.checkFinished("the feedback of '\(option.text.prefix(40))'", option.feedback, finish: "finish it")
+        textsAfterAnswering(explanation: explanation, options: options).flatMap {
+            QuestionRules.checkFinished($0.name, $0.text, finish: "finish it")
         }
-        return issues
     }
 
     /// Numbers in what a candidate reads after answering (the explanation, each option's
