@@ -28,12 +28,20 @@ struct CurlHTTPClientTests {
     func keepAlive() async throws {
         let server = try LoopbackServer(fallback: .json(200, "{}"))
         let client = CurlHTTPClient()
+        // libcurl closes a connection idle for more than 118 s (CURLOPT_MAXAGE_CONN's default)
+        // instead of reusing it; with the whole suite beside it on 2 cores, this test's task has
+        // waited that long for a thread between two requests. Each such pause may cost one
+        // connection more; none other may.
+        var pauses = 0
+        var answered: ContinuousClock.Instant?
         for _ in 0..<5 {
+            if let answered, ContinuousClock.now - answered > .seconds(110) { pauses += 1 }
             let response = try await client.send(HTTPRequest(url: server.baseURL))
+            answered = ContinuousClock.now
             #expect(response.status == 200)
         }
         #expect(server.requests.count == 5)
-        #expect(server.connectionsAccepted == 1)
+        #expect(server.connectionsAccepted <= 1 + pauses, "\(pauses) pauses past libcurl's idle limit")
     }
 
     @Test("many concurrent requests all complete")
