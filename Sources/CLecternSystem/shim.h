@@ -48,4 +48,24 @@ static inline int lectern_accept_cloexec(int listener) {
     return accept4(listener, NULL, NULL, 02000000 /* SOCK_CLOEXEC */);
 }
 #endif
+#if defined(__linux__)
+// An open-file-description lock on one byte of `fd` (Linux's F_OFD_SETLK, 3.15 and later): held
+// by this descriptor, not the process, so it conflicts with any other open of the file — another
+// `lectern` on the same cache — and closing another descriptor of the file does not drop it.
+// `lock`: 1 takes it without waiting (-1 and errno EAGAIN when another holds it), 0 releases it.
+// The struct is `struct flock`'s layout, declared here rather than through <fcntl.h>, whose
+// definitions under _GNU_SOURCE clash with Swift's Glibc module.
+struct lectern_flock {
+    short l_type;
+    short l_whence;
+    long long l_start;
+    long long l_len;
+    int l_pid;
+};
+extern int fcntl(int fd, int cmd, ...);
+static inline int lectern_lock_byte(int fd, long long offset, int lock) {
+    struct lectern_flock fl = {lock ? 1 /* F_WRLCK */ : 2 /* F_UNLCK */, 0 /* SEEK_SET */, offset, 1, 0};
+    return fcntl(fd, 37 /* F_OFD_SETLK */, &fl);
+}
+#endif
 #endif

@@ -29,13 +29,15 @@ struct PlanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var (jobSpec, presets, specURL) = try JobSetup.loadSpec(spec, presetsDirectory: specOptions.presetsDirectory)
+        var (jobSpec, presets, specURL) = try JobSetup.loadSpec(spec, options: specOptions)
         if batch {
             guard jobSpec.model.provider == .openai || jobSpec.model.provider == .anthropic else {
                 throw ValidationError("--batch needs a provider with a batch API (openai, anthropic); this spec's model.provider is \(jobSpec.model.provider.rawValue)")
             }
             jobSpec.model.batch = true
         }
+        // A spec `run` would refuse before its first call is refused here too (exit 2).
+        _ = try JobSetup.preflight(spec: jobSpec, presets: presets, specURL: specURL, path: spec, environment: environment, cache: .offline)
         let batchPrice = jobSpec.model.batch == true
         // The answers a replay of this spec would have: the cache, every --cassette, and without
         // one the spec's recorded cassette (the same choice `run --cache offline` makes).

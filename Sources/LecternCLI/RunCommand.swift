@@ -106,7 +106,7 @@ struct RunCommand: AsyncParsableCommand {
         let presets: PresetLibrary
         let specURL: URL
         do {
-            (spec, presets, specURL) = try JobSetup.loadSpec(path, presetsDirectory: specOptions.presetsDirectory)
+            (spec, presets, specURL) = try JobSetup.loadSpec(path, options: specOptions)
         } catch {
             return (LecternExit.code(for: error), [])
         }
@@ -116,6 +116,18 @@ struct RunCommand: AsyncParsableCommand {
                 return (LecternExit.usage.rawValue, [])
             }
             spec.model.batch = true
+        }
+        // What `validate` refuses, in the same code: the job built from the spec, the provider
+        // and speech set-up it needs.
+        do {
+            if let problem = try JobSetup.preflight(
+                spec: spec, presets: presets, specURL: specURL, path: path, environment: environment, cache: cache
+            ).first {
+                Console.error("\(path): error: \(problem.message)")
+                return (problem.exit.rawValue, [])
+            }
+        } catch {
+            return (LecternExit.code(for: error), [])
         }
         let terminal = logFormat == .auto && Console.stderrIsTerminal
         let progress = terminal ? TerminalProgressSink() : nil

@@ -75,7 +75,6 @@ struct QuoteCorpusTests {
             "A line break
             inside quotes is one field of one row.",Grace Hopper,Interview
             only one field
-            "Unclosed quote, author
             """
         let jsonl = """
             {"text": "The best way out is always through, as the poem says.", "author": "Robert Frost", "source": "A Servant to Servants"}
@@ -91,8 +90,17 @@ struct QuoteCorpusTests {
         #expect(corpus.candidates[1].text == "A line break inside quotes is one field of one row.")
         #expect(corpus.candidates[1].source == "Interview" && corpus.candidates[1].line == 3)
         let malformed = corpus.report.drops.filter { $0.reason == .malformed }.map { "\($0.path):\($0.line)" }
-        #expect(malformed == ["a.csv:5", "a.csv:6", "b.jsonl:2", "b.jsonl:3"])
+        #expect(malformed == ["a.csv:5", "b.jsonl:2", "b.jsonl:3"])
         #expect(corpus.report.sources.map(\.kept) == [2, 2])
+    }
+
+    @Test func aCSVWhoseQuoteIsNeverClosedIsRefusedWhole() {
+        // The open quote at line 2 runs on to line 3's quote: read leniently, Molecule's row would vanish.
+        let csv = "text,author\n\"Atom is the smallest unit of an element,Democritus\nMolecule,\"Two or more atoms held together by bonds\"\n"
+        let issues = Self.issues(["q.csv": Data(csv.utf8)], [QuoteSource(path: "q.csv")])
+        #expect(issues.map(\.path) == ["q.csv"])
+        #expect(issues.first?.message.contains("the quote opened at line 2 is never closed") == true, "\(issues)")
+        #expect(issues.first?.message.contains("nothing of it is read") == true)
     }
 
     @Test func csvWithoutHeaderColumnsIsAnErrorNamingTheFile() {

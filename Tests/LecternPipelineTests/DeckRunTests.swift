@@ -148,11 +148,16 @@ struct DeckRunTests {
 
     @Test func importRulesAndTheStudyModes() throws {
         // CSV with quotes, a line break inside a field, and a header.
-        let csv = "front,back\r\n\"Photosynthesis\",\"How plants make sugar, using light\"\r\nOsmosis,\"Water moving across\na membrane\"\r\n\"Open,never closed\r\n"
+        let csv = "front,back\r\n\"Photosynthesis\",\"How plants make sugar, using light\"\r\nOsmosis,\"Water moving across\na membrane\"\r\nIon\r\n"
         let parsed = try DeckImport.parse(Data(csv.utf8), format: .csv)
         #expect(parsed.rows.map(\.term) == ["Photosynthesis", "Osmosis"])
         #expect(parsed.rows.map(\.line) == [2, 3] && parsed.rows[1].definition == "Water moving across\na membrane")
-        #expect(parsed.problems.map(\.line) == [5] && parsed.problems[0].message.contains("never closed"))
+        #expect(parsed.problems.map(\.line) == [5] && parsed.problems[0].message.contains("one column only"))
+        // A quote left open swallows the rows after it: the file does not parse, and nothing of it is imported.
+        for (text, line) in [(csv + "\"Open,never closed\r\n", 6), ("\"Atom,The smallest\nMolecule,\"Two or more atoms\"\nIon,A charged atom\n", 1)] {
+            let error = try #require(throws: DeckImportError.self) { try DeckImport.parse(Data(text.utf8), format: .csv) }
+            #expect(error.line == line && error.description.contains("the quote opened at line \(line) is never closed"), "\(error)")
+        }
         #expect(throws: DeckImportError.self) { try DeckImport.parse(Data([0xFF, 0xFE, 0x41]), format: .tsv) }
         // The writer quotes for CSV and flattens for TSV.
         let written = DeckImport.write([("a,b", "say \"hi\""), ("tab\there", "x")], format: .csv)
@@ -192,24 +197,24 @@ struct DeckRunTests {
             #expect(text.contains("'cards' sets how many cards to write, but the deck is imported"), "\(text)")
             #expect(text.contains("'options' is 9") && text.contains("'pairs' is 3"), "\(text)")
         }
-        // A device or a directory is refused before anything reads it.
-        for path in ["/dev/zero", "."] {
+        // A device outside the spec's project, or a directory, is refused before anything reads it.
+        for (path, reason) in [("/dev/zero", "outside the spec's project"), (".", "is not a regular file")] {
             do {
                 _ = try Self.spec("source: \(path)", in: ws)
                 Issue.record("'source: \(path)' was accepted")
             } catch {
-                #expect("\(error)".contains("is not a regular file"), "\(error)")
+                #expect("\(error)".contains(reason), "\(error)")
             }
         }
-        // A file with fewer than two usable rows stops the run with its lines.
+        // A file with fewer than two usable rows is refused when the spec is read (so by
+        // `validate` too), with its lines.
         try "only one\tcard\nbroken row\n".write(to: ws.root.appendingPathComponent("tiny.tsv"), atomically: true, encoding: .utf8)
-        let spec = try Self.spec("source: tiny.tsv", in: ws)
         do {
-            _ = try await ws.run(spec, provider: try RecordingProvider(script: ws.script()))
-            Issue.record("a one-card deck ran")
+            _ = try Self.spec("source: tiny.tsv", in: ws)
+            Issue.record("a one-card deck was accepted")
         } catch {
             #expect(error is SpecError, "an unusable set is the author's to fix (exit 2): \(error)")
-            #expect("\(error)".contains("1 usable row of 2") && "\(error)".contains("tiny.tsv:2: error: one column only"), "\(error)")
+            #expect("\(error)".contains("1 usable row of 2") && "\(error)".contains("tiny.tsv:2: one column only"), "\(error)")
         }
     }
 }

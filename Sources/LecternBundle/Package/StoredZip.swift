@@ -84,31 +84,41 @@ public enum StoredZip {
     // MARK: Reading
 
     /// The entries of `archive` (name → bytes), or a failure saying what is wrong with it.
+    ///
+    /// Every byte must belong to the archive the central directory describes, laid out as
+    /// `write` lays it out: the first local header at offset 0, each entry's header and data
+    /// right after the one before (no gap, no overlap), the central directory right after the
+    /// last entry, and the end record ending the file (no comment). Otherwise a reader that
+    /// streams local headers (from the front) and one that reads the central directory (from
+    /// the back) could see different files — an unsigned archive prepended to a signed one, or
+    /// bytes appended after it, would verify while a streaming reader unpacked something else.
     public static func read(_ archive: Data) throws -> [String: Data] {
         let bytes = [UInt8](archive)
         guard bytes.count <= maxArchiveBytes else { throw Failure("the archive is larger than \(maxArchiveBytes >> 30) GiB") }
         guard bytes.count >= 22 else { throw Failure("it is not a ZIP archive (too short)") }
-        // The end-of-central-directory record: within the last 64 KiB + 22 bytes (a comment may follow it).
-        var eocd = -1
-        var i = bytes.count - 22
-        let lowest = max(0, bytes.count - 22 - 65_535)
-        while i >= lowest {
-            if bytes.u32(i) == 0x0605_4b50 {
-                eocd = i
-                break
-            }
-            i -= 1
+        // The end-of-central-directory record: the last 22 bytes, with no comment after it.
+        let eocd = bytes.count - 22
+        guard bytes.u32(eocd) == 0x0605_4b50 else {
+            let found = (max(0, bytes.count - 22 - 65_535)...eocd).reversed().first { bytes.u32($0) == 0x0605_4b50 }
+            throw Failure(
+                found.map { "\(bytes.count - $0 - 22) bytes follow its end of central directory (a package ends with it)" }
+                    ?? "it is not a ZIP archive (no end of central directory)")
         }
-        guard eocd >= 0 else { throw Failure("it is not a ZIP archive (no end of central directory)") }
         let count = Int(bytes.u16(eocd + 10))
         let centralSize = Int(bytes.u32(eocd + 12))
         let centralOffset = Int(bytes.u32(eocd + 16))
         guard bytes.u16(eocd + 4) == 0, bytes.u16(eocd + 6) == 0, Int(bytes.u16(eocd + 8)) == count else {
             throw Failure("multi-part archives are not supported")
         }
+        guard bytes.u16(eocd + 20) == 0 else { throw Failure("its end record announces a comment") }
         guard count <= maxEntries else { throw Failure("it has more than \(maxEntries) entries") }
         guard centralOffset <= eocd, centralSize <= eocd - centralOffset else { throw Failure("its central directory lies outside the archive") }
+        guard centralOffset + centralSize == eocd else {
+            throw Failure("\(eocd - centralOffset - centralSize) bytes lie between its central directory and its end record")
+        }
         var entries: [String: Data] = [:]
+        /// Where each entry's local header starts and its data ends, to check the layout.
+        var spans: [(start: Int, end: Int, name: String)] = []
         var position = centralOffset
         for _ in 0..<count {
             guard position + 46 <= eocd, bytes.u32(position) == 0x0201_4b50 else { throw Failure("its central directory is damaged") }
@@ -133,19 +143,36 @@ public enum StoredZip {
             guard compressed == size, size != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else { throw Failure("\(name): ZIP64 entries are not supported") }
             guard !name.hasSuffix("/"), BundleWriter.isSafeRelativePath(name), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { throw Failure("\(name): not a safe relative file name") }
             guard entries[name] == nil else { throw Failure("\(name) appears twice") }
-            // The local header must agree with the central one.
+            // The local header must agree with the central one, field by field.
             guard localOffset + 30 <= centralOffset, bytes.u32(localOffset) == 0x0403_4b50 else { throw Failure("\(name): its local header is missing") }
             let localNameLength = Int(bytes.u16(localOffset + 26))
             let localExtraLength = Int(bytes.u16(localOffset + 28))
             let dataStart = localOffset + 30 + localNameLength + localExtraLength
-            guard bytes.u16(localOffset + 8) == 0, bytes.u32(localOffset + 14) == crc, Int(bytes.u32(localOffset + 22)) == size,
-                localNameLength == nameLength, bytes[(localOffset + 30)..<(localOffset + 30 + nameLength)].elementsEqual(bytes[nameStart..<(nameStart + nameLength)])
+            guard bytes.u16(localOffset + 6) == flags, bytes.u16(localOffset + 8) == method, bytes.u32(localOffset + 14) == crc,
+                Int(bytes.u32(localOffset + 18)) == compressed, Int(bytes.u32(localOffset + 22)) == size,
+                localNameLength == nameLength, localOffset + 30 + nameLength <= bytes.count,
+                bytes[(localOffset + 30)..<(localOffset + 30 + nameLength)].elementsEqual(bytes[nameStart..<(nameStart + nameLength)])
             else { throw Failure("\(name): its local header disagrees with the central directory") }
             guard dataStart + size <= centralOffset else { throw Failure("\(name): its data lies outside the archive") }
             let data = Data(bytes[dataStart..<(dataStart + size)])
             guard CRC32.checksum(data) == crc else { throw Failure("\(name): its CRC-32 does not match (the archive is damaged)") }
             entries[name] = data
+            spans.append((localOffset, dataStart + size, name))
         }
+        guard position == eocd else { throw Failure("its central directory holds more than its \(count) entries") }
+        // Entries back to back from offset 0 to the central directory: no byte the central
+        // directory does not account for.
+        var expected = 0
+        for span in spans.sorted(by: { $0.start < $1.start }) {
+            guard span.start == expected else {
+                throw Failure(
+                    span.start > expected
+                        ? "\(span.start - expected) bytes before \(span.name) belong to no entry (the first entry must start the file)"
+                        : "\(span.name) overlaps the entry before it")
+            }
+            expected = span.end
+        }
+        guard expected == centralOffset else { throw Failure("\(centralOffset - expected) bytes before its central directory belong to no entry") }
         return entries
     }
 }

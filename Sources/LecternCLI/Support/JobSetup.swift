@@ -12,6 +12,13 @@ struct SpecOptions: ParsableArguments {
             "Directory holding curriculum/ and tone/ presets (default: the installed presets, then the nearest presets/ or pipelines/presets above the spec, which override them).",
             valueName: "DIR"))
     var presetsDirectory: String?
+
+    @Option(
+        name: .customLong("corpus-root"),
+        help: ArgumentHelp(
+            "A directory outside the spec's project that its corpus and imported files may be read from; repeatable. By default a spec reads files only inside its project: the nearest directory above it holding .git, else its own directory (links resolved).",
+            valueName: "DIR"))
+    var corpusRoots: [String] = []
 }
 
 /// Options shared by commands that use the exchange cache.
@@ -47,7 +54,11 @@ struct CacheOptions: ParsableArguments {
 
 /// Loading a spec with its presets, and making its provider.
 enum JobSetup {
-    static func loadSpec(_ path: String, presetsDirectory: String?) throws -> (JobSpec, PresetLibrary, URL) {
+    static func loadSpec(_ path: String, options: SpecOptions) throws -> (JobSpec, PresetLibrary, URL) {
+        try loadSpec(path, presetsDirectory: options.presetsDirectory, corpusRoots: options.corpusRoots)
+    }
+
+    static func loadSpec(_ path: String, presetsDirectory: String?, corpusRoots: [String] = []) throws -> (JobSpec, PresetLibrary, URL) {
         let url = URL(fileURLWithPath: path)
         do {
             var directories = PresetLibrary.locate(forSpecAt: url, override: presetsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
@@ -57,12 +68,63 @@ enum JobSetup {
                 directories.insert(installed, at: 0)
             }
             let presets = try PresetLibrary(directories: directories)
-            let spec = try SpecLoader(presets: presets).load(url, displayName: path)
+            let spec = try SpecLoader(presets: presets, allowedRoots: corpusRoots.map { URL(fileURLWithPath: $0, isDirectory: true) }).load(
+                url, displayName: path)
             return (spec, presets, url)
         } catch let error as SpecError {
             Console.error(error.description)
             throw LecternExit.usage
         }
+    }
+
+    /// What `validate` and `run` both refuse before the first call, decided in one place: the
+    /// spec as `loadSpec` reads it (every key, the corpus and imported files, where keys may go),
+    /// then its job built as `run` builds it, then the provider and the speech set-up made from it
+    /// as `run` makes them (nothing connects). Spec problems throw (printed, exit 2); what this
+    /// machine lacks for the run (a key not set, espeak-ng not installed) is returned, for `run`
+    /// to stop on and for `validate` to warn about: a spec is checked in CI without the keys.
+    static func preflight(
+        spec: JobSpec, presets: PresetLibrary, specURL: URL, path: String, environment: [String: String], cache: CacheMode
+    ) throws -> [MachineProblem] {
+        let exchanger = Exchanger(
+            providerKind: spec.model.provider.rawValue, provider: nil,
+            cache: try ExchangeCache(root: FileManager.default.temporaryDirectory.appendingPathComponent("lectern-preflight-unused")), mode: .offline)
+        do {
+            try JobRunner(spec: spec, presets: presets, exchanger: exchanger, renderer: nil, events: SilentEventSink()).prepare()
+        } catch let error as SpecError {
+            Console.error(error.description)
+            throw LecternExit.usage
+        } catch let error as LLMError {
+            Console.error("\(path): error: \(error.message)")
+            throw LecternExit.usage
+        }
+        var problems: [MachineProblem] = []
+        // `run` makes a provider only when it may call one; the local model's is made at the
+        // first cache miss (installing it is `lectern models install`'s business).
+        if cache == .record || cache == .off, spec.model.provider != .local {
+            do {
+                _ = try makeProvider(spec: spec, specURL: specURL, environment: environment, events: SilentEventSink())
+            } catch let error as LLMError {
+                let message = error.message
+                guard error.kind == .authentication || error.kind == .unavailable else {
+                    Console.error("\(path): error: \(message)")
+                    throw LecternExit.usage
+                }
+                problems.append(MachineProblem(message: message, exit: LecternExit.provider))
+            }
+        }
+        if let course = spec.course, course.addons.narration {
+            do {
+                _ = try makeSpeech(
+                    course.speech, language: spec.language, cacheRoot: exchanger.cache.root, offline: cache == .offline, environment: environment)
+            } catch let error as SpeechVoiceError {
+                Console.error("\(path): error: \(error.message)")
+                throw LecternExit.usage
+            } catch {
+                problems.append(MachineProblem(message: "\(error)", exit: LecternExit.provider))
+            }
+        }
+        return problems
     }
 
     /// The spec's recorded cassette, `cassettes/<id>.jsonl` in the nearest directory above the
@@ -146,15 +208,23 @@ extension JobSetup {
             }
             return SpeechSetup(provider: espeak, voice: voice, cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
         case .openai:
-            let key = environment["LECTERN_SPEECH_API_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["OPENAI_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-            let baseURL = speech.baseURL ?? URL(string: "https://api.openai.com/v1")!
-            if key == nil && baseURL.host != "127.0.0.1" && baseURL.host != "localhost" && !offline {
-                throw SpeechError("speech.provider openai needs a key: set LECTERN_SPEECH_API_KEY (or OPENAI_API_KEY)")
-            }
-            let provider = OpenAISpeechProvider(model: speech.model ?? "tts-1", baseURL: baseURL, apiKey: key, client: CurlHTTPClient())
+            // The key follows the model providers' rule (CredentialPolicy): the default variables
+            // only to OpenAI's own host, a custom base_url only the variable speech.api_key_env
+            // names, never over plain http to another machine. Offline, the audio comes from the
+            // cache and no key is read.
+            let provider = try OpenAISpeechProvider(
+                model: speech.model ?? "tts-1", baseURL: speech.baseURL, keyVariable: speech.apiKeyEnv, environment: environment,
+                client: CurlHTTPClient(), requireKey: !offline)
             return SpeechSetup(provider: provider, voice: speech.voice ?? "alloy", cacheDirectory: cacheRoot, offline: offline, bitrate: speech.bitrate)
         }
     }
+}
+
+/// Something this machine lacks for a run of a valid spec (a key not set, a program not
+/// installed): `run` stops on it with `exit`; `validate` warns.
+struct MachineProblem {
+    var message: String
+    var exit: ExitCode
 }
 
 /// A `speech.voice` the provider does not have: a spec error (exit 2), not a provider failure.

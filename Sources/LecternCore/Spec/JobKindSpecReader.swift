@@ -21,6 +21,18 @@ public struct SpecReadContext {
     public let language: String
     /// The directory relative paths are resolved against (nil: the current directory).
     public let baseDirectory: URL?
+    /// Where the files the spec names may be read from: its project and the allowed roots.
+    public let fileRoots: FileRoots
+
+    public init(top: MappingReader, reader: SpecReader, presets: PresetLibrary, language: String, baseDirectory: URL?, allowedRoots: [URL] = []) {
+        self.top = top
+        self.reader = reader
+        self.presets = presets
+        self.language = language
+        self.baseDirectory = baseDirectory
+        self.fileRoots = FileRoots(
+            specDirectory: baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true), allowed: allowedRoots)
+    }
 
     /// `baseDirectory`, or the current directory.
     public var resolvedBaseDirectory: URL {

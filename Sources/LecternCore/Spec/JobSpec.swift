@@ -1,4 +1,5 @@
 import Foundation
+import LecternLLM
 
 /// The job kinds Lectern knows. Each has a spec reader in LecternCore (`JobKindSpecReader`,
 /// registered in `SpecLoader.kindReaders`) and a job in LecternPipeline (`JobKinds`); a kind
@@ -56,6 +57,14 @@ public struct JobSpec: Sendable, Hashable {
     /// The directory relative paths in the spec (a corpus) are resolved against; not part of
     /// the hash (the same spec elsewhere is the same job).
     public var baseDirectory: URL?
+    /// Where the files the spec names may be read from (``FileRoots``); not part of the hash.
+    /// nil: the project of `baseDirectory`.
+    public var fileRoots: FileRoots?
+
+    /// `fileRoots`, or the project of the base directory (the current directory when none).
+    public var resolvedFileRoots: FileRoots {
+        fileRoots ?? FileRoots(specDirectory: baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+    }
 
     public init(
         id: String, version: String, language: String, description: String, audience: String, variant: String?, tone: ToneSpec,
@@ -174,8 +183,18 @@ public enum ProviderKind: String, Codable, Sendable, Hashable, CaseIterable {
     /// The kind's own public API host: the only host its default key variable is sent to.
     public var ownAPIHost: String? {
         switch self {
-        case .openai: "api.openai.com"
-        case .anthropic: "api.anthropic.com"
+        case .openai: OpenAICompatibleProvider.ownHost
+        case .anthropic: AnthropicProvider.ownHost
+        case .local, .scripted: nil
+        }
+    }
+
+    /// The environment variable the kind's key is read from when the spec names none (sent only
+    /// to ``ownAPIHost``).
+    public var defaultKeyVariable: String? {
+        switch self {
+        case .openai: OpenAICompatibleProvider.defaultKeyVariable
+        case .anthropic: AnthropicProvider.defaultKeyVariable
         case .local, .scripted: nil
         }
     }

@@ -5,9 +5,12 @@ import Yams
 /// Reads job spec files into checked `JobSpec` values.
 public struct SpecLoader: Sendable {
     public let presets: PresetLibrary
+    /// Directories beyond the spec's project that its files may be read from (`--corpus-root`).
+    public let allowedRoots: [URL]
 
-    public init(presets: PresetLibrary) {
+    public init(presets: PresetLibrary, allowedRoots: [URL] = []) {
         self.presets = presets
+        self.allowedRoots = allowedRoots
     }
 
     /// The keys every kind shares, read once here.
@@ -101,14 +104,17 @@ public struct SpecLoader: Sendable {
 
         let t = top.mapping("tone", known: ["preset", "presets", "text"])
         t?.finish()
-        let context = SpecReadContext(top: top, reader: reader, presets: presets, language: language, baseDirectory: baseDirectory)
+        let context = SpecReadContext(
+            top: top, reader: reader, presets: presets, language: language, baseDirectory: baseDirectory, allowedRoots: allowedRoots)
         let tone = ToneSpec(presets: context.presetNames(t, kind: .tone), text: t?.string("text", maxLength: 2_000))
 
         let content = kindReader.read(context)
         guard let id, let description, let model, let content else { return nil }
-        return JobSpec(
+        var spec = JobSpec(
             id: id, version: version, language: language, description: description, audience: audience, variant: variant, tone: tone,
             model: model, budget: budget, repair: repair, review: review, content: content, baseDirectory: baseDirectory?.standardizedFileURL)
+        spec.fileRoots = context.fileRoots
+        return spec
     }
 
     static func isLanguageTag(_ text: String) -> Bool {
@@ -145,21 +151,18 @@ public struct SpecLoader: Sendable {
                     hint: "use provider: openai for an OpenAI-compatible server at this address")
             }
         }
-        let keyEnv = m?.string("api_key_env", maxLength: 100)
-        if let keyEnv,
-            !(keyEnv.first.map { $0 == "_" || ($0.isASCII && $0.isUppercase) } ?? false)
-                || !keyEnv.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isUppercase || $0.isNumber)) })
+        let keyEnv = m?.environmentVariableName("api_key_env")
+        // A key crosses the network only over TLS, or to this machine: the rule the provider
+        // applies when it reads the key (``CredentialPolicy``), decided here from the spec alone
+        // so that `validate` refuses what `run` would.
+        if provider.isRemote, let problem = CredentialPolicy.keyRouteProblem(
+            configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
         {
             reader.report(
-                "'model.api_key_env' must name an environment variable such as OPENAI_API_KEY, not '\(keyEnv.prefix(8))…'",
-                at: m?.node("api_key_env"), hint: "never write the key itself in a spec; put it in the environment and name the variable here")
-        }
-        // A key crosses the network only over TLS, or to this machine.
-        if let keyEnv, let endpoint, provider.isRemote, let problem = CredentialPolicy.plainTextProblem(sendingKeyTo: endpoint) {
-            reader.report(
-                "'model.api_key_env' would send the key in \(keyEnv) to \(endpoint.host ?? "?"), but \(problem)",
-                at: m?.node("base_url"),
-                hint: "use an https:// base_url, or remove api_key_env if the server needs no key")
+                "'model' would send \(problem)", at: m?.node("base_url") ?? m?.node,
+                hint: keyEnv == nil
+                    ? "use an https:// base_url; over http the provider's own host gets no key either"
+                    : "use an https:// base_url, or remove api_key_env if the server needs no key")
         }
         let script = m?.string("script", maxLength: 1_000)
         if provider == .scripted && script == nil {

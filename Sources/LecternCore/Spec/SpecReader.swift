@@ -135,6 +135,23 @@ public final class MappingReader {
         return string(value, name: qualified(key), required: required, maxLength: maxLength, hint: hint)
     }
 
+    /// The name of an environment variable (`OPENAI_API_KEY`: upper case letters, digits and
+    /// `_`, not starting with a digit), for the `api_key_env` keys; reported otherwise, since a
+    /// key itself must never be written in a spec.
+    public func environmentVariableName(_ key: String) -> String? {
+        guard let name = string(key, maxLength: 100) else { return nil }
+        let valid =
+            (name.first.map { $0 == "_" || ($0.isASCII && $0.isUppercase) } ?? false)
+            && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isUppercase || $0.isNumber)) }
+        guard valid else {
+            reader.report(
+                "'\(qualified(key))' must name an environment variable such as OPENAI_API_KEY, not '\(name.prefix(8))…'", at: node(key),
+                hint: "never write the key itself in a spec; put it in the environment and name the variable here")
+            return nil
+        }
+        return name
+    }
+
     func string(_ value: Node, name: String, required: Bool, maxLength: Int, hint: String?) -> String? {
         guard reader.spend(value) else { return nil }
         guard case .scalar(let scalar) = value else {

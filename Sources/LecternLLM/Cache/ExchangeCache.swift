@@ -129,6 +129,39 @@ public final class ExchangeCache: Sendable {
         self.overlay = overlay
     }
 
+    /// The descriptor of `<root>/locks` the entry locks are taken on: opened on first use and
+    /// kept for the cache's life (-1 when it cannot be opened: then no lock is taken).
+    private let lockDescriptor = Mutex<Int32?>(nil)
+
+    /// Runs `body` holding this cache's lock on `key` against every other process using the
+    /// same cache directory: a second `lectern run` of the same spec on the same cache waits
+    /// here while the first is asking for that answer, and then finds it stored instead of
+    /// paying for it again. The lock is one byte of `<root>/locks` (an open-file-description
+    /// lock, dropped by the kernel when its holder exits, however it exits); waiting polls every
+    /// 100 ms, so no thread blocks, and ends when the task is cancelled.
+    public func withEntryLock<T: Sendable>(_ key: String, _ body: () async throws -> T) async throws -> T {
+        #if os(Linux)
+            let fd = lockDescriptor.withLock { fd -> Int32 in
+                if let fd { return fd }
+                try? DurableFile.makeDirectory(root)
+                let opened = open(root.appendingPathComponent("locks").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                fd = opened
+                return opened
+            }
+            guard fd >= 0 else { return try await body() }
+            // 60 bits of the key: distinct answers practically never share a byte.
+            let offset = Int64(key.prefix(15), radix: 16) ?? 0
+            while lectern_lock_byte(fd, offset, 1) != 0 {
+                guard errno == EAGAIN || errno == EACCES || errno == EINTR else { return try await body() }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            defer { _ = lectern_lock_byte(fd, offset, 0) }
+            return try await body()
+        #else
+            return try await body()
+        #endif
+    }
+
     /// The default location: `$LECTERN_CACHE_DIR`, else `$XDG_CACHE_HOME/lectern`, else `~/.cache/lectern`.
     public static func defaultRoot(environment: [String: String]) -> URL {
         if let dir = environment["LECTERN_CACHE_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir, isDirectory: true) }
@@ -327,7 +360,7 @@ public enum DurableFile {
     /// Writes atomically. With `sync` (the default) the data and the rename are fsynced before
     /// returning; without, the caller group-commits with `syncFileSystem`.
     public static func write(_ data: Data, to destination: URL, directory: URL, sync: Bool = true) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try makeDirectory(directory)
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw CacheError("cannot create \(temporary.path): \(String(cString: strerror(errno)))") }
@@ -357,6 +390,21 @@ public enum DurableFile {
             throw CacheError("cannot move \(temporary.path) to \(destination.path): \(message)")
         }
         if sync { syncDirectory(directory) }
+    }
+
+    /// Creates `directory` and its missing parents; the error names the directory and the
+    /// system's reason (a full disk, a file where a directory should be, permissions).
+    public static func makeDirectory(_ directory: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+        let parent = directory.deletingLastPathComponent()
+        if parent.path != directory.path { try makeDirectory(parent) }
+        guard mkdir(directory.path, 0o755) == 0 || errno == EEXIST else {
+            throw CacheError("cannot create the directory \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CacheError("cannot create the directory \(directory.path): a file of that name is in the way")
+        }
     }
 
     /// fsync on a directory: makes a rename in it durable.

@@ -16,6 +16,9 @@ public final class Exchanger: Sendable {
     public let cache: ExchangeCache
     private let provider: (any LLMProvider)?
     private let used = Mutex<[String: ExchangeRecord]>([:])
+    /// Why the cache could not be written, once it could not: from then on no provider call
+    /// starts (its answer could not be kept), so a full disk does not keep spending.
+    private let storeFailure = Mutex<String?>(nil)
     private let clock = ContinuousClock()
 
     /// `provider` may be nil in replay and offline modes.
@@ -55,6 +58,25 @@ public final class Exchanger: Sendable {
         guard let provider else {
             throw CacheError("no model provider is configured for \(context.itemID)")
         }
+        if mode == .record, let failure = storeFailure.withLock({ $0 }) {
+            throw CacheWriteError("not asked: \(failure)")
+        }
+        guard mode == .record else { return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall) }
+        // Another run on this cache may be asking for the same answer: wait for it and take it.
+        return try await cache.withEntryLock(key) {
+            if let record = cache.lookup(key) {
+                used.withLock { $0[key] = record }
+                return ExchangeOutcome(record: record, cached: true)
+            }
+            return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall)
+        }
+    }
+
+    /// Asks the provider and stores the answer (in record mode).
+    private func call(
+        _ request: LLMRequest, key: String, template: String, provider: any LLMProvider, context: RequestContext,
+        beforeCall: (@Sendable () throws -> Void)?
+    ) async throws -> ExchangeOutcome {
         try beforeCall?()
         let start = clock.now
         let response = try await provider.complete(request, context: context)
@@ -67,9 +89,9 @@ public final class Exchanger: Sendable {
             do {
                 try cache.store(record)
             } catch {
-                throw CacheWriteError(
-                    "the answer for \(context.itemID) could not be stored in the exchange cache: \(error.localizedDescription); "
-                        + "free disk space or choose another --cache-dir, then re-run")
+                let reason = "the exchange cache could not be written (\(error)); free disk space or choose another --cache-dir, then re-run"
+                storeFailure.withLock { if $0 == nil { $0 = reason } }
+                throw CacheWriteError("the answer for \(context.itemID) was paid for but not stored: \(reason)")
             }
         }
         used.withLock { $0[key] = record }

@@ -103,6 +103,8 @@ private final class CurlTransfer: @unchecked Sendable {
     var responseBody = Data()
     /// The request's `onReceive` asked to stop.
     var stopped = false
+    /// The body passed the request's `maxResponseBytes`.
+    var tooLarge = false
     /// libcurl writes its error message here; it needs a stable address for the transfer's life.
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -361,6 +363,11 @@ private final class CurlEngine: @unchecked Sendable {
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
+            if let limit = transfer.request.maxResponseBytes, transfer.responseBody.count + length > limit {
+                transfer.tooLarge = true
+                transfer.responseBody = Data()
+                return 0
+            }
             let keepGoing = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
                 transfer.responseBody.append(bytes, count: length)
                 guard let onReceive = transfer.request.onReceive else { return true }
@@ -409,6 +416,13 @@ private final class CurlEngine: @unchecked Sendable {
                 let response = HTTPResponse(
                     status: status, headers: HTTPHeaders(transfer.responseHeaders), body: transfer.responseBody, stopped: transfer.stopped)
                 finish(transfer, multi: multi, result: .success(response))
+            } else if code == CURLE_WRITE_ERROR && transfer.tooLarge {
+                finish(
+                    transfer, multi: multi,
+                    result: .failure(
+                        HTTPClientError(
+                            kind: .responseTooLarge, target: transfer.target,
+                            detail: "it is larger than \(transfer.request.maxResponseBytes ?? 0) bytes")))
             } else {
                 finish(transfer, multi: multi, result: .failure(error(for: code, transfer: transfer)))
             }

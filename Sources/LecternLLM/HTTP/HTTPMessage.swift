@@ -93,6 +93,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// of streamed answers. Returning false stops the transfer there: the body received so far
     /// is returned as the response, marked ``HTTPResponse/stopped``.
     public var onReceive: (@Sendable (Data) -> Bool)?
+    /// The largest response body accepted; a larger one stops the transfer as soon as it passes
+    /// the bound and fails with ``HTTPClientError/Kind/responseTooLarge`` (nothing of it kept).
+    /// `nil`: no bound.
+    public var maxResponseBytes: Int?
 
     /// Creates a request.
     public init(
@@ -151,6 +155,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case invalidRequest
         /// The client was shut down while the request was pending.
         case shutDown
+        /// The response body grew past the request's `maxResponseBytes`.
+        case responseTooLarge
         /// Any other libcurl failure.
         case other
     }
@@ -175,7 +181,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch kind {
         case .connectionFailed, .connectionLost, .timedOut: true
-        case .tls, .invalidRequest, .shutDown, .other: false
+        case .tls, .invalidRequest, .shutDown, .responseTooLarge, .other: false
         }
     }
 
@@ -194,6 +200,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
             return "The request to \(target) could not be sent: \(detail)\(code). Check the URL."
         case .shutDown:
             return "The HTTP client was shut down while a request to \(target) was pending."
+        case .responseTooLarge:
+            return "The answer from \(target) was refused: \(detail)."
         case .other:
             return "The request to \(target) failed: \(detail)\(code)."
         }

@@ -29,6 +29,19 @@ public enum CredentialPolicy {
             + "the way could read the key"
     }
 
+    /// Why a key may not go where a configuration sends it, decided from the configuration alone
+    /// (no environment), or nil: the variable ``keyVariable(configured:defaultVariable:ownHost:baseURL:)``
+    /// picks would travel over plain http to another machine. The spec reader and the provider
+    /// apply the same rule, so `validate` refuses what `run` would.
+    public static func keyRouteProblem(configured: String?, defaultVariable: String?, ownHost: String?, baseURL: URL?) -> String? {
+        guard let ownHost, let defaultVariable else { return nil }
+        guard let variable = keyVariable(configured: configured, defaultVariable: defaultVariable, ownHost: ownHost, baseURL: baseURL)
+        else { return nil }
+        let endpoint = baseURL ?? URL(string: "https://\(ownHost)")!  // a host name from our own table
+        guard let problem = plainTextProblem(sendingKeyTo: endpoint) else { return nil }
+        return "the key in \(variable) to \(endpoint.host ?? endpoint.absoluteString), but \(problem)"
+    }
+
     /// The variable a key is read from for a provider whose own API lives at `ownHost`: the
     /// configured one, else `defaultVariable` only when `baseURL` is that host (or unset); nil
     /// means no key is sent.

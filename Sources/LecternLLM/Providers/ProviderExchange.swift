@@ -38,6 +38,7 @@ struct ProviderExchange: Sendable {
         let limiter = limiters.limiter(for: request.model)
         while true {
             var httpRequest = try encode(budget)
+            httpRequest.maxResponseBytes = Self.maxAnswerBytes(budget: budget ?? configuration.maxTokensCeiling, stream: configuration.stream)
             if configuration.stream {
                 let progress = StreamProgress { [runtime, kind] tokens in
                     runtime.events(
@@ -94,6 +95,15 @@ struct ProviderExchange: Sendable {
                 .truncatedRetry, context: context, request: request, maxTokens: next,
                 message: "answer cut off at \(spent) tokens; asking again with max_tokens=\(next)")
         }
+    }
+
+    /// The most bytes an answer of `budget` tokens can take on the wire: 64 bytes a token in a
+    /// whole JSON answer (a token is a few characters, each at most a 6-byte `\uXXXX` escape), 1 KiB
+    /// a token in a stream (each token is an event with its own envelope), plus 64 KiB for the
+    /// envelope. A larger body is not an answer to this request — a server gone wrong, or one
+    /// that would fill memory and the cache — and is refused, uncached.
+    static func maxAnswerBytes(budget: Int, stream: Bool) -> Int {
+        65_536 + max(budget, 1) * (stream ? 1_024 : 64)
     }
 
     /// Sends with rate limiting and retries; returns a decoded 2xx answer.
@@ -160,9 +170,16 @@ struct ProviderExchange: Sendable {
             } catch let error as HTTPClientError {
                 limiter.release(permit, outcome: .failure)
                 guard error.isTransient else {
-                    let llmError = LLMError(
-                        error.kind == .invalidRequest ? .invalidRequest : .unavailable,
-                        "Request for item \(context.itemID) to \(host) failed: \(redact(error.description))")
+                    let llmError =
+                        error.kind == .responseTooLarge
+                        ? LLMError(
+                            .malformedResponse,
+                            "The answer from \(host) for item \(context.itemID) was refused, not stored: \(error.detail), more than "
+                                + "max_tokens=\(request.maxTokens ?? configuration.defaultMaxTokens ?? configuration.maxTokensCeiling) can explain. "
+                                + "Check that the server at baseURL is the model you meant.")
+                        : LLMError(
+                            error.kind == .invalidRequest ? .invalidRequest : .unavailable,
+                            "Request for item \(context.itemID) to \(host) failed: \(redact(error.description))")
                     emit(.failed, context: context, request: request, attempt: attempt, message: llmError.message)
                     throw llmError
                 }

@@ -55,11 +55,57 @@ public struct OpenAISpeechProvider: SpeechProvider {
     public let kind = "openai"
     public let model: String
     let baseURL: URL
-    let apiKey: String?
+    let apiKey: APIKey?
     let client: CurlHTTPClient
     let retry: RetryPolicy
 
-    public init(model: String, baseURL: URL, apiKey: String?, client: CurlHTTPClient, retry: RetryPolicy = RetryPolicy()) {
+    /// OpenAI's speech API root.
+    public static let defaultBaseURL = URL(string: "https://api.openai.com/v1")!  // a literal, always valid
+    /// The variables read, in order, when the spec names none: only for OpenAI's own host.
+    public static let defaultKeyVariables = ["LECTERN_SPEECH_API_KEY", OpenAICompatibleProvider.defaultKeyVariable]
+
+    /// The variables whose key may go to `baseURL` (the first one set is used), decided from the
+    /// spec alone (``CredentialPolicy``, as for the model providers): the one `speech.api_key_env`
+    /// names; else the default ones, only for OpenAI's own host; else none.
+    public static func keyVariables(named: String?, baseURL: URL?) -> [String] {
+        if let named { return [named] }
+        return (baseURL ?? defaultBaseURL).host?.lowercased() == OpenAICompatibleProvider.ownHost ? defaultKeyVariables : []
+    }
+
+    /// Why the spec's speech settings may not send a key, or nil: a key would travel over plain
+    /// http to a host that is not this machine. `validate` and `run` both refuse it.
+    public static func keyProblem(named: String?, baseURL: URL?) -> String? {
+        let variables = keyVariables(named: named, baseURL: baseURL)
+        guard !variables.isEmpty, let problem = CredentialPolicy.plainTextProblem(sendingKeyTo: baseURL ?? defaultBaseURL) else { return nil }
+        return "the key in \(variables.joined(separator: " or ")) would go to \((baseURL ?? defaultBaseURL).host ?? "?"), but \(problem)"
+    }
+
+    /// Creates a provider. The key is read from `environment` by ``keyVariables(named:baseURL:)``:
+    /// throws ``SpeechError`` when the key would cross the network in plain text, or when a key
+    /// is required (OpenAI's own host, or a variable named) and none of its variables is set —
+    /// unless `requireKey` is false (an offline run, whose audio comes from the cache).
+    public init(
+        model: String, baseURL: URL?, keyVariable: String?, environment: [String: String], client: CurlHTTPClient,
+        retry: RetryPolicy = RetryPolicy(), requireKey: Bool = true
+    ) throws {
+        if let problem = Self.keyProblem(named: keyVariable, baseURL: baseURL) { throw SpeechError(problem) }
+        let variables = Self.keyVariables(named: keyVariable, baseURL: baseURL)
+        var key: APIKey?
+        for variable in variables {
+            if let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
+                key = APIKey(value: value, variable: variable)
+                break
+            }
+        }
+        if key == nil, !variables.isEmpty, requireKey {
+            throw SpeechError(
+                "the openai speech provider needs a key: set \(variables.joined(separator: " or "))"
+                    + (keyVariable == nil ? " (or name another variable with speech.api_key_env)" : ""))
+        }
+        self.init(model: model, baseURL: baseURL ?? Self.defaultBaseURL, apiKey: key, client: client, retry: retry)
+    }
+
+    init(model: String, baseURL: URL, apiKey: APIKey?, client: CurlHTTPClient, retry: RetryPolicy = RetryPolicy()) {
         self.model = model
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -72,7 +118,7 @@ public struct OpenAISpeechProvider: SpeechProvider {
             "model": .string(model), "voice": .string(request.voice), "input": .string(request.text), "response_format": "wav",
         ]).canonicalText
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if let apiKey { headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        if let apiKey { headers.add(name: "Authorization", value: "Bearer \(apiKey.value)") }
         let http = HTTPRequest(method: "POST", url: baseURL.appendingPathComponent("audio/speech"), headers: headers, body: Data(body.utf8))
         var attempt = 0
         while true {
@@ -80,10 +126,10 @@ public struct OpenAISpeechProvider: SpeechProvider {
             do {
                 let response = try await client.send(http)
                 if response.status == 200 { return try WAV.parse(response.body) }
-                let detail = String(decoding: response.body.prefix(300), as: UTF8.self)
+                let detail = apiKey?.redact(String(decoding: response.body.prefix(300), as: UTF8.self)) ?? String(decoding: response.body.prefix(300), as: UTF8.self)
                 let retryable = RetryPolicy.isRetryable(status: response.status)
                 if !retryable || attempt > retry.maxRetries {
-                    let hint = response.status == 401 || response.status == 403 ? "; check the key (LECTERN_SPEECH_API_KEY)" : ""
+                    let hint = response.status == 401 || response.status == 403 ? "; check the key (\(apiKey?.variable ?? "none was sent"))" : ""
                     throw SpeechError("the speech endpoint answered HTTP \(response.status)\(hint): \(detail)", retryable: retryable)
                 }
             } catch let error as SpeechError {

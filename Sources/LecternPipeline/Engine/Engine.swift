@@ -130,6 +130,9 @@ public struct Engine: Sendable {
         var state = SchedulerState()
         var budgetExceeded = false
         var providerStopped = false
+        // A fault of this machine (the cache cannot be written): no new model call starts, since
+        // its answer could not be kept; what is in flight finishes.
+        var machineStopped = false
 
         func fail(_ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[String]] = []) {
             let failure = ItemFailure(
@@ -231,13 +234,19 @@ public struct Engine: Sendable {
                     runningLocal += 1
                     start(item)
                 }
-                while runningModel < modelConcurrency || Task.isCancelled || budgetExceeded || providerStopped, let item = state.readyModel.popFirst()
+                while runningModel < modelConcurrency || Task.isCancelled || budgetExceeded || providerStopped || machineStopped,
+                    let item = state.readyModel.popFirst()
                 {
-                    if Task.isCancelled || budgetExceeded || providerStopped {
-                        let reason: ItemFailure.Reason = Task.isCancelled ? .cancelled : budgetExceeded ? .budget : .provider
+                    if Task.isCancelled || budgetExceeded || providerStopped || machineStopped {
+                        let reason: ItemFailure.Reason =
+                            Task.isCancelled ? .cancelled : budgetExceeded ? .budget : machineStopped ? .internal : .provider
                         let why =
-                            reason == .budget
-                            ? "the budget was reached" : reason == .cancelled ? "the run was interrupted" : "the provider failed for an earlier item"
+                            switch reason {
+                            case .budget: "the budget was reached"
+                            case .cancelled: "the run was interrupted"
+                            case .internal: "this machine failed for an earlier item (see its error)"
+                            default: "the provider failed for an earlier item"
+                            }
                         fail(item, reason: reason, attempts: 0, errors: ["not started: \(why)"])
                         continue
                     }
@@ -274,6 +283,7 @@ public struct Engine: Sendable {
                     if let failure = error as? ItemFailureError {
                         if failure.reason == .budget { budgetExceeded = true }
                         if failure.reason == .provider { providerStopped = true }
+                        if failure.reason == .internal { machineStopped = true }
                         fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors, rejections: failure.rejections)
                     } else if error is CancellationError {
                         fail(item, reason: .cancelled, attempts: 0, errors: ["the run was interrupted"])

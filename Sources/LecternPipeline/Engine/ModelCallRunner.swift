@@ -254,9 +254,10 @@ public struct ModelCallRunner: Sendable {
             } catch let error as LLMError {
                 if error.kind == .cancelled { throw CancellationError() }
                 // Truncation and a missing scripted answer are this item's problem; the rest
-                // (auth, network, rate limits after retries) would fail every item alike.
-                let reason: ItemFailure.Reason =
-                    (error.kind == .truncated || error.kind == .noScriptedAnswer || error.kind == .malformedResponse) ? .invalid : .provider
+                // (auth, network, rate limits after retries, a body that is not the API's
+                // answer, or one too large for any answer) are the provider's, and would fail
+                // every item alike.
+                let reason: ItemFailure.Reason = (error.kind == .truncated || error.kind == .noScriptedAnswer) ? .invalid : .provider
                 throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch let error as CacheWriteError {
                 throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message], rejections: rejections)

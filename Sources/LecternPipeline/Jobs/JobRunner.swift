@@ -100,6 +100,13 @@ public struct JobRunner: Sendable {
         return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
 
+    /// Builds this spec's job as `run` does, without running anything: what its kind refuses
+    /// before the first call (an imported set that does not parse, a corpus that cannot serve the
+    /// blueprint) throws here, so `validate` refuses the same specs as `run`.
+    public func prepare() throws {
+        _ = try makeJob(ledger: Ledger())
+    }
+
     public func run(options: Options) async throws -> Result {
         let clock = ContinuousClock()
         let started = clock.now

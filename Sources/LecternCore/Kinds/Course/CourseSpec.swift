@@ -140,8 +140,9 @@ public struct SpeechSpec: Codable, Sendable, Hashable {
     public enum Provider: String, Codable, Sendable, CaseIterable {
         /// espeak-ng (Debian's `espeak-ng`), local and keyless: the default.
         case espeak = "espeak-ng"
-        /// An OpenAI-compatible `/v1/audio/speech` endpoint; the key is read from
-        /// `LECTERN_SPEECH_API_KEY` (else `OPENAI_API_KEY`).
+        /// An OpenAI-compatible `/v1/audio/speech` endpoint; at OpenAI's own host the key is read
+        /// from `LECTERN_SPEECH_API_KEY` (else `OPENAI_API_KEY`), elsewhere only from the variable
+        /// `speech.api_key_env` names.
         case openai
     }
 
@@ -151,18 +152,24 @@ public struct SpeechSpec: Codable, Sendable, Hashable {
     /// The speech model (OpenAI: `tts-1`).
     public var model: String?
     public var baseURL: URL?
+    /// The environment variable holding the key for a custom `base_url` (`speech.api_key_env`);
+    /// the default variables go only to OpenAI's own host.
+    public var apiKeyEnv: String?
     /// Ogg Opus bit rate in kbit/s (speech is clear from 16).
     public var bitrate: Int
 
-    public init(provider: Provider = .espeak, voice: String? = nil, model: String? = nil, baseURL: URL? = nil, bitrate: Int = 24) {
+    public init(
+        provider: Provider = .espeak, voice: String? = nil, model: String? = nil, baseURL: URL? = nil, apiKeyEnv: String? = nil, bitrate: Int = 24
+    ) {
         self.provider = provider
         self.voice = voice
         self.model = model
         self.baseURL = baseURL
+        self.apiKeyEnv = apiKeyEnv
         self.bitrate = bitrate
     }
 
-    enum CodingKeys: String, CodingKey { case provider, voice, model, baseURL = "base_url", bitrate }
+    enum CodingKeys: String, CodingKey { case provider, voice, model, baseURL = "base_url", apiKeyEnv = "api_key_env", bitrate }
 }
 
 public struct CurriculumSpec: Codable, Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LecternLLM
 import Yams
 
 /// Reads the `course` kind's part of a spec: curriculum, outline and add-ons.
@@ -30,7 +31,7 @@ public enum CourseSpecReader: JobKindSpecReader {
             reinforcement: a?.bool("reinforcement") ?? defaults.reinforcement,
             flashcards: a?.bool("flashcards") ?? defaults.flashcards, practice: a?.bool("practice") ?? defaults.practice)
         var speech = SpeechSpec()
-        if let sp = top.mapping("speech", known: ["provider", "voice", "model", "base_url", "bitrate"]) {
+        if let sp = top.mapping("speech", known: ["provider", "voice", "model", "base_url", "api_key_env", "bitrate"]) {
             sp.finish()
             if let name = sp.string("provider", maxLength: 40) {
                 if let provider = SpeechSpec.Provider(rawValue: name) {
@@ -55,6 +56,16 @@ public enum CourseSpecReader: JobKindSpecReader {
                 } else {
                     reader.report("'speech.base_url' is '\(url)', which is not an http(s) URL", at: sp.node("base_url"), hint: "e.g. 'https://api.openai.com/v1'")
                 }
+            }
+            speech.apiKeyEnv = sp.environmentVariableName("api_key_env")
+            if speech.apiKeyEnv != nil || speech.baseURL != nil, speech.provider != .openai {
+                reader.report(
+                    "'speech.\(speech.apiKeyEnv != nil ? "api_key_env" : "base_url")' applies to the openai speech provider, not \(speech.provider.rawValue)",
+                    at: sp.node(speech.apiKeyEnv != nil ? "api_key_env" : "base_url"), hint: "add 'provider: openai', or remove it")
+            } else if let problem = OpenAISpeechProvider.keyProblem(named: speech.apiKeyEnv, baseURL: speech.baseURL) {
+                reader.report(
+                    "'speech' would send a key in plain text: \(problem)", at: sp.node("base_url") ?? sp.node,
+                    hint: "use an https:// base_url, or remove api_key_env if the server needs no key")
             }
             // An Opus bit rate in kbit/s; speech is clear from 16.
             if let bitrate = sp.int("bitrate", range: 8...128) { speech.bitrate = bitrate }

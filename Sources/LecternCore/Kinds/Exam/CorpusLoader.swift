@@ -7,13 +7,16 @@ struct CorpusLoader {
     let specDirectory: URL
     let indexCache: URL?
     let limits: CorpusLimits
+    /// Where files may be read from (`FileRoots`): every entry and every file found through one.
+    let roots: FileRoots
     private var issues: [CorpusIssue] = []
     private var skipped: [String] = []
 
-    init(specDirectory: URL, indexCache: URL?, limits: CorpusLimits) {
+    init(specDirectory: URL, indexCache: URL?, limits: CorpusLimits, roots: FileRoots) {
         self.specDirectory = specDirectory.standardizedFileURL
         self.indexCache = indexCache
         self.limits = limits
+        self.roots = roots
     }
 
     /// A file found through an entry.
@@ -32,6 +35,12 @@ struct CorpusLoader {
         var positions: [String: Int] = [:]
         for source in sources {
             for (id, url) in files(of: source) {
+                // Whatever led here (a link, a bundle's lectures/ folder that is a link), the file
+                // itself must be inside the roots.
+                if let refusal = roots.refusal(url, written: id) {
+                    issues.append(CorpusIssue(path: source.path, message: refusal, hint: FileRoots.hint))
+                    continue
+                }
                 if let position = positions[id] {
                     if !found[position].sources.contains(source) { found[position].sources.append(source) }
                 } else {
@@ -167,6 +176,10 @@ struct CorpusLoader {
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             issues.append(
                 CorpusIssue(path: written, message: "corpus entry '\(written)' does not exist (looked for \(url.path))", hint: missingHint(url)))
+            return []
+        }
+        if let refusal = roots.refusal(url, written: written) {
+            issues.append(CorpusIssue(path: written, message: "corpus entry \(refusal)", hint: FileRoots.hint))
             return []
         }
         if !isDirectory.boolValue {

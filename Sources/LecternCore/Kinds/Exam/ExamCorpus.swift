@@ -53,12 +53,15 @@ public final class ExamCorpus: Sendable {
     ///   - indexCache: a directory for the chunk and passage index of each document, one JSON file
     ///     per document named by the SHA-256 of its bytes; nil: index everything afresh.
     ///   - limits: the largest document and corpus read.
-    /// - Throws: `CorpusError` with every problem found (a missing path, a file that is not text or
-    ///   not UTF-8, one over a size limit, a directory with no documents).
+    ///   - roots: where files may be read from (links resolved); nil: the project of `specDirectory`.
+    /// - Throws: `CorpusError` with every problem found (a missing path, a file outside the roots, a
+    ///   file that is not text or not UTF-8, one over a size limit, a directory with no documents).
     public static func load(
-        _ sources: [CorpusSource], relativeTo specDirectory: URL, indexCache: URL? = nil, limits: CorpusLimits = CorpusLimits()
+        _ sources: [CorpusSource], relativeTo specDirectory: URL, indexCache: URL? = nil, limits: CorpusLimits = CorpusLimits(),
+        roots: FileRoots? = nil
     ) throws -> ExamCorpus {
-        var loader = CorpusLoader(specDirectory: specDirectory, indexCache: indexCache, limits: limits)
+        var loader = CorpusLoader(
+            specDirectory: specDirectory, indexCache: indexCache, limits: limits, roots: roots ?? FileRoots(specDirectory: specDirectory))
         return try loader.load(sources)
     }
 

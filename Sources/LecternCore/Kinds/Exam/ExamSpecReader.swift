@@ -73,7 +73,7 @@ public enum ExamSpecReader: JobKindSpecReader {
         let reader = context.reader
         let corpus: ExamCorpus
         do {
-            corpus = try ExamCorpus.load(spec.corpus, relativeTo: context.resolvedBaseDirectory)
+            corpus = try ExamCorpus.load(spec.corpus, relativeTo: context.resolvedBaseDirectory, roots: context.fileRoots)
         } catch let error as CorpusError {
             for issue in error.issues {
                 let node = corpusNode(for: issue.path, context: context) ?? context.top.node("corpus")

@@ -171,16 +171,54 @@ public enum DeckImport {
         return (data, nil)
     }
 
-    public static func parse(_ data: Data, format: DeckSpec.Format) throws -> Result {
+    /// The set at `url` read, parsed and checked: what the spec reader (so `validate`) and the
+    /// job (so `run`) both refuse — a file that cannot be read, is not UTF-8 or does not parse
+    /// (nothing of it is imported), or holds fewer than 2 usable rows — throws, with the rows'
+    /// problems. Returns the bytes (for the spec's digest) and the result.
+    public static func load(_ url: URL, format: DeckSpec.Format, roots: FileRoots) throws(DeckImportError) -> (data: Data, result: Result) {
+        if let refusal = roots.refusal(url, written: url.path) {
+            throw DeckImportError("may not be read: \(refusal)", hint: FileRoots.hint)
+        }
+        let read = readSource(url)
+        guard let data = read.data else {
+            throw DeckImportError(read.problem ?? "cannot be read", hint: "give a TSV or CSV file relative to the spec")
+        }
+        let result = try parse(data, format: format)
+        guard result.rows.count >= 2 else {
+            let separator = format == .csv ? "a comma" : "a tab"
+            var error = DeckImportError(
+                "has \(result.rows.count) usable row\(result.rows.count == 1 ? "" : "s") of \(result.read); a deck needs at least 2",
+                hint: "write a term and its definition on each row, separated by \(separator)")
+            error.rowProblems = Array(result.problems.prefix(10))
+            throw error
+        }
+        return (data, result)
+    }
+
+    public static func parse(_ data: Data, format: DeckSpec.Format) throws(DeckImportError) -> Result {
         guard let text = String(data: data, encoding: .utf8) else {
-            throw DeckImportError("the deck file is not UTF-8 text; save it as UTF-8 (TSV or CSV)")
+            let valid = String(decoding: data, as: UTF8.self).prefix { $0 != "\u{FFFD}" }
+            let line = valid.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+            throw DeckImportError(
+                "is not UTF-8 text (line \(line) is the first that is not)",
+                hint: "save it as UTF-8 (TSV or CSV); for example `iconv -f WINDOWS-1252 -t UTF-8` converts it")
         }
         var rows: [Row] = []
         var problems: [Problem] = []
         var read = 0
         var seen: [String: Int] = [:]
         var first = true
-        for raw in CSVRows.parse(text, separator: format == .csv ? "," : "\t") {
+        let parsed: [CSVRows.Row]
+        do {
+            parsed = try CSVRows.parse(text, separator: format == .csv ? "," : "\t")
+        } catch {
+            var failure = DeckImportError(
+                "does not parse, so nothing of it is imported: line \(error.line): \(error.message)",
+                hint: "fix the file at that line")
+            failure.line = error.line
+            throw failure
+        }
+        for raw in parsed {
             let fields = raw.fields.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             if fields.allSatisfy(\.isEmpty) { continue }
             // Anki's plain-text export starts with `#separator:tab`, `#html:false` … lines.
@@ -190,10 +228,6 @@ public enum DeckImport {
             if first && fields.count >= 2 && termHeaders.contains(fields[0].lowercased()) && definitionHeaders.contains(fields[1].lowercased()) { continue }
             read += 1
             func problem(_ message: String) { problems.append(Problem(line: raw.line, message: message)) }
-            if !raw.closed {
-                problem("a quoted field is never closed; close the quote or remove it")
-                continue
-            }
             guard fields.count >= 2 else {
                 problem("one column only; a card needs a term and a definition separated by \(format == .csv ? "a comma" : "a tab")")
                 continue
@@ -236,9 +270,23 @@ public enum DeckImport {
     }
 }
 
+/// Why an imported set cannot be used: what, and (where it is one place) the file's line.
 public struct DeckImportError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+    /// What is wrong with the file, as a predicate ("is not UTF-8 text …"), so a message can
+    /// name the file first.
+    public var reason: String
+    public var hint: String?
+    /// The line of the deck file at fault, when one is.
+    public var line: Int?
+    /// The rows left out, by line, when too few were usable.
+    public var rowProblems: [DeckImport.Problem] = []
+
+    public var description: String { "the deck file \(reason)" }
+
+    public init(_ reason: String, hint: String? = nil) {
+        self.reason = reason
+        self.hint = hint
+    }
 }
 
 /// The study modes' derivations and checks: quiz distractors from the deck, cloze variants,

@@ -77,13 +77,15 @@ public enum DeckSpecReader: JobKindSpecReader {
         if let path = top.string("source", maxLength: 1_000) {
             spec.source = path
             let url = DeckSpec.resolve(path, base: context.resolvedBaseDirectory)
-            let read = DeckImport.readSource(url)
-            if let data = read.data {
-                spec.sourceDigest = SHA256Digest.hex(data)
-            } else {
+            // Read, parsed and checked here, by the code the job uses, so that `validate` refuses
+            // what `run` would.
+            do {
+                spec.sourceDigest = SHA256Digest.hex(try DeckImport.load(url, format: spec.format ?? DeckSpec.Format.guess(path), roots: context.fileRoots).data)
+            } catch {
+                let rows = error.rowProblems.map { "\n    \(path):\($0.line): \($0.message)" }.joined()
                 reader.report(
-                    "the deck file '\(path)' \(read.problem ?? "cannot be read")", at: top.node("source"),
-                    hint: "give a TSV or CSV file with a term and a definition a row, relative to the spec")
+                    "the deck file '\(path)' \(error.reason)\(rows)", at: top.node("source"),
+                    hint: error.hint ?? "give a TSV or CSV file with a term and a definition a row, relative to the spec")
             }
         } else if spec.format != nil {
             reader.report("'format' is set but no 'source' is imported", at: top.node("format"), hint: "add 'source: FILE' or remove 'format'")

@@ -127,16 +127,18 @@ public struct QuoteCorpus: Sendable {
 
     /// Reads and cleans every source, in spec order (once per process while the files are
     /// unchanged).
-    public static func load(_ sources: [QuoteSource], relativeTo base: URL, length: SizeRange) throws -> QuoteCorpus {
-        var key = "\(length.min)-\(length.max)"
+    /// Files outside `roots` (nil: the project of `base`; ``FileRoots``) are refused.
+    public static func load(_ sources: [QuoteSource], relativeTo base: URL, length: SizeRange, roots: FileRoots? = nil) throws -> QuoteCorpus {
+        let roots = roots ?? FileRoots(specDirectory: base)
+        var key = "\(length.min)-\(length.max)\u{1F}\(roots.directories.joined(separator: "\u{1E}"))"
         for source in sources {
             let url = (source.path.hasPrefix("/") ? URL(fileURLWithPath: source.path) : base.appendingPathComponent(source.path)).standardizedFileURL
             var info = stat()
-            guard stat(url.path, &info) == 0 else { return try read(sources, relativeTo: base, length: length) }
+            guard stat(url.path, &info) == 0 else { return try read(sources, relativeTo: base, length: length, roots: roots) }
             key += "\u{1F}\(url.path)\u{1E}\(source.format.rawValue)\u{1E}\(info.st_size)\u{1E}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
         }
         if let known = memo.withLock({ $0[key] }) { return known }
-        let corpus = try read(sources, relativeTo: base, length: length)
+        let corpus = try read(sources, relativeTo: base, length: length, roots: roots)
         memo.withLock {
             if $0.count >= 8 { $0.removeAll() }
             $0[key] = corpus
@@ -144,12 +146,16 @@ public struct QuoteCorpus: Sendable {
         return corpus
     }
 
-    static func read(_ sources: [QuoteSource], relativeTo base: URL, length: SizeRange) throws -> QuoteCorpus {
+    static func read(_ sources: [QuoteSource], relativeTo base: URL, length: SizeRange, roots: FileRoots) throws -> QuoteCorpus {
         var records: [QuoteRecord] = []
         var malformed: [(Int, Int)] = []
         var issues: [CorpusIssue] = []
         for (index, source) in sources.enumerated() {
             let url = (source.path.hasPrefix("/") ? URL(fileURLWithPath: source.path) : base.appendingPathComponent(source.path)).standardizedFileURL
+            if let refusal = roots.refusal(url, written: source.path) {
+                issues.append(CorpusIssue(path: source.path, message: refusal, hint: FileRoots.hint))
+                continue
+            }
             let text: String
             do {
                 text = try readText(url, path: source.path)
@@ -318,7 +324,12 @@ public struct QuoteCorpus: Sendable {
     /// quoted fields with `""` escapes and line breaks. A row without text or author is
     /// malformed and reported by line.
     static func parseCSV(_ text: String, sourceIndex: Int) -> Result<Parsed, ParseIssue> {
-        let rows = CSVRows.parse(text)
+        let rows: [CSVRows.Row]
+        do {
+            rows = try CSVRows.parse(text)
+        } catch {
+            return .failure(ParseIssue(message: "the CSV file does not parse, so nothing of it is read: \(error)", hint: "fix the file at that line"))
+        }
         guard let header = rows.first else { return .failure(ParseIssue(message: "the CSV file is empty", hint: "give a header row: text,author,source")) }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard let textColumn = names.firstIndex(of: "text") ?? names.firstIndex(of: "quote"), let authorColumn = names.firstIndex(of: "author") else {
@@ -331,7 +342,7 @@ public struct QuoteCorpus: Sendable {
         var parsed = Parsed(records: [], malformedLines: [])
         for row in rows.dropFirst() {
             if row.fields.count == 1 && row.fields[0].isEmpty { continue }
-            guard row.fields.count > max(textColumn, authorColumn), row.closed else {
+            guard row.fields.count > max(textColumn, authorColumn) else {
                 parsed.malformedLines.append(row.line)
                 continue
             }
@@ -706,26 +717,39 @@ public enum QuoteText {
 }
 
 /// RFC 4180 rows: fields separated by commas, quoted fields with `""` for a quote and any line
-/// break inside; CRLF or LF between rows. Shared by every CSV a spec names.
+/// break inside; CRLF or LF between rows. Shared by every CSV a spec names. Strict: a file that
+/// does not parse is refused whole (``Failure``), never read in part — a quote left open would
+/// otherwise swallow the rows after it without a word.
 public enum CSVRows {
     public struct Row: Sendable {
         public var fields: [String]
         /// The line the row starts on (1-based).
         public var line: Int
-        /// False when a quoted field was still open at the end of the file.
-        public var closed: Bool
     }
 
-    public static func parse(_ text: String, separator: Character = ",") -> [Row] {
+    /// Why a file does not parse, at its line.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The line of the quote that opened the field that went wrong.
+        public var line: Int
+        public var message: String
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    /// The rows of `text`. Throws when a quoted field is never closed, or when its closing quote
+    /// is followed by anything but the separator or the end of the line (`"Atom,The smallest…`
+    /// on one line and `Molecule,"Two…"` on the next would otherwise read as one field).
+    public static func parse(_ text: String, separator: Character = ",") throws(Failure) -> [Row] {
         var rows: [Row] = []
         var fields: [String] = []
         var field = ""
         var quoted = false
+        var openedAt = 0
         var atFieldStart = true
         var line = 1
         var rowLine = 1
         var characters = Array(text)
         if characters.first == "\u{FEFF}" { characters.removeFirst() }
+        let separatorName = separator == "," ? "a comma" : separator == "\t" ? "a tab" : "'\(separator)'"
         var i = 0
         while i < characters.count {
             let c = characters[i]
@@ -735,14 +759,26 @@ public enum CSVRows {
                         field.append("\"")
                         i += 1
                     } else {
+                        let next = i + 1 < characters.count ? characters[i + 1] : nil
+                        guard next == nil || next == separator || next == "\n" || next == "\r\n" || next == "\r" else {
+                            let shown = String(characters[(i + 1)...].prefix { $0 != "\n" && $0 != "\r\n" }.prefix(20))
+                            throw Failure(
+                                line: openedAt,
+                                message: openedAt == line
+                                    ? "the quote opened here closes before '\(shown)', not at \(separatorName) or the end of the line; "
+                                        + "write a quote inside a quoted field as two quotes (\"\")"
+                                    : "the quote opened at line \(openedAt) is never closed (it runs on to the quote at line \(line)); "
+                                        + "close it at the end of its field, or write a quote inside a field as two quotes (\"\")")
+                        }
                         quoted = false
                     }
                 } else {
-                    if c == "\n" { line += 1 }
+                    if c == "\n" || c == "\r\n" || c == "\r" { line += 1 }
                     field.append(c)
                 }
             } else if c == "\"" && atFieldStart {
                 quoted = true
+                openedAt = line
                 atFieldStart = false
             } else if c == separator {
                 fields.append(field)
@@ -750,7 +786,7 @@ public enum CSVRows {
                 atFieldStart = true
             } else if c == "\n" || c == "\r\n" || c == "\r" {
                 fields.append(field)
-                rows.append(Row(fields: fields, line: rowLine, closed: true))
+                rows.append(Row(fields: fields, line: rowLine))
                 fields = []
                 field = ""
                 atFieldStart = true
@@ -762,9 +798,13 @@ public enum CSVRows {
             }
             i += 1
         }
-        if !field.isEmpty || !fields.isEmpty || quoted {
+        if quoted {
+            throw Failure(
+                line: openedAt, message: "the quote opened at line \(openedAt) is never closed; close it at the end of its field")
+        }
+        if !field.isEmpty || !fields.isEmpty {
             fields.append(field)
-            rows.append(Row(fields: fields, line: rowLine, closed: !quoted))
+            rows.append(Row(fields: fields, line: rowLine))
         }
         return rows
     }

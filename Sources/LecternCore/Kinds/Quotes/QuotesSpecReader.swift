@@ -74,7 +74,7 @@ public enum QuotesSpecReader: JobKindSpecReader {
     /// Before any call: every collection must be readable, and hold quotes after cleaning.
     static func checkCorpus(_ spec: QuotesSpec, context: SpecReadContext) {
         do {
-            let corpus = try QuoteCorpus.load(spec.sources, relativeTo: context.resolvedBaseDirectory, length: spec.length)
+            let corpus = try QuoteCorpus.load(spec.sources, relativeTo: context.resolvedBaseDirectory, length: spec.length, roots: context.fileRoots)
             if corpus.candidates.isEmpty {
                 context.reader.report(
                     "no quote is left after cleaning (\(corpus.report.read) read)", at: context.top.node("corpus"),

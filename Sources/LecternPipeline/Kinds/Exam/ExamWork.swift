@@ -47,7 +47,7 @@ public struct ExamWork: Sendable {
         let base = spec.baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let corpus: ExamCorpus
         do {
-            corpus = try ExamCorpus.load(exam.corpus, relativeTo: base)
+            corpus = try ExamCorpus.load(exam.corpus, relativeTo: base, roots: spec.resolvedFileRoots)
         } catch {
             throw PipelineError("the corpus could not be read: \(error)")
         }

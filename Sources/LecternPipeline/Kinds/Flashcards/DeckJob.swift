@@ -65,26 +65,19 @@ public struct DeckJob: GenerationJob {
             let url = DeckSpec.resolve(source, base: environment.spec.baseDirectory ?? URL(fileURLWithPath: "."))
             // Problems of the imported set are the author's to fix, like a spec's (exit 2), each at
             // its file and line.
-            let read = DeckImport.readSource(url)
-            guard let data = read.data else {
-                throw SpecError(SpecDiagnostic(file: source, message: "the deck file \(read.problem ?? "cannot be read")", hint: "give a TSV or CSV file relative to the spec"))
+            let format = deck.format ?? DeckSpec.Format.guess(source)
+            let loaded: (data: Data, result: DeckImport.Result)
+            do {
+                loaded = try DeckImport.load(url, format: format, roots: environment.spec.resolvedFileRoots)
+            } catch {
+                throw SpecError(
+                    [SpecDiagnostic(file: source, line: error.line, message: error.description, hint: error.hint)]
+                        + error.rowProblems.map { SpecDiagnostic(file: source, line: $0.line, message: $0.message) })
             }
-            if let digest = deck.sourceDigest, digest != SHA256Digest.hex(data) {
+            if let digest = deck.sourceDigest, digest != SHA256Digest.hex(loaded.data) {
                 throw SpecError(SpecDiagnostic(file: source, message: "the deck file changed after the spec was read", hint: "run again"))
             }
-            let format = deck.format ?? DeckSpec.Format.guess(source)
-            let result: DeckImport.Result
-            do { result = try DeckImport.parse(data, format: format) } catch let error as DeckImportError {
-                throw SpecError(SpecDiagnostic(file: source, message: error.description))
-            }
-            guard result.rows.count >= 2 else {
-                let separator = format == .csv ? "a comma" : "a tab"
-                throw SpecError(
-                    [SpecDiagnostic(
-                        file: source, message: "\(result.rows.count) usable row\(result.rows.count == 1 ? "" : "s") of \(result.read); a deck needs at least 2",
-                        hint: "write a term and its definition on each row, separated by \(separator)")]
-                        + result.problems.prefix(10).map { SpecDiagnostic(file: source, line: $0.line, message: $0.message) })
-            }
+            let result = loaded.result
             self.imported = result
         } else {
             self.imported = nil

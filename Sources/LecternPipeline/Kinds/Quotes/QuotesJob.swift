@@ -45,7 +45,9 @@ public struct QuotesJob: GenerationJob {
         self.spec = environment.spec
         self.quotes = quotes
         do {
-            self.corpus = try QuoteCorpus.load(quotes.sources, relativeTo: environment.spec.baseDirectory ?? URL(fileURLWithPath: "."), length: quotes.length)
+            self.corpus = try QuoteCorpus.load(
+                quotes.sources, relativeTo: environment.spec.baseDirectory ?? URL(fileURLWithPath: "."), length: quotes.length,
+                roots: environment.spec.resolvedFileRoots)
         } catch let error as CorpusError {
             throw PipelineError("the quote corpus cannot be read:\n" + error.description)
         }
