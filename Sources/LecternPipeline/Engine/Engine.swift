@@ -124,7 +124,8 @@ public struct Engine: Sendable {
     public var modelConcurrency: Int
     public var localConcurrency: Int
     public var events: any EngineEventSink
-    /// Runs only this shard's items (and the shared ones); nil runs everything.
+    /// Runs only this shard's items (and the shared and gathering ones, reading the other shards' items
+    /// a gathering item needs from the cache); nil runs everything.
     public var shard: ShardFilter?
 
     public init(
@@ -166,8 +167,8 @@ public struct Engine: Sendable {
         }
 
         /// An item's shard assignment, from its dependencies', the items it waits for (those of
-        /// the same batch first) and its spawner's (`origin`): a project waiting for lectures in
-        /// several shards is the assembling run's.
+        /// the same batch first) and its spawner's (`origin`): an exam's final bank, reading items
+        /// of several shards, is the assembling run's.
         func assignment(
             of item: WorkItem, batch: [String: WorkItem], filter: ShardFilter, origin: Shard.Assignment?, visiting: inout Set<String>
         ) -> Shard.Assignment {
