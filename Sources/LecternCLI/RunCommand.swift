@@ -53,7 +53,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Run shard K of N into the cache and write no bundle (0/N: the shared planning stages only). Merge the shards' caches with `lectern cache export`/`import`, then a run without --shard assembles the bundle from the cache (docs/scale.md).",
+            "Run shard K of N into the cache and write no bundle (0/N: the shared planning stages only). Merge the shards' caches with `lectern cache export`/`import`, then a run without --shard assembles the bundle from the cache with no model call (`--cache offline`); an exam runs its shards twice (docs/scale.md).",
             valueName: "K/N"))
     var shard: String?
 
@@ -224,7 +224,19 @@ struct RunCommand: AsyncParsableCommand {
         if let shard = result.shard {
             Console.error(
                 "shard \(shard.shard): \(result.itemCount) items run or read from the cache; \(shard.otherShards) left to other shards, "
-                    + "\(shard.leftForAssembly) to the assembling run; no bundle written (merge the caches, then run without --shard)")
+                    + "\(shard.leftForAssembly) to the assembling run; no bundle written")
+            if shard.waitingForOtherShards > 0 {
+                Console.error(
+                    "\(shard.waitingForOtherShards) item\(shard.waitingForOtherShards == 1 ? " waits" : "s wait") for other shards' answers: "
+                        + "merge the shards' caches, import the merge into each shard's cache and run the shards again (docs/scale.md)")
+            } else if shard.shard.index > 0 {
+                Console.error("next: merge the shards' caches, then assemble with `lectern run SPEC --cache offline` (no model calls)")
+            }
+            if shard.modelItemsLeftForAssembly > 0 {
+                Console.error(
+                    "warning: \(shard.modelItemsLeftForAssembly) model item\(shard.modelItemsLeftForAssembly == 1 ? " is" : "s are") left to the assembling run, "
+                        + "which will call the model for \(shard.modelItemsLeftForAssembly == 1 ? "it" : "them"): their inputs are in several shards")
+            }
         }
         switch result.bundle {
         case .written(let url)?: Console.out("wrote \(url.path)")

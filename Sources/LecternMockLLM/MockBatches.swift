@@ -161,7 +161,7 @@ struct MockBatchStore: Sendable {
                 if found.wire == .openai { found.errors[line.customID] = error } else { found.results[line.customID] = error }
                 continue
             }
-            guard let answer = answers.answer(for: item) else {
+            guard let answer = answers.answer(for: item, body: line.body, wire: found.wire) else {
                 let error: JSONValue =
                     found.wire == .openai
                     ? ["custom_id": .string(line.customID), "response": ["status_code": 400, "body": ["error": ["message": .string("mock: no recorded answer for item \(item)")]]]]

@@ -77,7 +77,7 @@ struct MockResponder: Sendable {
             stats.rejected += 1
             return (refusal, itemID)
         }
-        guard let answer = answers.answer(for: itemID) else {
+        guard let answer = answers.answer(for: itemID, body: request.body, wire: wire) else {
             stats.rejected += 1
             let message =
                 itemID == "-"
@@ -154,7 +154,9 @@ struct MockResponder: Sendable {
             let body = Self.answerBody(wire, shape: shape, content: wrong.0, json: wrong.1, usage: answer.usage, truncated: false, id: serialID)
             return (Self.billable(body, shape: shape, delay: latency), itemID)
         case nil:
-            let body = Self.answerBody(wire, shape: shape, content: answer.content, json: json, usage: answer.usage, truncated: false, id: serialID)
+            let body = Self.answerBody(
+                wire, shape: shape, content: answer.content, json: json, usage: answer.usage, truncated: answer.ranOutOfTokens,
+                usageAsRecorded: true, id: serialID)
             return (Self.billable(body, shape: shape, delay: latency), itemID)
         }
     }
@@ -433,11 +435,13 @@ struct MockResponder: Sendable {
     }
 
     /// A 200 answer in the protocol's shape. `json` (with a tool-mode Anthropic request) becomes
-    /// a `tool_use` block's input; otherwise the content is text.
+    /// a `tool_use` block's input; otherwise the content is text. `truncated`: cut off at the
+    /// token budget, with half the completion tokens unless `usageAsRecorded` (a recorded loop).
     static func answerBody(
-        _ wire: WireProtocol, shape: RequestShape, content: String, json: JSONValue?, usage: TokenUsage, truncated: Bool, id: String
+        _ wire: WireProtocol, shape: RequestShape, content: String, json: JSONValue?, usage: TokenUsage, truncated: Bool,
+        usageAsRecorded: Bool = false, id: String
     ) -> Data {
-        let completionTokens = truncated ? max(1, usage.completionTokens / 2) : usage.completionTokens
+        let completionTokens = truncated && !usageAsRecorded ? max(1, usage.completionTokens / 2) : usage.completionTokens
         switch wire {
         case .openai:
             let body: JSONValue = [

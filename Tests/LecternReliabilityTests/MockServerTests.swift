@@ -56,6 +56,49 @@ struct MockServerTests {
         #expect(server.baseURL.host == "127.0.0.1")
     }
 
+    @Test("a recording with repairs is replayed by cache key: each attempt gets its own answer, a request two items share gets the recorded one")
+    func replaysByKey() async throws {
+        let first = LLMRequest(model: "mock-model", messages: [.user("Teach loops.")], temperature: 0.3, maxTokens: 100, seed: 7)
+        var repair = first
+        repair.messages += [.assistant("Loops loops loops."), .user("Say each thing once.")]
+        repair.temperature = 0.5
+        let solve = LLMRequest(model: "mock-model", messages: [.user("Which option?")], temperature: 0, maxTokens: 40)
+        func record(_ request: LLMRequest, item: String, stage: String, _ content: String) -> ExchangeRecord {
+            let key = ExchangeKeyMaterial(provider: "local", request: request, promptTemplate: "\(stage)@1", variant: nil).key
+            return ExchangeRecord(
+                key: key, itemID: item, stage: stage, promptTemplate: "\(stage)@1", provider: "local", model: "mock-model",
+                response: LLMResponse(content: content, usage: TokenUsage(promptTokens: 10, completionTokens: 5)), elapsedMilliseconds: 0)
+        }
+        // Sorted by key, as a cassette is: which answer comes first says nothing of the attempts.
+        let records = [
+            record(first, item: "lecture/s01-t01", stage: "lecture", "# Loops\n\nLoops loops loops."),
+            record(repair, item: "lecture/s01-t01", stage: "lecture", "# Loops\n\nA loop repeats work."),
+            record(solve, item: "question/a/blind-solve", stage: "blind-solve", "{\"answer\":\"A\"}"),
+            record(
+                LLMRequest(model: "mock-model", messages: [.user("Other?")]), item: "question/b/blind-solve", stage: "blind-solve",
+                "{\"answer\":\"C\"}"),
+        ].sorted { $0.key < $1.key }
+        let book = MockAnswerBook(records: records)
+        #expect(book.replaysByKey)
+        let server = try MockLLMServer(answers: book)
+        defer { server.stop() }
+        let provider = try provider("openai", server)
+        for (request, expected) in [(repair, "# Loops\n\nA loop repeats work."), (first, "# Loops\n\nLoops loops loops.")] {
+            let answer = try await provider.complete(request, context: RequestContext(itemID: "lecture/s01-t01", stage: "lecture"))
+            #expect(answer.content == expected)
+        }
+        // Item b asks what item a asked (a single run answered it once, from its cache).
+        let shared = try await provider.complete(solve, context: RequestContext(itemID: "question/b/blind-solve", stage: "blind-solve"))
+        #expect(shared.content == "{\"answer\":\"A\"}")
+        // A request the recording never made: the item's first answer, as before.
+        let unknown = try await provider.complete(
+            LLMRequest(model: "mock-model", messages: [.user("Something else.")]),
+            context: RequestContext(itemID: "question/b/blind-solve", stage: "blind-solve"))
+        #expect(unknown.content == "{\"answer\":\"C\"}")
+        // A clean recording (one answer an item) is answered by item without reading requests.
+        #expect(!Self.book.replaysByKey)
+    }
+
     @Test("GET /__stats reports the counters as JSON")
     func statsEndpoint() async throws {
         let server = try MockLLMServer(answers: Self.book)

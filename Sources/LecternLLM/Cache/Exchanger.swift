@@ -21,6 +21,11 @@ public final class Exchanger: Sendable {
     private let storeFailure = Mutex<String?>(nil)
     private let clock = ContinuousClock()
 
+    /// True while a sharded run reads another shard's item (`Engine`, a gathering stage): the
+    /// answer must come from the cache, whatever the run's mode, so no shard pays for an item
+    /// that is another's; a miss is a `CacheError` and the item waits for the shard's next round.
+    @TaskLocal public static var cacheOnly = false
+
     /// `provider` may be nil in replay and offline modes.
     public init(providerKind: String, provider: (any LLMProvider)?, cache: ExchangeCache, mode: CacheMode) {
         self.providerKind = providerKind
@@ -49,6 +54,11 @@ public final class Exchanger: Sendable {
         if mode != .off, let record = cache.lookup(key) {
             used.withLock { $0[key] = record }
             return ExchangeOutcome(record: record, cached: true)
+        }
+        if Self.cacheOnly {
+            throw CacheError(
+                "no answer for \(context.itemID) (stage \(context.stage), attempt \(context.attempt)) in this shard's cache yet: it is another shard's item, read from the cache only"
+            )
         }
         if mode == .replay || mode == .offline {
             throw CacheError(

@@ -17,11 +17,15 @@ public struct WorkItem: Sendable {
     public var after: [String]
     /// Model items count against the provider's concurrency limit; local ones against the cores.
     public var usesModel: Bool
+    /// Items with the same key run in the same shard of a sharded run (`Shard`); nil: the item's
+    /// id. Only an item with nothing to follow outside the shared stages is placed by it: the
+    /// others go where the items they need go.
+    public var shardKey: String?
     public var body: @Sendable (WorkContext) async throws -> WorkOutput
 
     public init(
         id: String, stage: String, context: String, dependencies: [String] = [], after: [String] = [], usesModel: Bool = true,
-        body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
+        shardKey: String? = nil, body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
     ) {
         self.id = id
         self.stage = stage
@@ -29,6 +33,7 @@ public struct WorkItem: Sendable {
         self.dependencies = dependencies
         self.after = after
         self.usesModel = usesModel
+        self.shardKey = shardKey
         self.body = body
     }
 }
@@ -101,9 +106,15 @@ public struct EngineOutcome: Sendable {
     /// A provider failure that would fail every call (401, unreachable) stopped scheduling.
     public var providerStopped: Bool
     public var cancelled: Bool
-    /// With a shard: the items left to other shards, and those left to the assembling run.
+    /// With a shard: the items left to other shards, and those left to the assembling run (of
+    /// which `modelItemsLeftForAssembly` would call the model there: none for the built-in kinds).
     public var otherShards: Int = 0
     public var leftForAssembly: Int = 0
+    public var modelItemsLeftForAssembly: Int = 0
+    /// With a shard: this shard's items that need answers of other shards its cache does not
+    /// hold yet (a gathering stage's, and what follows them): run the shard again once the
+    /// shards' caches are merged into its own.
+    public var waitingForOtherShards: Int = 0
 }
 
 /// Runs work items as their dependencies finish, concurrently up to the limits, with structured
@@ -113,7 +124,8 @@ public struct Engine: Sendable {
     public var modelConcurrency: Int
     public var localConcurrency: Int
     public var events: any EngineEventSink
-    /// Runs only this shard's items (and the shared ones); nil runs everything.
+    /// Runs only this shard's items (and the shared and gathering ones, reading the other shards' items
+    /// a gathering item needs from the cache); nil runs everything.
     public var shard: ShardFilter?
 
     public init(
@@ -157,52 +169,105 @@ public struct Engine: Sendable {
             for follower in released { state.resolve(follower) }
         }
 
-        /// An item's shard assignment, from its dependencies' and the items it waits for (those of
-        /// the same batch first): a project waiting for lectures in several shards is the
-        /// assembling run's.
-        func assignment(of item: WorkItem, batch: [String: WorkItem], filter: ShardFilter, visiting: inout Set<String>) -> Shard.Assignment {
+        /// An item's shard assignment, from its dependencies', the items it waits for (those of
+        /// the same batch first) and its spawner's (`origin`): an exam's final bank, reading items
+        /// of several shards, is the assembling run's.
+        func assignment(
+            of item: WorkItem, batch: [String: WorkItem], filter: ShardFilter, origin: Shard.Assignment?, visiting: inout Set<String>
+        ) -> Shard.Assignment {
             if let known = state.assignments[item.id] { return known }
             visiting.insert(item.id)
-            let dependencies = (item.dependencies + item.after).map { id -> Shard.Assignment in
+            var dependencies = (item.dependencies + item.after).map { id -> Shard.Assignment in
                 if let known = state.assignments[id] { return known }
-                if let pending = batch[id], !visiting.contains(id) { return assignment(of: pending, batch: batch, filter: filter, visiting: &visiting) }
+                if let pending = batch[id], !visiting.contains(id) {
+                    return assignment(of: pending, batch: batch, filter: filter, origin: origin, visiting: &visiting)
+                }
                 return .assembly  // unknown here: only a run with every item can have it
             }
-            let result = filter.shard.assignment(id: item.id, stage: item.stage, dependencies: dependencies, sharedStages: filter.sharedStages)
+            if let origin { dependencies.append(origin) }
+            let result = filter.shard.assignment(
+                key: item.shardKey ?? item.id, stage: item.stage, dependencies: dependencies, sharedStages: filter.sharedStages,
+                gatheringStages: filter.gatheringStages)
             state.assignments[item.id] = result
             return result
         }
 
-        func add(_ newItems: [WorkItem]) {
-            var grew = false
-            let batch = shard == nil ? [:] : Dictionary(newItems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            for item in newItems where state.items[item.id] == nil {
-                if let shard {
+        /// This item can never finish here: an item it needs or waits for belongs to another
+        /// shard whose answer this cache does not hold yet. It and everything after it are left
+        /// for a later round (without failing: the other shard's answer will come).
+        func leave(_ id: String) {
+            var stack = [id]
+            while let next = stack.popLast() {
+                guard state.left.insert(next).inserted else { continue }
+                state.waiting.removeValue(forKey: next)
+                if !state.cacheOnly.contains(next) { state.waitingForOtherShards += 1 }
+                stack += state.dependents.removeValue(forKey: next) ?? []
+                stack += state.followers.removeValue(forKey: next) ?? []
+            }
+        }
+
+        func insert(_ item: WorkItem) {
+            state.items[item.id] = item
+            state.totals[item.stage, default: 0] += 1
+            if let dead = item.dependencies.first(where: { state.failed[$0] != nil }) {
+                fail(item, reason: .dependency, attempts: 0, errors: ["\(dead) failed"])
+                return
+            }
+            if (item.dependencies + item.after).contains(where: { state.left.contains($0) }) {
+                leave(item.id)
+                return
+            }
+            let unresolved = Set(item.dependencies.filter { !state.done.contains($0) })
+            let awaited = Set(item.after.filter { !state.done.contains($0) && state.failed[$0] == nil }).subtracting(unresolved)
+            if unresolved.isEmpty && awaited.isEmpty {
+                state.enqueue(item)
+            } else {
+                state.waiting[item.id] = unresolved.count + awaited.count
+                for dependency in unresolved { state.dependents[dependency, default: []].append(item.id) }
+                for predecessor in awaited { state.followers[predecessor, default: []].append(item.id) }
+            }
+        }
+
+        /// A gathering item reads items of other shards: they join this run, answered only from
+        /// the cache (`Exchanger.cacheOnly`), with the items they need in turn.
+        func pullInputs(of item: WorkItem) {
+            for id in item.dependencies + item.after where state.items[id] == nil {
+                guard let input = state.foreign[id] else { continue }
+                state.cacheOnly.insert(id)
+                state.items[id] = input  // marks it pulled before its own inputs, against cycles
+                pullInputs(of: input)
+                state.items[id] = nil
+                insert(input)
+            }
+        }
+
+        func add(_ newItems: [WorkItem], spawnedBy spawner: String? = nil) {
+            var accepted = newItems
+            if let shard {
+                accepted = []
+                let batch = Dictionary(newItems.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                let origin = spawner.flatMap { state.assignments[$0] }
+                for item in newItems where state.items[item.id] == nil && state.foreign[item.id] == nil {
                     var visiting = Set<String>()
-                    let place = assignment(of: item, batch: batch, filter: shard, visiting: &visiting)
-                    if !shard.shard.runs(place) {
-                        if state.leftOut.insert(item.id).inserted {
-                            if place == .assembly { state.leftForAssembly += 1 } else { state.otherShards += 1 }
-                        }
+                    let place = assignment(of: item, batch: batch, filter: shard, origin: origin, visiting: &visiting)
+                    if shard.shard.runs(place) {
+                        accepted.append(item)
                         continue
                     }
+                    state.foreign[item.id] = item
+                    if place == .assembly {
+                        state.leftForAssembly += 1
+                        if item.usesModel { state.modelItemsLeftForAssembly += 1 }
+                    } else {
+                        state.otherShards += 1
+                    }
                 }
-                state.items[item.id] = item
-                state.totals[item.stage, default: 0] += 1
+            }
+            var grew = false
+            for item in accepted where state.items[item.id] == nil {
+                if state.assignments[item.id] == .gathering { pullInputs(of: item) }
+                insert(item)
                 grew = true
-                if let dead = item.dependencies.first(where: { state.failed[$0] != nil }) {
-                    fail(item, reason: .dependency, attempts: 0, errors: ["\(dead) failed"])
-                    continue
-                }
-                let unresolved = Set(item.dependencies.filter { !state.done.contains($0) })
-                let awaited = Set(item.after.filter { !state.done.contains($0) && state.failed[$0] == nil }).subtracting(unresolved)
-                if unresolved.isEmpty && awaited.isEmpty {
-                    state.enqueue(item)
-                } else {
-                    state.waiting[item.id] = unresolved.count + awaited.count
-                    for dependency in unresolved { state.dependents[dependency, default: []].append(item.id) }
-                    for predecessor in awaited { state.followers[predecessor, default: []].append(item.id) }
-                }
             }
             if grew { events.emit(.planned(totals: state.totals)) }
         }
@@ -216,9 +281,11 @@ public struct Engine: Sendable {
             func start(_ item: WorkItem) {
                 events.emit(.itemStarted(id: item.id, stage: item.stage))
                 let context = WorkContext(itemID: item.id, results: results)
+                let cacheOnly = state.cacheOnly.contains(item.id)
                 group.addTask {
                     do {
-                        return (item.id, .success(try await item.body(context)))
+                        let output = try await Exchanger.$cacheOnly.withValue(cacheOnly) { try await item.body(context) }
+                        return (item.id, .success(output))
                     } catch {
                         return (item.id, .failure(error))
                     }
@@ -278,9 +345,12 @@ public struct Engine: Sendable {
                     for dependent in (state.dependents.removeValue(forKey: id) ?? []) + (state.followers.removeValue(forKey: id) ?? []) {
                         state.resolve(dependent)
                     }
-                    add(output.spawn)
+                    add(output.spawn, spawnedBy: id)
                 case .failure(let error):
-                    if let failure = error as? ItemFailureError {
+                    if state.cacheOnly.contains(id), let failure = error as? ItemFailureError, failure.reason == .cacheMiss {
+                        // Another shard's item whose answer this cache does not hold yet.
+                        leave(id)
+                    } else if let failure = error as? ItemFailureError {
                         if failure.reason == .budget { budgetExceeded = true }
                         if failure.reason == .provider { providerStopped = true }
                         if failure.reason == .internal { machineStopped = true }
@@ -307,7 +377,8 @@ public struct Engine: Sendable {
         return EngineOutcome(
             completed: state.completed, failures: state.failureOrder.compactMap { state.failed[$0] }, reports: state.reports,
             budgetExceeded: budgetExceeded, providerStopped: providerStopped, cancelled: Task.isCancelled, otherShards: state.otherShards,
-            leftForAssembly: state.leftForAssembly)
+            leftForAssembly: state.leftForAssembly, modelItemsLeftForAssembly: state.modelItemsLeftForAssembly,
+            waitingForOtherShards: state.waitingForOtherShards)
     }
 }
 
@@ -329,11 +400,17 @@ struct SchedulerState {
     var followers: [String: [String]] = [:]
     var readyModel = FIFO<WorkItem>()
     var readyLocal = FIFO<WorkItem>()
-    /// With a shard: each item's assignment, and the items this process leaves to others.
+    /// With a shard: each item's assignment; the items this process leaves to others (kept, so
+    /// that a gathering item can read them from the cache); those it reads so (`cacheOnly`); and
+    /// those it cannot finish for want of another shard's answer.
     var assignments: [String: Shard.Assignment] = [:]
-    var leftOut = Set<String>()
+    var foreign: [String: WorkItem] = [:]
+    var cacheOnly = Set<String>()
+    var left = Set<String>()
     var otherShards = 0
     var leftForAssembly = 0
+    var modelItemsLeftForAssembly = 0
+    var waitingForOtherShards = 0
 
     /// One of `id`'s awaited items has finished (or, for `after`, failed): it is ready when none is left.
     mutating func resolve(_ id: String) {

@@ -52,11 +52,11 @@ extension WorkItem {
     /// An item with a typed id and stage.
     public init(
         id: ItemID, stage: StageName, context: String, dependencies: [ItemID] = [], after: [ItemID] = [], usesModel: Bool = true,
-        body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
+        shardKey: String? = nil, body: @escaping @Sendable (WorkContext) async throws -> WorkOutput
     ) {
         self.init(
             id: id.rawValue, stage: stage.rawValue, context: context, dependencies: dependencies.map(\.rawValue), after: after.map(\.rawValue),
-            usesModel: usesModel, body: body)
+            usesModel: usesModel, shardKey: shardKey, body: body)
     }
 }
 
@@ -118,6 +118,11 @@ public protocol GenerationJob: Sendable {
     /// Stages every shard of a sharded run needs (`run --shard`, `Shard`): the planning that
     /// the rest depends on. Empty by default: every item is partitioned.
     static var sharedStages: Set<StageName> { get }
+    /// Local stages that read items of several shards and spawn model calls from them (an exam's
+    /// bank check): every shard runs them once its cache holds the other shards' items (a second
+    /// round of shards), and runs the calls that fall to it, so the assembling run asks nothing.
+    /// Empty by default.
+    static var gatheringStages: Set<StageName> { get }
     /// Builds the job; throws `PipelineError` when the spec cannot run (say, its corpus changed
     /// since it was validated).
     init(environment: JobEnvironment) throws
@@ -134,6 +139,7 @@ public protocol GenerationJob: Sendable {
 
 extension GenerationJob {
     public static var sharedStages: Set<StageName> { [] }
+    public static var gatheringStages: Set<StageName> { [] }
 }
 
 /// The registry of job kinds that run: `kind:` → its pipeline.

@@ -50,7 +50,8 @@ public struct JobRunner: Sendable {
         public var entryDocument: String?
         /// What the checks did (the bundle's quality.json); nil when no bundle was written.
         public var quality: QualityReport?
-        /// A shard's run: the items it left to other shards and to the assembling run.
+        /// A shard's run: the items it left to other shards and to the assembling run, and
+        /// those waiting for other shards' answers.
         public var shard: ShardOutcome?
         /// The kind's own lines for the closing summary (a quote database's coverage).
         public var summary: [String] = []
@@ -58,8 +59,16 @@ public struct JobRunner: Sendable {
 
     public struct ShardOutcome: Sendable, Equatable {
         public var shard: Shard
+        /// Items of other shards (some perhaps read from the cache for a gathering stage).
         public var otherShards: Int
+        /// Items only the assembling run runs: local work on several shards' results.
         public var leftForAssembly: Int
+        /// Of those, the ones that would call the model in the assembling run (a kind that
+        /// splits a model call's inputs over shards; none of the built-in kinds does).
+        public var modelItemsLeftForAssembly: Int
+        /// This shard's items that need other shards' answers its cache does not hold yet: the
+        /// shard runs again (a second round) once the shards' caches are merged into its own.
+        public var waitingForOtherShards: Int
     }
 
     public let spec: JobSpec
@@ -120,7 +129,11 @@ public struct JobRunner: Sendable {
         let job = try makeJob(ledger: ledger)
         // A batch run starts every ready item at once: their requests make the round.
         let concurrency = spec.model.batch == true ? exchanger.maxConcurrency : options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
-        let filter = options.shard.map { ShardFilter(shard: $0, sharedStages: Set(type(of: job).sharedStages.map(\.rawValue))) }
+        let filter = options.shard.map {
+            ShardFilter(
+                shard: $0, sharedStages: Set(type(of: job).sharedStages.map(\.rawValue)),
+                gatheringStages: Set(type(of: job).gatheringStages.map(\.rawValue)))
+        }
         let engine = Engine(modelConcurrency: concurrency, events: events, shard: filter)
         let results = ResultStore()
         let outcome = await engine.run(job.initialItems(), results: results)
@@ -144,7 +157,9 @@ public struct JobRunner: Sendable {
         // A shard's work is in the cache; the assembling run writes the bundle.
         if let shard = options.shard {
             var result = Result(status: status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount, reports: outcome.reports)
-            result.shard = ShardOutcome(shard: shard, otherShards: outcome.otherShards, leftForAssembly: outcome.leftForAssembly)
+            result.shard = ShardOutcome(
+                shard: shard, otherShards: outcome.otherShards, leftForAssembly: outcome.leftForAssembly,
+                modelItemsLeftForAssembly: outcome.modelItemsLeftForAssembly, waitingForOtherShards: outcome.waitingForOtherShards)
             return result
         }
         guard status == .complete || options.allowPartial else {

@@ -31,7 +31,8 @@ public struct CourseJob: GenerationJob {
     /// Renders Markdown to XHTML; nil skips the `.xhtml` renditions.
     public let renderer: (any DocumentRenderer)?
 
-    /// The curriculum and its edits: every topic's work depends on the final outline.
+    /// The curriculum and its edits: every topic's work depends on the final outline. (A
+    /// subject's ending project reads its lectures: `shardKey(of:)` keeps them in one shard.)
     public static let sharedStages: Set<StageName> = [CurriculumStage.name, CurriculumStage.editName]
 
     public static let stages: [StageInfo] = [
@@ -123,7 +124,7 @@ public struct CourseJob: GenerationJob {
         for place in places {
             let lectureID = CourseItems.lecture(place.topicID)
             items.append(
-                modelItem(lectureID, stage: LectureStage.name, context: place.contextText, after: [root]) { [self] _ in
+                modelItem(lectureID, stage: LectureStage.name, context: place.contextText, after: [root], shardKey: shardKey(of: place)) { [self] _ in
                     try LectureStage(job: job).call(itemID: lectureID.rawValue, place: place, outline: outline)
                 })
             if renderer != nil {
@@ -201,7 +202,10 @@ public struct CourseJob: GenerationJob {
                 // It waits for the subject's lectures, to hold its requirements to what they teach.
                 let lectures = places.filter { $0.subjectIndex == index }.map { CourseItems.lecture($0.topicID) }
                 items.append(
-                    modelItem(id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root], waitingFor: lectures) {
+                    modelItem(
+                        id, stage: EndingProjectStage.name, context: "subject \(index + 1) '\(subject.title)'", after: [root], waitingFor: lectures,
+                        shardKey: TopicPlace.subjectID(index)
+                    ) {
                         [self] done in
                         let texts = lectures.compactMap { done.results.optionalValue($0, as: String.self) }
                         return try EndingProjectStage(job: job).call(
@@ -210,6 +214,14 @@ public struct CourseJob: GenerationJob {
             }
         }
         return items
+    }
+
+    /// The shard key of a topic's work (`WorkItem.shardKey`; its other items follow its
+    /// lecture): the subject's id when ending projects are on, since a project reads every lecture
+    /// of its subject and must run in their shard for the assembling run to ask nothing; else the
+    /// topic's own id, which spreads the work more evenly.
+    func shardKey(of place: TopicPlace) -> String {
+        job.course.addons.endingProjects ? place.subjectID : place.topicID
     }
 
     /// A topic's practice set: question 1 waits for the lecture and the topic's other questions,
@@ -242,10 +254,10 @@ public struct CourseJob: GenerationJob {
     /// `wrap` turns the checked answer into the value later items read.
     func modelItem<Output: Sendable>(
         _ id: ItemID, stage: StageName, context: String, after dependencies: [ItemID], waitingFor predecessors: [ItemID] = [],
-        call: @escaping @Sendable (WorkContext) throws -> ModelCall<Output>,
+        shardKey: String? = nil, call: @escaping @Sendable (WorkContext) throws -> ModelCall<Output>,
         wrap: @escaping @Sendable (Output) -> any Sendable = { $0 }
     ) -> WorkItem {
-        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies, after: predecessors) { [runner] done in
+        WorkItem(id: id, stage: stage, context: context, dependencies: dependencies, after: predecessors, shardKey: shardKey) { [runner] done in
             let (value, report) = try await runner.run(try call(done))
             return WorkOutput(value: wrap(value), report: report)
         }

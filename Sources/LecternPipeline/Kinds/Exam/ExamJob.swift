@@ -45,6 +45,12 @@ public struct ExamJob: GenerationJob {
     public static let passageName: StageName = "passage"
     public static let formName: StageName = "form"
 
+    /// The bank check reads every item and spawns the re-asks of repeated stems: in a sharded
+    /// run every shard runs it in a second round, on the merged cache, and asks the re-asks that
+    /// fall to it (docs/scale.md), so the assembling run asks nothing and the bank is the one a
+    /// single run writes.
+    public static let gatheringStages: Set<StageName> = [bankCheckName]
+
     public static let stages: [StageInfo] = [
         StageInfo(passageName, typicalTokens: 0), StageInfo(ExamItemStage.name, typicalTokens: 1_500, blindSolves: 1),
         StageInfo(ExamItemStage.readingName, typicalTokens: 3_000, blindSolves: 3), StageInfo(bankCheckName, typicalTokens: 0),
