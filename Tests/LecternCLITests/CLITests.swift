@@ -120,7 +120,7 @@ struct CLITests {
     }
 
     /// Validates the JSON file at `file` against `docs/schemas/<schema>` with Python's
-    /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make deps`
+    /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make test-deps`
     /// installs).
     static func schemaCheck(_ file: String, schema: String) throws -> Output {
         try runBlocking(

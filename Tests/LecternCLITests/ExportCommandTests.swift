@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `lectern export --format epub`, checked by epubcheck (Debian's, installed by .ci/run): the
+/// `lectern export --format epub`, checked by epubcheck (Debian's, installed by `make test`): the
 /// golden course, the math course replayed from its cassette, and an Arabic copy.
 struct ExportCommandTests {
     typealias Directory = CheckCommandTests.Directory
@@ -32,7 +32,7 @@ struct ExportCommandTests {
     }
 
     @Test func aCourseExportsToAnEPUBThatEpubcheckAccepts() async throws {
-        #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by .ci/run (apt-get install epubcheck)")
+        #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by make test (make test-deps: apt-get install epubcheck)")
         let dir = try Directory()
         let exported = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub"], in: dir.root)
         #expect(exported.status == 0, "\(exported)")

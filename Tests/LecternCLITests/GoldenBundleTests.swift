@@ -138,7 +138,7 @@ struct GoldenBundleTests {
         let check = try await CLITests.lectern(["check", bankPath], in: repo)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let validated = try CLITests.schemaCheck(bankPath, schema: "exam.schema.json")
-        #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make deps installs): \(validated.stderr)")
+        #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make test-deps installs): \(validated.stderr)")
         try Self.expectTrustworthy(bundle: work.appendingPathComponent("out-1/\(example.id)/1.0.0"))
     }
 
