@@ -15,8 +15,9 @@ struct RunCommand: AsyncParsableCommand {
             edit) only pays for what changed, and gives an item that failed validation another \
             round of repair attempts. The bundle goes to OUTPUT/<id>/<version>/; an existing \
             version is never modified. The closing summary gives items, model calls, tokens and \
-            cost; the answers valid at the first attempt, repaired and failed; the warnings by \
-            kind; the wall time; and the file to open first.
+            cost; the model answers accepted first time, repaired and failed (counted and worded as \
+            the bundle's quality.json and `lectern verify` count them); the warnings by kind; the \
+            wall time; and the file to open first.
             """)
 
     @Argument(help: ArgumentHelp("Job spec files (YAML). Each runs in turn; an error in one is reported and the others still run.", valueName: "SPEC"))

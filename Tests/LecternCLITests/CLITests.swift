@@ -522,7 +522,8 @@ struct CLITests {
         // 5 engagement questions, the 10 multiple-choice pool levels).
         #expect(ws.calls.count == 39 + 15)
         #expect(run.stderr.contains("job.yaml: 45 items, 54 model calls (0 from cache)"), "\(run.stderr)")
-        #expect(run.stderr.contains("\n  model answers: 37 valid at the first attempt, 1 after repair; failed items: 0\n"), "\(run.stderr)")
+        // In quality.json's words and counts (`lectern verify` prints the same line).
+        #expect(run.stderr.contains("\n  38 model answers: 37 accepted first time, 1 repaired, 0 failed (39 attempts)\n"), "\(run.stderr)")
         #expect(run.stderr.contains("\n  blind solving, the key picked: engagement-question 5 of 5, reinforcement 10 of 10\n"), "\(run.stderr)")
         #expect(
             run.stderr.contains(
@@ -538,7 +539,7 @@ struct CLITests {
         // An unchanged re-run says the same of the same answers, from the cache.
         let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(again.stderr.contains("54 model calls") == false && again.stderr.contains("0 model calls (54 from cache)"), "\(again.stderr)")
-        #expect(again.stderr.contains("model answers: 37 valid at the first attempt, 1 after repair; failed items: 0"))
+        #expect(again.stderr.contains("38 model answers: 37 accepted first time, 1 repaired, 0 failed (39 attempts)"))
         #expect(again.stderr.contains("2 × the correct option is much longer than the others"))
         #expect(again.stdout.contains("open first: \(entry)"))
     }
@@ -554,7 +555,8 @@ struct CLITests {
             ], to: ws)
         let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("model answers: 36 valid at the first attempt, 0 after repair; failed items: 1\n"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  37 model answers: 36 accepted first time, 0 repaired, 1 failed ("), "\(run.stderr)")
+        #expect(run.stderr.contains("\n1 item failed (1 more not started because of them):\n"), "\(run.stderr)")
         #expect(run.stderr.contains("\n  warnings: none\n"))
         #expect(!run.stdout.contains("open first:"), "no bundle, nothing to open")
     }

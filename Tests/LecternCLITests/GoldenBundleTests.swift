@@ -32,6 +32,14 @@ struct GoldenBundleTests {
         for (path, data) in expected where actual[path] != data {
             Issue.record("\(path) differs from the golden bundle; if the change is intended, run 'make fixtures'")
         }
+        // The run's summary and `lectern verify` (from quality.json) count the model answers alike,
+        // in the same words: a mended answer took one attempt but was refused as written.
+        let verify = try await CLITests.lectern(["verify", work.appendingPathComponent("out/python-basics/1.0.0").path], in: repo)
+        let counts = "32 model answers: 17 accepted first time, 15 repaired, 0 failed ("
+        #expect(run.stderr.contains("\n  " + counts), "\(run.stderr)")
+        #expect(verify.stdout.contains("quality: " + counts), "\(verify.stdout)")
+        let line = { (text: String, prefix: String) in text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { $0.dropFirst(prefix.count) } }
+        #expect(line(run.stderr, "  32 model answers") != nil && line(run.stderr, "  32 model answers") == line(verify.stdout, "  quality: 32 model answers"))
     }
 
     /// Opened in a browser, the golden lectures find their stylesheet, and every other local

@@ -11,9 +11,9 @@ enum RunSummary {
     /// Quality, warnings by kind and wall time, for standard error.
     static func details(_ result: JobRunner.Result) -> [String] {
         let quality = RunQuality(result)
-        var lines = [
-            "  model answers: \(quality.validAtFirstAttempt) valid at the first attempt, \(quality.repaired) after repair; failed items: \(quality.failed)"
-        ]
+        // In the words `lectern verify` prints from quality.json, counted by the same function.
+        // (Failed items, with those not started because of them, are listed after these lines.)
+        var lines = ["  " + quality.answers.sentence]
         // The bundle's quality.json, when one was written: which checks refused answers, and
         // what the lint of the whole bank flagged.
         if let report = result.quality {
