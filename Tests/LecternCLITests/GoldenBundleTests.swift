@@ -207,6 +207,12 @@ struct QuotesExampleTests {
         let (_, bundles, summary) = try await CLITests.replayExampleTwice("echo-quotes", in: work)
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("by emotion:") && summary.contains("by category:"), "\(summary)")
+        // The target is met; the emotions below their minimum are named, with their counts.
+        #expect(summary.contains("\n  database: 1000 quotes (target 1000); below min_per_emotion 40: Achievement 15, Comfort 27, Joy 19\n"), "\(summary)")
+        #expect(
+            summary.contains(
+                "\n    3 × quote database short of its target (select: Achievement has 15 quotes, fewer than min_per_emotion 40; Comfort has 27 quotes, fewer than min_per_emotion 40; Joy has 19 quotes, fewer than min_per_emotion 40)\n"
+            ), "\(summary)")
         let files = bundles[0]
         let quotesData = try #require(files["quotes.json"])
         #expect(quotesData.count < 2_000_000, "QM-005")
