@@ -585,6 +585,25 @@ struct CLITests {
         }
     }
 
+    /// With nothing stored, `plan` says what its estimated counts wait for in the job kind's own
+    /// words: a course's curriculum (upper bounds), an exam's bank and forms (counted from the spec).
+    @Test func planSaysWhatItsEstimateWaitsForInTheKindsWords() async throws {
+        let dir = try CheckCommandTests.Directory()
+        let nothing = dir.root.appendingPathComponent(try dir.write("nothing.jsonl", "")).path
+        for (example, note) in [
+            ("python-basics", "the curriculum is not stored yet, so the topics' items are counted at the spec's most subjects and topics per subject: upper bounds"),
+            ("world-geography-exam", "the bank, its bank-wide check and the forms wait for items not stored yet"),
+        ] {
+            let arguments = ["plan", "pipelines/examples/\(example).yaml", "--cache-dir", dir.root.appendingPathComponent("cache").path, "--cassette", nothing]
+            let text = try await Self.lectern(arguments, in: Self.repository)
+            #expect(text.status == 0 && text.stdout.contains(note), "\(example): \(text.stdout)\(text.stderr)")
+            #expect(example == "python-basics" || !text.stdout.contains("course"), "\(example): \(text.stdout)")
+            let json = try await Self.lectern(arguments + ["--json"], in: Self.repository)
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(plan["estimated"] as? Bool == true && (plan["estimate_note"] as? String)?.contains(note) == true, "\(json.stdout)")
+        }
+    }
+
     @Test func planCountsAGivenCassetteAndOnlyThat() async throws {
         let ws = try Workspace()
         let cassette = ws.root.appendingPathComponent("cassette.jsonl")
