@@ -1,5 +1,6 @@
 import Foundation
 import LecternBundle
+import LecternLLM
 import LecternRender
 import Testing
 
@@ -542,6 +543,30 @@ struct CLITests {
         #expect(again.stderr.contains("38 model answers: 37 accepted first time, 1 repaired, 0 failed (39 attempts)"))
         #expect(again.stderr.contains("2 × the correct option is much longer than the others"))
         #expect(again.stdout.contains("open first: \(entry)"))
+    }
+
+    /// --verbose prints each refusal in full; --event-log keeps every event, the full messages
+    /// of a repair among them, as JSON lines in a file the summary names.
+    @Test func verboseAndTheEventLogKeepTheFullMessages() async throws {
+        let ws = try Workspace()
+        try Self.addAnswers(
+            [
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t02", "attempt": 1,
+                    "json": Self.question(topic: "s01-t02", correct: "It repeats steps", wrong: ["It repeats steps", "B", "C"]),
+                ]
+            ], to: ws)
+        let log = ws.root.appendingPathComponent("logs/events.jsonl")
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text", "--verbose", "--event-log", log.path]), in: ws.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("repair engagement-question/s01-t02 (attempt 2):\n  - "), "every error on a line of its own: \(run.stderr)")
+        #expect(run.stderr.contains("\n  event log (every message in full): \(log.path)\n"), "\(run.stderr)")
+        let events = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        let retried = try #require(events.first { $0["event"]?.stringValue == "item_retried" })
+        #expect(retried["item"]?.stringValue == "engagement-question/s01-t02" && retried["attempt"]?.intValue == 2)
+        let errors = retried["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(!errors.isEmpty && errors.allSatisfy { run.stderr.contains("  - " + $0) }, "the same messages, whole: \(errors)")
+        #expect(events.filter { $0["event"]?.stringValue == "item_finished" }.count == 45, "every item's")
     }
 
     @Test func theSummaryCountsFailedItemsAndAWarningFreeRunSaysSo() async throws {
