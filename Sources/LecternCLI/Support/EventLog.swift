@@ -68,8 +68,24 @@ final class JSONLinesEventSink: EngineEventSink {
     }
 }
 
+/// The words of an event as a line of text, for the text log and the terminal alike.
+enum EventLine {
+    /// "repair ID (attempt N):" and each error on a line of its own.
+    static func repair(_ id: String, attempt: Int, errors: [String]) -> String {
+        "repair \(id) (attempt \(attempt)):" + errors.map { "\n  - " + $0 }.joined()
+    }
+
+    static func mendGivenUp(_ id: String, attempt: Int, reason: String) -> String {
+        "mend   \(id) (attempt \(attempt)) given up: \(reason)"
+    }
+
+    static func retry(_ id: String, message: String) -> String { "retry  \(id): \(message)" }
+
+    static func warning(_ warning: ItemWarning) -> String { "warn   \(warning.itemID): \(warning.message)" }
+}
+
 /// Plain lines: one per finished, repaired or failed item; with `verbose`, every error of a
-/// repair in full, given-up mends and warnings too.
+/// repair in full.
 final class TextEventSink: EngineEventSink {
     private let verbose: Bool
 
@@ -82,19 +98,15 @@ final class TextEventSink: EngineEventSink {
         case .itemFinished(let r):
             Console.error("done   \(r.id)\(r.cached ? " (cached)" : "")  attempts \(r.attempts)  tokens \(r.usage.totalTokens)")
         case .itemRepairing(let id, _, let attempt, let errors):
-            if verbose {
-                Console.error("repair \(id) (attempt \(attempt)):" + errors.map { "\n  - " + $0 }.joined())
-            } else {
-                Console.error("repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
-            }
+            Console.error(verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
         case .mendGivenUp(let id, _, let attempt, let reason):
-            Console.error("mend   \(id) (attempt \(attempt)) given up: \(reason)")
+            Console.error(EventLine.mendGivenUp(id, attempt: attempt, reason: reason))
         case .itemFailed(let failure):
             Console.error("FAILED \(failure)")
         case .provider(let id, let message):
-            Console.error("retry  \(id): \(message)")
+            Console.error(EventLine.retry(id, message: message))
         case .warning(let warning):
-            Console.error("warn   \(warning.itemID): \(warning.message)")
+            Console.error(EventLine.warning(warning))
         case .planned, .itemStarted, .receiving:
             break
         }
@@ -204,16 +216,14 @@ final class TerminalProgressSink: EngineEventSink {
                 urgent = true
             case .itemRepairing(let id, _, let attempt, let errors):
                 s.messages.append(
-                    verbose
-                        ? "repair \(id) (attempt \(attempt)):" + errors.map { "\n  - " + $0 }.joined()
-                        : "repair \(id) (attempt \(attempt)): " + Self.label(errors))
+                    verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): " + Self.label(errors))
             case .provider(let id, let message):
                 // "HTTP 429 …; retrying in 2.0 s (attempt 1 of 5)": short already, cut to the width.
-                s.messages.append("retry  \(id): " + message)
+                s.messages.append(EventLine.retry(id, message: message))
             case .mendGivenUp(let id, _, let attempt, let reason):
-                if verbose { s.messages.append("mend   \(id) (attempt \(attempt)) given up: \(reason)") }
+                if verbose { s.messages.append(EventLine.mendGivenUp(id, attempt: attempt, reason: reason)) }
             case .warning(let warning):
-                if verbose { s.messages.append("warn   \(warning.itemID): \(warning.message)") }
+                if verbose { s.messages.append(EventLine.warning(warning)) }
             }
             let now = elapsed()
             if urgent || !s.messages.isEmpty || s.lastDraw.map({ now - $0 >= .milliseconds(100) }) ?? true {
