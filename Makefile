@@ -3,7 +3,14 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SPEC ?= pipelines/examples/python-basics.yaml
 OUTPUT ?= output
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev python3-jsonschema python3-venv espeak-ng opus-tools
+# What the build links against, and what `run` itself starts (espeak-ng and opusenc narrate;
+# python3-venv holds the local model's server). Debian/Ubuntu package names.
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev python3-venv espeak-ng opus-tools
+# What only the tests run, to check Lectern's output as its readers would: the exam bank against
+# its JSON Schema (python3-jsonschema, with /usr/bin/python3), EPUB exports (epubcheck, with a
+# Java runtime), `lectern preview` in headless Chromium (chromium), narration decoded again
+# (opusdec, in opus-tools above).
+TEST_APT_PACKAGES := python3-jsonschema epubcheck chromium
 # Python tools the tests run as their users would (an Anki import, a QTI converter), in a venv
 # of their own; pinned, installed from PyPI once.
 TEST_TOOLS ?= $(HOME)/.cache/lectern/test-tools
@@ -14,25 +21,36 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BIN_DIR ?= .build/release
 
-.PHONY: deps test-tools build release test demo model fixtures bench clean help install install-files uninstall
+.PHONY: deps test-deps test-tools build release test demo model fixtures bench clean help install install-files uninstall
 
 help:
 	@echo "make demo      run the main job (python-basics) on the local model; installs what it needs"
-	@echo "make test      install system packages and test tools if missing, then run every test"
+	@echo "make test      install what the tests need if missing (system packages, chromium, epubcheck, test tools), then run every test"
 	@echo "make install   build the release binary and install it as \$$(PREFIX)/bin/lectern (PREFIX=$(PREFIX))"
 	@echo "make uninstall remove what 'make install' put under \$$(PREFIX)"
 	@echo "make model     install the local model (llama.cpp server + Qwen2.5-Coder-1.5B, once)"
 	@echo "make fixtures  re-record the example cassettes and the golden bundle"
 	@echo "make bench     run the benchmarks (see docs/BENCHMARKS.md)"
 
-# System libraries the build links against (Debian/Ubuntu). Installs only what is missing.
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the Debian packages named in $(1) that are not installed (as root, else with sudo).
+define apt_install
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi; \
 	fi
+endef
+
+# System libraries the build links against (Debian/Ubuntu). Installs only what is missing.
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
+# The packages only the tests use. Installs only what is missing.
+test-deps:
+	$(call apt_install,$(TEST_APT_PACKAGES))
 
 test-tools:
 	@if ! "$(TEST_TOOLS)/bin/python" -c "import anki, qti_convert" >/dev/null 2>&1; then \
@@ -46,7 +64,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product lectern
 
-test: deps test-tools
+test: deps test-deps test-tools
 	$(SWIFT) test
 
 model:

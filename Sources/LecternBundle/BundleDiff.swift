@@ -1,23 +1,60 @@
 import Foundation
 import LecternCore
+import LecternLLM
 
 /// What changed between two bundles of one job, item by item: `lectern diff OLD NEW`, the review
 /// step when CI regenerates fixtures or a publisher a catalogue.
 ///
-/// Items are named as the pipeline names them: a course's `lecture/s01-t02` (compared by its
-/// Markdown, with a line diff), `engagement-question/…`, `bonus-question/…`,
+/// Items are named as the pipeline names them: `manifest` (the bundle's id, version, title,
+/// language, kind, generator, spec hash, models and prompt templates); a course's
+/// `lecture/s01-t02` (compared by its Markdown, with a line diff), `engagement-question/…`, `bonus-question/…`,
 /// `reinforcement/s01-t02/level-3`, `ending-project/s01` and `course` (title, description, tone);
 /// an exam's `item/<id>`, `passage/<id>`, `form/<id>` and `exam`. Files the items do not cover
-/// (`file/lectern.css`, figures) are compared by their manifest hash.
+/// (`file/lectern.css`, figures) are compared by their manifest hash. A changed structured item
+/// says which fields changed, old → new.
 public enum BundleDiff {
     public struct Change: Codable, Sendable, Hashable {
         public var id: String
         /// A unified line diff for text (lectures, passages); nil for structured items.
         public var diff: String?
+        /// What changed in a structured item, field by field; nil for text.
+        public var fields: [FieldChange]?
 
-        public init(id: String, diff: String?) {
+        public init(id: String, diff: String?, fields: [FieldChange]? = nil) {
             self.id = id
             self.diff = diff
+            self.fields = fields
+        }
+    }
+
+    /// One field of a structured item that differs: `field` is its path in the item
+    /// (`version`, `options[2].text`, `rubric[1]`); `old` or `new` is nil where it is absent.
+    public struct FieldChange: Codable, Sendable, Hashable {
+        public var field: String
+        public var old: JSONValue?
+        public var new: JSONValue?
+
+        public init(field: String, old: JSONValue?, new: JSONValue?) {
+            self.field = field
+            self.old = old
+            self.new = new
+        }
+
+        /// `version: "1.0.0" → "1.1.0"`, each value cut to `limit` characters; two texts that
+        /// begin alike are shown from a little before where they part ("…the end (edited)").
+        public func line(limit: Int = 60) -> String {
+            var skip = 0
+            if case .string(let a)? = old, case .string(let b)? = new {
+                let common = zip(a, b).prefix { $0 == $1 }.count
+                if common > limit / 2 { skip = common - limit / 4 }
+            }
+            func shown(_ value: JSONValue?) -> String {
+                guard let value else { return "(absent)" }
+                var text = value.canonicalText
+                if skip > 0, case .string(let string) = value { text = JSONValue.string("…" + string.dropFirst(skip)).canonicalText }
+                return text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+            }
+            return "\(field): \(shown(old)) → \(shown(new))"
         }
     }
 
@@ -74,6 +111,8 @@ public enum BundleDiff {
             case (let a?, let b?):
                 if case .text(let x) = a, case .text(let y) = b {
                     report.changed.append(Change(id: id, diff: LineDiff.unified(x, y)))
+                } else if case .data(let x) = a, case .data(let y) = b {
+                    report.changed.append(Change(id: id, diff: nil, fields: fieldChanges(x, y)))
                 } else {
                     report.changed.append(Change(id: id, diff: nil))
                 }
@@ -83,9 +122,32 @@ public enum BundleDiff {
         return report
     }
 
-    /// Pipeline order: `course`/`exam` first, then by id with numbers compared as numbers.
+    /// The fields that differ between two items' canonical JSON, in key order; a value that is
+    /// not JSON (a file's hash) is one field, `content`.
+    static func fieldChanges(_ old: Data, _ new: Data) -> [FieldChange] {
+        guard let a = try? JSONValue.parse(String(decoding: old, as: UTF8.self)), let b = try? JSONValue.parse(String(decoding: new, as: UTF8.self))
+        else {
+            return [FieldChange(field: "content", old: .string(String(decoding: old, as: UTF8.self)), new: .string(String(decoding: new, as: UTF8.self)))]
+        }
+        var changes: [FieldChange] = []
+        func walk(_ a: JSONValue?, _ b: JSONValue?, _ path: String) {
+            guard a != b else { return }
+            switch (a, b) {
+            case (.object(let x)?, .object(let y)?):
+                for key in Set(x.keys).union(y.keys).sorted() { walk(x[key], y[key], path.isEmpty ? key : path + "." + key) }
+            case (.array(let x)?, .array(let y)?):
+                for i in 0..<max(x.count, y.count) { walk(i < x.count ? x[i] : nil, i < y.count ? y[i] : nil, "\(path)[\(i)]") }
+            default:
+                changes.append(FieldChange(field: path.isEmpty ? "content" : path, old: a, new: b))
+            }
+        }
+        walk(a, b, "")
+        return changes
+    }
+
+    /// Pipeline order: `manifest`, then `course`/`exam`, then by id with numbers compared as numbers.
     static func order(_ a: String, _ b: String) -> Bool {
-        let rank = { (id: String) in id == "course" || id == "exam" ? 0 : id.hasPrefix("file/") ? 2 : 1 }
+        let rank = { (id: String) in id == "manifest" ? -1 : id == "course" || id == "exam" ? 0 : id.hasPrefix("file/") ? 2 : 1 }
         if rank(a) != rank(b) { return rank(a) < rank(b) }
         return a.compare(b, options: .numeric) == .orderedAscending
     }
@@ -102,6 +164,12 @@ public enum BundleDiff {
         }
         var items: [String: Content] = [:]
         var covered = Set<String>([Manifest.fileName])
+        // The bundle's identity and provenance: what the manifest says beyond the files (which the
+        // other items cover) and what the content cost to make (usage, cost_usd).
+        if let data = read(Manifest.fileName), var manifestFields = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            for key in ["files", "usage", "cost_usd", "contents", "incomplete_items"] { manifestFields[key] = nil }
+            items["manifest"] = canonical(manifestFields)
+        }
         if manifest.kind == "quotes" {
             // A quote by its id (from its text and author), a template bank by emotion.
             guard let data = read("quotes.json"), let database = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {

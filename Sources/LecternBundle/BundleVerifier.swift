@@ -13,7 +13,26 @@ public enum BundleVerifier {
         public var problems: [String]
     }
 
+    /// Throws "no such directory" (naming the versions beside it, when its folder holds some)
+    /// or "is a file" before anything else is said of a bundle that is not there.
+    static func requireDirectory(_ directory: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw BundleError(.invalid, "\(directory.path) is a file, not a bundle directory (name a directory such as output/<id>/<version>)")
+            }
+            return
+        }
+        let parent = directory.deletingLastPathComponent()
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []).filter {
+            FileManager.default.fileExists(atPath: parent.appendingPathComponent($0).appendingPathComponent(Manifest.fileName).path)
+        }.sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+        let beside = versions.isEmpty ? "name a bundle directory such as output/<id>/<version>" : "\(parent.path) holds " + versions.joined(separator: ", ")
+        throw BundleError(.invalid, "\(directory.path): no such directory (\(beside))")
+    }
+
     public static func verify(_ directory: URL) throws -> Report {
+        try requireDirectory(directory)
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
             throw BundleError(

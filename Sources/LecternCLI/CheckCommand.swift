@@ -8,14 +8,14 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Lint a question bank (exam.json, course.json or JSON Lines), a quote database (quotes.json) or a flashcard deck (deck.json) with Lectern's validators; no model call.",
         discussion: """
-            Four formats, told apart by their content: exam.json (an object with "format_version" \
+            Five formats, told apart by their content: exam.json (an object with "format_version" \
             and "items", as an exam bundle has it), course.json (an object with "subjects": its \
             engagement and bonus questions and reinforcement pools are checked with the rules \
-            their generation used), and JSON Lines (a .jsonl file, or one whose first line is an \
-            object): one question a line, {"id": "q1", "question": "…", "options": ["…", "…"], \
-            "answer": 0}, where answer is the 0-based index of the correct option and a question \
-            has 2 to 6 options; and quotes.json (an object with "quotes", Echo's quote database: \
-            docs/quotes.md).
+            their generation used), quotes.json (an object with "quotes", Echo's quote database: \
+            docs/quotes.md), deck.json (an object with "cards", a flashcards bundle's deck), and \
+            JSON Lines (a .jsonl file, or one whose first line is an object): one question a line, \
+            {"id": "q1", "question": "…", "options": ["…", "…"], "answer": 0}, where answer is the \
+            0-based index of the correct option and a question has 2 to 6 options.
 
             Flagged: an option repeated (also up to case and white space), an empty option, the \
             answer index out of range or not exactly one correct option, the correct option's text \
@@ -34,14 +34,17 @@ struct CheckCommand: ParsableCommand {
             reported. In quotes.json: a text outside 50–200 characters, not in its normalized form \
             or holding markup or symbols, an author that names nobody, other than 1–3 distinct \
             emotion tags of Echo's eight or a category of Echo's six, an id or text used twice, the \
-            same saying in other words, a file over 2 MB, and no quote tagged Reflection.
+            same saying in other words, a file over 2 MB, and no quote tagged Reflection. In deck.json: \
+            a quiz that does not hold the card's back once, at its answer, beside distractors that \
+            fit; a cloze that is not the back with its answer blanked; a term twice; a matching \
+            round of other than 4–6 pairs or with two cards that could swap definitions.
 
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
             named as FILE:LINE).
             """)
 
-    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json, deck.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
     var file: String
 
     @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text (a course.json's also gives \"lectures\": N).")

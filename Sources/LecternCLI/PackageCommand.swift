@@ -70,19 +70,36 @@ struct PackageCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let checked: (listing: Listing, avatar: (data: Data, fileExtension: String)?)
+        // Everything wrong is said at once: the bundle's problems, then every problem of the
+        // listing at its line, including what it says that the bundle contradicts.
+        let bundleURL = URL(fileURLWithPath: bundle, isDirectory: true)
+        var facts: ListingBundleFacts?
+        var refused = false
         do {
-            checked = try ListingReader.read(URL(fileURLWithPath: listing), displayName: listing)
+            let report = try BundleVerifier.verify(bundleURL)
+            if report.problems.isEmpty {
+                facts = try MarketplacePackage.listingFacts(of: bundleURL, manifest: report.manifest)
+            } else {
+                Console.error("error: the bundle does not verify; fix or regenerate it first:\n  " + report.problems.joined(separator: "\n  "))
+                refused = true
+            }
+        } catch {
+            Console.error("error: \(error)")
+            refused = true
+        }
+        var checked: (listing: Listing, avatar: (data: Data, fileExtension: String)?)?
+        do {
+            checked = try ListingReader.read(URL(fileURLWithPath: listing), displayName: listing, bundle: facts)
         } catch let error as SpecError {
             Console.error(error.description)
-            throw LecternExit.usage
+            refused = true
         }
+        guard !refused, let checked else { throw LecternExit.usage }
         let (signingKey, package) = try reportingUsageErrors {
             let signingKey = try PackageKeys.readPrivateKey(URL(fileURLWithPath: key))
             return (
                 signingKey,
-                try MarketplacePackage.build(
-                    bundle: URL(fileURLWithPath: bundle, isDirectory: true), listing: checked.listing, avatar: checked.avatar, key: signingKey)
+                try MarketplacePackage.build(bundle: bundleURL, listing: checked.listing, avatar: checked.avatar, key: signingKey)
             )
         }
         let destination = URL(fileURLWithPath: output ?? package.fileName)

@@ -56,7 +56,7 @@ struct PlanCommand: AsyncParsableCommand {
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
                 "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
-                "estimated": .bool(plan.estimated), "batch_price": .bool(batchPrice), "cache_dir": .string(cacheOptions.root(environment).path),
+                "estimated": .bool(plan.estimated), "estimate_note": plan.estimateNote.map(JSONValue.string) ?? .null, "batch_price": .bool(batchPrice), "cache_dir": .string(cacheOptions.root(environment).path),
                 "cassettes": .array(cassettes.map { .string($0) }),
             ]
             object["stages"] = .object(
@@ -88,9 +88,7 @@ struct PlanCommand: AsyncParsableCommand {
         Console.out(
             String(
                 format: "estimated cost: $%.4f%@%@", plan.estimatedCostUSD, batchPrice ? " at the batch price (half the standard)" as NSString : "" as NSString,
-                plan.estimated
-                    ? " (some items depend on answers not stored yet, such as a course's curriculum: their counts are upper bounds from the spec's size limits)" as NSString
-                    : "" as NSString))
+                plan.estimateNote.map { " (\($0))" as NSString } ?? "" as NSString))
         var sources = "cached: what the cache (\(cacheOptions.root(environment).path))"
         if !cacheOptions.cassettes.isEmpty { sources += " and --cassette \(cacheOptions.cassettes.joined(separator: ", "))" }
         if let recorded { sources += " and the spec's recorded cassette \(recorded.path)" }

@@ -13,10 +13,15 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Every model answer is cached by content hash, so a re-run (after a crash, Ctrl-C or an \
             edit) only pays for what changed, and gives an item that failed validation another \
-            round of repair attempts. The bundle goes to OUTPUT/<id>/<version>/; an existing \
+            round of repair attempts. On a terminal a table at the bottom shows each stage's \
+            progress (done/total, tokens, cost, ETA); above it each repair, failure and provider \
+            retry is one line (the item, the attempt, the check that refused it), and every \
+            message is in full in the event log (--event-log; by default <cache-dir>/logs/<id>.jsonl \
+            on a terminal) and, with --verbose, on the screen. The bundle goes to OUTPUT/<id>/<version>/; an existing \
             version is never modified. The closing summary gives items, model calls, tokens and \
-            cost; the answers valid at the first attempt, repaired and failed; the warnings by \
-            kind; the wall time; and the file to open first.
+            cost; the model answers accepted first time, repaired and failed (counted and worded as \
+            the bundle's quality.json and `lectern verify` count them); the warnings by kind; the \
+            wall time; and the file to open first.
             """)
 
     @Argument(help: ArgumentHelp("Job spec files (YAML). Each runs in turn; an error in one is reported and the others still run.", valueName: "SPEC"))
@@ -40,6 +45,18 @@ struct RunCommand: AsyncParsableCommand {
             "auto: live progress on a terminal, JSON lines otherwise; text: a line per item; json: one JSON event per line on stderr.",
             valueName: "FORMAT"))
     var logFormat: LogFormat = .auto
+
+    @Flag(
+        help: ArgumentHelp(
+            "Print every repair's, failure's and provider retry's messages in full (and given-up mends and warnings), not one line cut to the terminal's width."))
+    var verbose = false
+
+    @Option(
+        name: .customLong("event-log"),
+        help: ArgumentHelp(
+            "Also write the JSON event log (one event a line, every message in full) to FILE. On a terminal it is written by default to <cache-dir>/logs/<id>.jsonl (the last run of each spec).",
+            valueName: "FILE"))
+    var eventLog: String?
 
     @Option(
         name: .customLong("record-cassette"),
@@ -82,8 +99,11 @@ struct RunCommand: AsyncParsableCommand {
         let cacheStore = try cacheOptions.open(environment)
         var worst: Int32 = 0
         var used: [ExchangeRecord] = []
+        // One --event-log file for every spec of the run.
+        let sharedLog = eventLog.flatMap { EventLogFile(URL(fileURLWithPath: $0)) }
+        defer { sharedLog?.close() }
         for path in specs {
-            let outcome = await runOne(path, cacheStore: cacheStore, environment: environment)
+            let outcome = await runOne(path, cacheStore: cacheStore, environment: environment, eventLog: sharedLog)
             used += outcome.used
             worst = LecternExit.worse(worst, outcome.code)
             if outcome.code == LecternExit.interrupted.rawValue { break }
@@ -101,7 +121,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Runs one spec; never throws, so one spec's error does not stop the others.
-    func runOne(_ path: String, cacheStore: ExchangeCache, environment: [String: String]) async -> (code: Int32, used: [ExchangeRecord]) {
+    func runOne(
+        _ path: String, cacheStore: ExchangeCache, environment: [String: String], eventLog sharedLog: EventLogFile?
+    ) async -> (code: Int32, used: [ExchangeRecord]) {
         var spec: JobSpec
         let presets: PresetLibrary
         let specURL: URL
@@ -130,13 +152,20 @@ struct RunCommand: AsyncParsableCommand {
             return (LecternExit.code(for: error), [])
         }
         let terminal = logFormat == .auto && Console.stderrIsTerminal
-        let progress = terminal ? TerminalProgressSink() : nil
-        let events: any EngineEventSink =
+        let progress = terminal ? TerminalProgressSink(verbose: verbose) : nil
+        let display: any EngineEventSink =
             switch logFormat {
-            case .text: TextEventSink()
+            case .text: TextEventSink(verbose: verbose)
             case .json: JSONLinesEventSink()
             case .auto: progress ?? JSONLinesEventSink()
             }
+        // The progress table shows one line a message: the full messages go to the event log.
+        let ownLog =
+            sharedLog == nil && progress != nil
+            ? EventLogFile(cacheStore.root.appendingPathComponent("logs/\(spec.id).jsonl")) : nil
+        defer { ownLog?.close() }
+        let log = sharedLog ?? ownLog
+        let events: any EngineEventSink = log.map { FanOutEventSink(sinks: [display, $0]) } ?? display
         var provider: (any LLMProvider)?
         if cache == .record || cache == .off {
             if spec.model.provider == .local {
@@ -204,16 +233,17 @@ struct RunCommand: AsyncParsableCommand {
             }
             return (LecternExit.code(for: error), exchanger.usedRecords())
         }
-        return (report(result, spec: spec, path: path, mode: cache), exchanger.usedRecords())
+        return (report(result, spec: spec, path: path, mode: cache, eventLog: log?.url), exchanger.usedRecords())
     }
 
-    func report(_ result: JobRunner.Result, spec: JobSpec, path: String, mode: CacheMode) -> Int32 {
+    func report(_ result: JobRunner.Result, spec: JobSpec, path: String, mode: CacheMode, eventLog: URL? = nil) -> Int32 {
         let t = result.totals
         let summary = String(
             format: "%@: %d items, %d model calls (%d from cache), %d tokens, $%.4f paid this run",
             path as NSString, result.itemCount, t.calls, t.cachedCalls, t.usage.totalTokens, t.paidCostUSD)
         Console.error(summary)
         for line in RunSummary.details(result) { Console.error(line) }
+        if let eventLog { Console.error("  event log (every message in full): \(eventLog.path)") }
         if !result.failures.isEmpty {
             let real = result.failures.filter { $0.reason != .dependency }
             let skipped = result.failures.count - real.count

@@ -1,5 +1,6 @@
 import Foundation
 import LecternBundle
+import LecternLLM
 import LecternRender
 import Testing
 
@@ -120,7 +121,7 @@ struct CLITests {
     }
 
     /// Validates the JSON file at `file` against `docs/schemas/<schema>` with Python's
-    /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make deps`
+    /// `jsonschema` (Draft 2020-12; /usr/bin/python3 with python3-jsonschema, which `make test-deps`
     /// installs).
     static func schemaCheck(_ file: String, schema: String) throws -> Output {
         try runBlocking(
@@ -522,7 +523,8 @@ struct CLITests {
         // 5 engagement questions, the 10 multiple-choice pool levels).
         #expect(ws.calls.count == 39 + 15)
         #expect(run.stderr.contains("job.yaml: 45 items, 54 model calls (0 from cache)"), "\(run.stderr)")
-        #expect(run.stderr.contains("\n  model answers: 37 valid at the first attempt, 1 after repair; failed items: 0\n"), "\(run.stderr)")
+        // In quality.json's words and counts (`lectern verify` prints the same line).
+        #expect(run.stderr.contains("\n  38 model answers: 37 accepted first time, 1 repaired, 0 failed (39 attempts)\n"), "\(run.stderr)")
         #expect(run.stderr.contains("\n  blind solving, the key picked: engagement-question 5 of 5, reinforcement 10 of 10\n"), "\(run.stderr)")
         #expect(
             run.stderr.contains(
@@ -538,9 +540,33 @@ struct CLITests {
         // An unchanged re-run says the same of the same answers, from the cache.
         let again = try await Self.lectern(ws.arguments(["run", "job.yaml"]), in: ws.root)
         #expect(again.stderr.contains("54 model calls") == false && again.stderr.contains("0 model calls (54 from cache)"), "\(again.stderr)")
-        #expect(again.stderr.contains("model answers: 37 valid at the first attempt, 1 after repair; failed items: 0"))
+        #expect(again.stderr.contains("38 model answers: 37 accepted first time, 1 repaired, 0 failed (39 attempts)"))
         #expect(again.stderr.contains("2 × the correct option is much longer than the others"))
         #expect(again.stdout.contains("open first: \(entry)"))
+    }
+
+    /// --verbose prints each refusal in full; --event-log keeps every event, the full messages
+    /// of a repair among them, as JSON lines in a file the summary names.
+    @Test func verboseAndTheEventLogKeepTheFullMessages() async throws {
+        let ws = try Workspace()
+        try Self.addAnswers(
+            [
+                [
+                    "stage": "engagement-question", "item": "engagement-question/s01-t02", "attempt": 1,
+                    "json": Self.question(topic: "s01-t02", correct: "It repeats steps", wrong: ["It repeats steps", "B", "C"]),
+                ]
+            ], to: ws)
+        let log = ws.root.appendingPathComponent("logs/events.jsonl")
+        let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text", "--verbose", "--event-log", log.path]), in: ws.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("repair engagement-question/s01-t02 (attempt 2):\n  - "), "every error on a line of its own: \(run.stderr)")
+        #expect(run.stderr.contains("\n  event log (every message in full): \(log.path)\n"), "\(run.stderr)")
+        let events = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        let retried = try #require(events.first { $0["event"]?.stringValue == "item_retried" })
+        #expect(retried["item"]?.stringValue == "engagement-question/s01-t02" && retried["attempt"]?.intValue == 2)
+        let errors = retried["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(!errors.isEmpty && errors.allSatisfy { run.stderr.contains("  - " + $0) }, "the same messages, whole: \(errors)")
+        #expect(events.filter { $0["event"]?.stringValue == "item_finished" }.count == 45, "every item's")
     }
 
     @Test func theSummaryCountsFailedItemsAndAWarningFreeRunSaysSo() async throws {
@@ -554,7 +580,8 @@ struct CLITests {
             ], to: ws)
         let run = try await Self.lectern(ws.arguments(["run", "job.yaml", "--log-format", "text"]), in: ws.root)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("model answers: 36 valid at the first attempt, 0 after repair; failed items: 1\n"), "\(run.stderr)")
+        #expect(run.stderr.contains("\n  37 model answers: 36 accepted first time, 0 repaired, 1 failed ("), "\(run.stderr)")
+        #expect(run.stderr.contains("\n1 item failed (1 more not started because of them):\n"), "\(run.stderr)")
         #expect(run.stderr.contains("\n  warnings: none\n"))
         #expect(!run.stdout.contains("open first:"), "no bundle, nothing to open")
     }
@@ -583,6 +610,25 @@ struct CLITests {
         }
     }
 
+    /// With nothing stored, `plan` says what its estimated counts wait for in the job kind's own
+    /// words: a course's curriculum (upper bounds), an exam's bank and forms (counted from the spec).
+    @Test func planSaysWhatItsEstimateWaitsForInTheKindsWords() async throws {
+        let dir = try CheckCommandTests.Directory()
+        let nothing = dir.root.appendingPathComponent(try dir.write("nothing.jsonl", "")).path
+        for (example, note) in [
+            ("python-basics", "the curriculum is not stored yet, so the topics' items are counted at the spec's most subjects and topics per subject: upper bounds"),
+            ("world-geography-exam", "the bank, its bank-wide check and the forms wait for items not stored yet"),
+        ] {
+            let arguments = ["plan", "pipelines/examples/\(example).yaml", "--cache-dir", dir.root.appendingPathComponent("cache").path, "--cassette", nothing]
+            let text = try await Self.lectern(arguments, in: Self.repository)
+            #expect(text.status == 0 && text.stdout.contains(note), "\(example): \(text.stdout)\(text.stderr)")
+            #expect(example == "python-basics" || !text.stdout.contains("course"), "\(example): \(text.stdout)")
+            let json = try await Self.lectern(arguments + ["--json"], in: Self.repository)
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(plan["estimated"] as? Bool == true && (plan["estimate_note"] as? String)?.contains(note) == true, "\(json.stdout)")
+        }
+    }
+
     @Test func planCountsAGivenCassetteAndOnlyThat() async throws {
         let ws = try Workspace()
         let cassette = ws.root.appendingPathComponent("cassette.jsonl")
@@ -602,6 +648,36 @@ struct CLITests {
         let text = try await Self.lectern(["plan", "job.yaml", "--cassette", cassette.path] + empty + presets, in: ws.root)
         #expect(text.stdout.contains("and --cassette \(cassette.path) answer"), "\(text.stdout)")
         #expect(!text.stdout.contains("recorded cassette"))
+    }
+
+    // MARK: presets
+
+    /// A spec away from the repository, run with the build-tree binary (`.build/release/lectern`
+    /// as the README offers it): the built-in presets beside the binary answer; a misspelt one is
+    /// refused naming what was searched and `--presets DIR`.
+    @Test func aSpecOutsideTheRepositoryFindsTheBuiltInPresetsBesideTheBinary() async throws {
+        let dir = try CheckCommandTests.Directory()
+        let spec = "kind: course\nid: my-course\ndescription: A course of my own.\ncurriculum: { preset: basic-to-advanced }\ntone: { presets: [eli5] }\n"
+        _ = try dir.write("mine.yaml", spec)
+        let found = try await Self.lectern(["validate", "mine.yaml"], in: dir.root)
+        #expect(found.status == 0, "\(found)")
+        _ = try dir.write("typo.yaml", spec.replacingOccurrences(of: "basic-to-advanced", with: "basic-to-advancd"))
+        let typo = try await Self.lectern(["validate", "typo.yaml"], in: dir.root)
+        #expect(typo.status == 2, "\(typo)")
+        let builtIn = Self.repository.appendingPathComponent("pipelines/presets").standardizedFileURL.path
+        for expected in ["typo.yaml:4:", "unknown curriculum preset 'basic-to-advancd'", "did you mean 'basic-to-advanced'?", "in \(builtIn)", "or pass --presets DIR"] {
+            #expect(typo.stderr.contains(expected), "missing: \(expected)\n\(typo.stderr)")
+        }
+        // Presets of one's own beside the spec override the built-in ones and add to them.
+        try FileManager.default.createDirectory(at: dir.root.appendingPathComponent("presets/tone"), withIntermediateDirectories: true)
+        _ = try dir.write("presets/tone/eli5.yaml", "summary: Mine.\ninstructions: Explain it to a friend.\n")
+        _ = try dir.write("presets/tone/calm.yaml", "summary: Calm.\ninstructions: Speak calmly.\n")
+        _ = try dir.write("both.yaml", spec.replacingOccurrences(of: "[eli5]", with: "[eli5, calm]"))
+        let both = try await Self.lectern(["validate", "both.yaml"], in: dir.root)
+        #expect(both.status == 0, "\(both)")
+        // --presets DIR is the only directory searched.
+        let only = try await Self.lectern(["validate", "mine.yaml", "--presets", dir.root.appendingPathComponent("presets").path], in: dir.root)
+        #expect(only.status == 2 && only.stderr.contains("no curriculum presets were found"), "\(only)")
     }
 
     // MARK: make install
@@ -633,12 +709,12 @@ struct CLITests {
         #expect(validate.status == 0 && validate.stdout.contains("ok (course 'python-basics' 1.0.0)"), "\(validate)")
 
         // A spec of one's own, away from this repository, names a built-in preset: the installed
-        // presets answer (the build-tree binary finds none here).
+        // presets answer (and the build-tree binary's, the repository's beside it).
         try "kind: course\nid: my-course\ndescription: A course of my own.\ncurriculum: { preset: basic-to-advanced }\ntone: { presets: [eli5] }\n"
             .write(to: elsewhere.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
         let mine = try installedLectern(["validate", "mine.yaml"])
         #expect(mine.status == 0, "\(mine.stderr)")
-        #expect(try await Self.lectern(["validate", "mine.yaml"], in: elsewhere).status == 2)
+        #expect(try await Self.lectern(["validate", "mine.yaml"], in: elsewhere).status == 0)
 
         // The installed copy generates with its installed prompt templates: the golden bundle.
         let run = try installedLectern([

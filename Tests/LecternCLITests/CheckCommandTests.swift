@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import Testing
 
 /// `lectern check` as users run it: output, `--json` and exit codes 0, 1 and 2.
@@ -142,9 +143,12 @@ struct CheckCommandTests {
         let dir = try Directory()
         let help = try await CLITests.lectern(["check", "--help"], in: dir.root)
         #expect(help.status == 0)
-        for text in ["exam.json", "course.json", "JSON Lines", "Exit codes: 0 nothing flagged; 1", "--json", "--language"] {
+        for text in ["exam.json", "course.json", "quotes.json", "deck.json", "JSON Lines", "Exit codes: 0 nothing flagged; 1", "--json", "--language"] {
             #expect(help.stdout.contains(text), "\(text)")
         }
+        // Every format it reads, named and counted.
+        for format in BankFormat.allCases { #expect(help.stdout.contains(format.rawValue), "\(format)") }
+        #expect(BankFormat.allCases.count == 5 && help.stdout.contains("Five formats, told apart by their content"), "\(help.stdout)")
         let top = try await CLITests.lectern(["--help"], in: dir.root)
         #expect(top.stdout.contains("check"))
     }

@@ -7,7 +7,7 @@ struct DiffCommandTests {
     static let golden = CLITests.repository.appendingPathComponent("Tests/LecternCLITests/Fixtures/golden/python-basics/1.0.0")
 
     /// A copy of the golden bundle with `edit` applied to its files, the manifest rewritten to match.
-    static func editedCopy(in dir: Directory, _ edit: String) async throws -> String {
+    static func editedCopy(in dir: Directory, _ edit: String, manifest manifestEdit: String = "") async throws -> String {
         let copy = dir.root.appendingPathComponent("new")
         try FileManager.default.copyItem(at: golden, to: copy)
         let script = """
@@ -19,6 +19,7 @@ struct DiffCommandTests {
             \(edit)
             json.dump(course, open(b + '/course.json', 'w'), indent=2, sort_keys=True)
             m = json.load(open(b + '/manifest.json'))
+            \(manifestEdit)
             for f in list(m['files']):
                 d = open(b + '/' + f, 'rb').read(); m['files'][f] = {'sha256': hashlib.sha256(d).hexdigest(), 'bytes': len(d)}
             json.dump(m, open(b + '/manifest.json', 'w'), indent=2, sort_keys=True)
@@ -31,7 +32,7 @@ struct DiffCommandTests {
     @Test func equalBundlesExitZeroAndChangesAreListedByItem() async throws {
         let dir = try Directory()
         let same = try await CLITests.lectern(["diff", Self.golden.path, Self.golden.path], in: dir.root)
-        #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 41 unchanged\n", "\(same)")
+        #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 42 unchanged\n", "\(same)")
 
         let new = try await Self.editedCopy(
             in: dir,
@@ -45,9 +46,11 @@ struct DiffCommandTests {
         #expect(changed.stdout.contains("changed  lecture/s01-t01\n    @@ -1,7 +1,7 @@\n     # Understanding Values\n"), "\(changed.stdout)")
         #expect(changed.stdout.contains("\n    -Imagine you have a toy box. In this toy box,"))
         #expect(changed.stdout.contains("\n    +Imagine you have a treasure chest. In this toy box,"))
-        #expect(changed.stdout.contains("changed  reinforcement/s01-t01/level-1\n"))
+        // A structured item says which field changed, the texts shown from where they part.
+        #expect(changed.stdout.contains("changed  reinforcement/s01-t01/level-1\n    prompt: \"…"), "\(changed.stdout)")
+        #expect(changed.stdout.contains(" (edited)\"\n"), "\(changed.stdout)")
         #expect(changed.stdout.contains("removed  reinforcement/s02-t01/level-4\n"))
-        #expect(changed.stdout.hasSuffix("2 changed, 0 added, 1 removed, 38 unchanged\n"))
+        #expect(changed.stdout.hasSuffix("2 changed, 0 added, 1 removed, 39 unchanged\n"))
         // Reversed, what was removed is added.
         let reversed = try await CLITests.lectern(["diff", new, Self.golden.path, "--brief"], in: dir.root)
         #expect(reversed.status == 1 && reversed.stdout.contains("added    reinforcement/s02-t01/level-4") && !reversed.stdout.contains("@@"))
@@ -58,7 +61,33 @@ struct DiffCommandTests {
         #expect(report["equal"] as? Bool == false)
         #expect(report["removed"] as? [String] == ["reinforcement/s02-t01/level-4"])
         #expect((report["changed"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["lecture/s01-t01", "reinforcement/s01-t01/level-1"])
-        #expect(report["unchanged"] as? Int == 38)
+        #expect(report["unchanged"] as? Int == 39)
+    }
+
+    /// A bundle regenerated as 1.1.0 with nothing else changed: the manifest and the course say
+    /// which field changed, old → new, in text and in --json.
+    @Test func aVersionOnlyChangeNamesTheFieldWithItsOldAndNewValue() async throws {
+        let dir = try Directory()
+        let new = try await Self.editedCopy(in: dir, "course['version'] = '1.1.0'", manifest: "m['version'] = '1.1.0'")
+        let text = try await CLITests.lectern(["diff", Self.golden.path, new], in: dir.root)
+        #expect(text.status == 1, "\(text)")
+        #expect(
+            text.stdout == """
+                changed  manifest
+                    version: "1.0.0" → "1.1.0"
+                changed  course
+                    version: "1.0.0" → "1.1.0"
+                2 changed, 0 added, 0 removed, 40 unchanged
+
+                """, "\(text.stdout)")
+        let json = try await CLITests.lectern(["diff", Self.golden.path, new, "--json", "--brief"], in: dir.root)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let changes = try #require(report["changed"] as? [[String: Any]])
+        #expect(changes.compactMap { $0["id"] as? String } == ["manifest", "course"])
+        for change in changes {
+            let fields = change["fields"] as? [[String: String]]
+            #expect(fields == [["field": "version", "old": "1.0.0", "new": "1.1.0"]], "\(change)")
+        }
     }
 
     @Test func bundlesThatCannotBeComparedExitTwo() async throws {
@@ -70,5 +99,14 @@ struct DiffCommandTests {
         #expect(refused.status == 2 && refused.stderr.contains("does not verify") && refused.stderr.contains("course.json"), "\(refused)")
         let missing = try await CLITests.lectern(["diff", Self.golden.path, dir.root.path], in: dir.root)
         #expect(missing.status == 2 && missing.stderr.contains("has no manifest.json"), "\(missing)")
+        // As in the tour, before a 1.1.0 exists: no such directory, and the versions that do.
+        let output = dir.root.appendingPathComponent("output/python-basics")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.golden, to: output.appendingPathComponent("1.0.0"))
+        let absent = try await CLITests.lectern(["diff", "output/python-basics/1.0.0", "output/python-basics/1.1.0"], in: dir.root)
+        #expect(absent.status == 2, "\(absent)")
+        #expect(
+            absent.stderr.contains("output/python-basics/1.1.0: no such directory (") && absent.stderr.contains("python-basics holds 1.0.0)")
+                && !absent.stderr.contains("not a Lectern bundle"), "\(absent)")
     }
 }

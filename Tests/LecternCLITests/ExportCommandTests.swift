@@ -1,7 +1,8 @@
 import Foundation
+import LecternBundle
 import Testing
 
-/// `lectern export --format epub`, checked by epubcheck (Debian's, installed by .ci/run): the
+/// `lectern export --format epub`, checked by epubcheck (Debian's, installed by `make test`): the
 /// golden course, the math course replayed from its cassette, and an Arabic copy.
 struct ExportCommandTests {
     typealias Directory = CheckCommandTests.Directory
@@ -32,7 +33,7 @@ struct ExportCommandTests {
     }
 
     @Test func aCourseExportsToAnEPUBThatEpubcheckAccepts() async throws {
-        #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by .ci/run (apt-get install epubcheck)")
+        #expect(FileManager.default.fileExists(atPath: Self.epubcheck), "epubcheck is installed by make test (make test-deps: apt-get install epubcheck)")
         let dir = try Directory()
         let exported = try await CLITests.lectern(["export", Self.golden.path, "--format", "epub"], in: dir.root)
         #expect(exported.status == 0, "\(exported)")
@@ -49,6 +50,42 @@ struct ExportCommandTests {
         #expect(try Data(contentsOf: epub) == Data(contentsOf: dir.root.appendingPathComponent("again.epub")))
         let unknown = try await CLITests.lectern(["export", Self.golden.path, "--format", "pdf"], in: dir.root)
         #expect(unknown.status == 2 && unknown.stderr.contains("there is no 'pdf' exporter; formats: epub, anki, qti, cc, scorm, csv, tsv, cards-tsv, cards-csv, moodle"), "\(unknown)")
+    }
+
+    /// Exports of one bundle in several formats land side by side under names of their own, and
+    /// an existing file is replaced only with --force.
+    @Test func eachFormatHasItsOwnFileNameAndNothingIsReplacedWithoutForce() async throws {
+        let dir = try Directory()
+        let names = [
+            "epub": "python-basics-1.0.0.epub", "anki": "python-basics-1.0.0.apkg", "qti": "python-basics-1.0.0.qti.zip",
+            "cc": "python-basics-1.0.0.imscc", "scorm": "python-basics-1.0.0.scorm.zip", "csv": "python-basics-1.0.0.csv",
+            "tsv": "python-basics-1.0.0.tsv", "moodle": "python-basics-1.0.0.xml",
+        ]
+        for (format, name) in names.sorted(by: { $0.key < $1.key }) {
+            let exported = try await CLITests.lectern(["export", Self.golden.path, "--format", format], in: dir.root)
+            #expect(exported.status == 0 && exported.stdout.hasPrefix("wrote \(dir.root.appendingPathComponent(name).path) ("), "\(format): \(exported)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: dir.root.path).filter { $0.hasPrefix("python-basics-") }
+        #expect(Set(written) == Set(names.values), "\(written)")
+        // The flashcard sets' names differ from the question tables'.
+        let extensions = Exporters.all.map { $0.fileExtension }
+        #expect(Set(extensions).count == extensions.count, "\(extensions)")
+        #expect(Exporters.exporter(for: "cards-tsv")?.fileExtension == "cards.tsv" && Exporters.exporter(for: "cards-csv")?.fileExtension == "cards.csv")
+
+        // Again: refused, the file kept; with --force, replaced.
+        let qti = dir.root.appendingPathComponent("python-basics-1.0.0.qti.zip")
+        try Data("kept".utf8).write(to: qti)
+        let refused = try await CLITests.lectern(["export", Self.golden.path, "--format", "qti"], in: dir.root)
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.stderr == "error: \(qti.path) exists and was not replaced; pass --force to replace it, or --output PATH to write elsewhere\n", "\(refused)")
+        #expect(try Data(contentsOf: qti) == Data("kept".utf8))
+        let explicit = try await CLITests.lectern(["export", Self.golden.path, "--format", "csv", "--output", "python-basics-1.0.0.qti.zip"], in: dir.root)
+        #expect(explicit.status == 2 && explicit.stderr.contains("exists and was not replaced"), "an --output that exists too: \(explicit)")
+        let forced = try await CLITests.lectern(["export", Self.golden.path, "--format", "qti", "--force"], in: dir.root)
+        #expect(forced.status == 0, "\(forced)")
+        #expect(try Data(contentsOf: qti).prefix(2) == Data("PK".utf8))
+        let help = try await CLITests.lectern(["export", "--help"], in: dir.root)
+        #expect(help.stdout.contains("--force") && help.stdout.contains("scorm.zip for scorm"), "\(help.stdout)")
     }
 
     /// The question table, read back with Python's csv module: every question once, the key letter

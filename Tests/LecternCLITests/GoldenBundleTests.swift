@@ -32,6 +32,14 @@ struct GoldenBundleTests {
         for (path, data) in expected where actual[path] != data {
             Issue.record("\(path) differs from the golden bundle; if the change is intended, run 'make fixtures'")
         }
+        // The run's summary and `lectern verify` (from quality.json) count the model answers alike,
+        // in the same words: a mended answer took one attempt but was refused as written.
+        let verify = try await CLITests.lectern(["verify", work.appendingPathComponent("out/python-basics/1.0.0").path], in: repo)
+        let counts = "32 model answers: 17 accepted first time, 15 repaired, 0 failed ("
+        #expect(run.stderr.contains("\n  " + counts), "\(run.stderr)")
+        #expect(verify.stdout.contains("quality: " + counts), "\(verify.stdout)")
+        let line = { (text: String, prefix: String) in text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { $0.dropFirst(prefix.count) } }
+        #expect(line(run.stderr, "  32 model answers") != nil && line(run.stderr, "  32 model answers") == line(verify.stdout, "  quality: 32 model answers"))
     }
 
     /// Opened in a browser, the golden lectures find their stylesheet, and every other local
@@ -138,7 +146,7 @@ struct GoldenBundleTests {
         let check = try await CLITests.lectern(["check", bankPath], in: repo)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let validated = try CLITests.schemaCheck(bankPath, schema: "exam.schema.json")
-        #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make deps installs): \(validated.stderr)")
+        #expect(validated.status == 0, "exam.json against its schema (/usr/bin/python3 with python3-jsonschema, which make test-deps installs): \(validated.stderr)")
         try Self.expectTrustworthy(bundle: work.appendingPathComponent("out-1/\(example.id)/1.0.0"))
     }
 
@@ -199,6 +207,12 @@ struct QuotesExampleTests {
         let (_, bundles, summary) = try await CLITests.replayExampleTwice("echo-quotes", in: work)
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("by emotion:") && summary.contains("by category:"), "\(summary)")
+        // The target is met; the emotions below their minimum are named, with their counts.
+        #expect(summary.contains("\n  database: 1000 quotes (target 1000); below min_per_emotion 40: Achievement 15, Comfort 27, Joy 19\n"), "\(summary)")
+        #expect(
+            summary.contains(
+                "\n    3 × quote database short of its target (select: Achievement has 15 quotes, fewer than min_per_emotion 40; Comfort has 27 quotes, fewer than min_per_emotion 40; Joy has 19 quotes, fewer than min_per_emotion 40)\n"
+            ), "\(summary)")
         let files = bundles[0]
         let quotesData = try #require(files["quotes.json"])
         #expect(quotesData.count < 2_000_000, "QM-005")

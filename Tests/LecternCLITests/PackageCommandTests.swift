@@ -148,7 +148,20 @@ struct PackageCommandTests {
             "samples.yaml", try String(contentsOfFile: Self.listing, encoding: .utf8).replacingOccurrences(of: "[s01-t01]", with: "[s09-t01]")
                 .replacingOccurrences(of: "  avatar: python-basics-avatar.png\n", with: ""))
         let unknown = try await CLITests.lectern(["package", Self.bundle, "--listing", samples, "--key", key], in: dir.root)
-        #expect(unknown.status == 2 && unknown.stderr.contains("free_samples names 's09-t01', which the bundle does not have"), "\(unknown)")
+        #expect(unknown.status == 2 && unknown.stderr.contains("samples.yaml:21:15: error: free_samples names 's09-t01', which the bundle does not have"), "\(unknown)")
+        // Everything at once, each at its line: what the bundle contradicts and a price in major units.
+        let all = try dir.write(
+            "all.yaml", try String(contentsOf: dir.root.appendingPathComponent(samples), encoding: .utf8).replacingOccurrences(of: "language: en", with: "language: ar")
+                .replacingOccurrences(of: "amount: 499 ", with: "amount: 4.99"))
+        let several = try await CLITests.lectern(["package", Self.bundle, "--listing", all, "--key", key], in: dir.root)
+        #expect(several.status == 2, "\(several)")
+        for expected in [
+            "all.yaml:10:11: error: 'language' is ar but the bundle is in en", "all.yaml:19:11: error: 'price.amount' is 4.99, but a price is a whole number of the currency's minor units",
+            "write 499 for 4.99", "all.yaml:21:15: error: free_samples names 's09-t01', which the bundle does not have", "its lectures are s01-t01, s01-t02",
+        ] {
+            #expect(several.stderr.contains(expected), "missing: \(expected)\n\(several.stderr)")
+        }
+        #expect(!several.stderr.contains("write a number such as"), "\(several.stderr)")
         let copy = dir.root.appendingPathComponent("bundle")
         try FileManager.default.copyItem(atPath: Self.bundle, toPath: copy.path)
         try Data("changed".utf8).write(to: copy.appendingPathComponent("course.json"))

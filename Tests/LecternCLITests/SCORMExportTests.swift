@@ -112,7 +112,7 @@ struct SCORMExportTests {
 
     @Test func eachTopicIsAnSCOThatReportsToTheLMS() async throws {
         let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
-        #expect(FileManager.default.fileExists(atPath: chromium.path), "Debian's chromium is installed by .ci/run")
+        #expect(FileManager.default.fileExists(atPath: chromium.path), "Debian's chromium is installed by make test (make test-deps)")
         let dir = try Directory()
         let bundle = try await ExportCommandTests.replayed("intro-probability", spec: "pipelines/examples/intro-probability.yaml", in: dir.root)
         let package = dir.root.appendingPathComponent("probability-scorm.zip")

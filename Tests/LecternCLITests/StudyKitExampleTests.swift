@@ -75,7 +75,7 @@ struct StudyKitExampleTests {
         let export = try await CLITests.lectern(["export", bundle.path, "--format", "anki", "--output", apkg.path], in: repo)
         #expect(export.status == 0, "\(export.stderr)")
         guard AnkiExportTests.toolsInstalled() else {
-            Issue.record("the anki package is not installed: run 'make test-tools' (CI installs it)")
+            Issue.record("the anki package is not installed: run 'make test-tools' (make test runs it)")
             return
         }
         let script = """
@@ -160,7 +160,7 @@ struct DeckExampleTests {
         let apkg = work.appendingPathComponent("deck.apkg")
         #expect(try await CLITests.lectern(["export", bundle.path, "--format", "anki", "--output", apkg.path], in: repo).status == 0)
         guard AnkiExportTests.toolsInstalled() else {
-            Issue.record("the anki package is not installed: run 'make test-tools' (CI installs it)")
+            Issue.record("the anki package is not installed: run 'make test-tools' (make test runs it)")
             return
         }
         let script = """

@@ -404,7 +404,7 @@ private struct FakeServer {
     /// instead of passing; in CI (CI set) they always run, so a missing python3 fails them.
     static let needsPython = Testing.ConditionTrait.enabled(
         if: python != nil || ProcessInfo.processInfo.environment["CI"] != nil,
-        "needs python3 on the PATH for the fake llama.cpp server (.ci/run installs it)")
+        "needs python3 on the PATH for the fake llama.cpp server (make test installs python3-venv, which brings it)")
 
     static let python: URL? = {
         for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"]

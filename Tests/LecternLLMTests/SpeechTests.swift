@@ -12,7 +12,7 @@ struct SpeechSynthesisTests {
         """
     static let arabic = "المتغيرات تسمي القيم حتى يستخدمها البرنامج لاحقا. مساحة الدائرة تساوي باي في مربع نصف القطر."
 
-    /// espeak-ng and opus-tools are installed by `.ci/run`; a machine without them fails here
+    /// espeak-ng and opus-tools are installed by `make test` (`make deps`); a machine without them fails here
     /// with the package to install rather than skipping.
     static func provider() throws -> EspeakSpeechProvider {
         try #require(EspeakSpeechProvider(), "espeak-ng is not installed (Debian: apt install espeak-ng)")

@@ -6,7 +6,8 @@ import LecternCore
 public protocol BundleExporter {
     /// The `--format` value, e.g. `epub`.
     static var format: String { get }
-    /// The written file's extension.
+    /// The written file's extension, unique among the exporters (`qti.zip`, `scorm.zip`,
+    /// `cards.tsv`), so that exports of one bundle in several formats never share a name.
     static var fileExtension: String { get }
     /// One line for `--help`.
     static var summary: String { get }

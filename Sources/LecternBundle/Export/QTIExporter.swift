@@ -21,7 +21,7 @@ import LecternCore
 /// Deterministic: a `StoredZip` of generated text.
 public enum QTIExporter: BundleExporter {
     public static let format = "qti"
-    public static let fileExtension = "zip"
+    public static let fileExtension = "qti.zip"
     public static let summary = "a QTI 3.0 package: an item a question (scored, with feedback), reading passages as stimuli, and a test"
 
     static let namespace = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"

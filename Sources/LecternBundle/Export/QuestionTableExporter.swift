@@ -83,7 +83,7 @@ enum DeckTable {
 /// A course's or a deck's flashcards as a TSV set (`cards-tsv`).
 public enum CardsTSVExporter: BundleExporter {
     public static let format = "cards-tsv"
-    public static let fileExtension = "tsv"
+    public static let fileExtension = "cards.tsv"
     public static let summary = "the flashcards of a course or a deck as a TSV set, front and back a row (what Anki and Quizlet import)"
     public static func export(bundle: URL, manifest: Manifest) throws -> Data { DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .tsv) }
 }
@@ -91,7 +91,7 @@ public enum CardsTSVExporter: BundleExporter {
 /// A course's or a deck's flashcards as a CSV set (`cards-csv`).
 public enum CardsCSVExporter: BundleExporter {
     public static let format = "cards-csv"
-    public static let fileExtension = "csv"
+    public static let fileExtension = "cards.csv"
     public static let summary = "the same set as CSV (RFC 4180)"
     public static func export(bundle: URL, manifest: Manifest) throws -> Data { DeckImport.write(try DeckTable.cards(bundle: bundle, manifest: manifest), format: .csv) }
 }

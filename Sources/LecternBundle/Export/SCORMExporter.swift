@@ -18,7 +18,7 @@ import LecternCore
 /// `adlcp:scormtype`); the package is a deterministic `StoredZip`.
 public enum SCORMExporter: BundleExporter {
     public static let format = "scorm"
-    public static let fileExtension = "zip"
+    public static let fileExtension = "scorm.zip"
     public static let summary = "a SCORM 1.2 package of a course: a SCO a topic (lecture and scored questions)"
 
     public static func export(bundle: URL, manifest: Manifest) throws -> Data {

@@ -227,6 +227,12 @@ public enum MarketplacePackage {
             totalMinutes: minutes)
     }
 
+    /// What a listing for the verified bundle at `bundle` is checked against (`ListingReader`).
+    public static func listingFacts(of bundle: URL, manifest: Manifest) throws -> ListingBundleFacts {
+        ListingBundleFacts(
+            language: manifest.language, samples: try sampleIDs(of: bundle, manifest: manifest), samplesAre: manifest.kind == "exam" ? "forms" : "lectures")
+    }
+
     /// The ids a listing's free samples may name: topic ids (course) or form ids (exam).
     static func sampleIDs(of bundle: URL, manifest: Manifest) throws -> Set<String> {
         let object = try BundleContent.document(of: bundle, manifest: manifest)

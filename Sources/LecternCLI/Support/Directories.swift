@@ -14,13 +14,15 @@ enum Directories {
         return result
     }
 
-    /// The presets `make install` put beside the executable, `<prefix>/share/lectern/presets`
-    /// (the executable being `<prefix>/libexec/lectern/lectern` or `<prefix>/bin/lectern`): what
-    /// a spec outside this repository uses when no `presets/` is above it.
-    static func installedPresets(executable: URL? = Bundle.main.executableURL) -> URL? {
+    /// The built-in presets beside the executable: the first directory, from the executable's
+    /// own (symbolic links resolved) upwards, that holds `share/lectern/presets` (what `make
+    /// install` puts beside `<prefix>/libexec/lectern/lectern`) or `pipelines/presets` (a build
+    /// in a clone of this repository, `.build/release/lectern`). What a spec outside the
+    /// repository uses when no `presets/` is above it.
+    static func builtInPresets(executable: URL? = Bundle.main.executableURL) -> URL? {
         guard let executable else { return nil }
         return ancestors(of: executable.resolvingSymlinksInPath().deletingLastPathComponent()).lazy
-            .map { $0.appendingPathComponent("share/lectern/presets", isDirectory: true) }
+            .flatMap { directory in ["share/lectern/presets", "pipelines/presets"].map { directory.appendingPathComponent($0, isDirectory: true) } }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("curriculum").path) }
     }
 }

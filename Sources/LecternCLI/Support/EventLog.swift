@@ -68,31 +68,77 @@ final class JSONLinesEventSink: EngineEventSink {
     }
 }
 
-/// Plain lines: one per finished, repaired or failed item.
+/// The words of an event as a line of text, for the text log and the terminal alike.
+enum EventLine {
+    /// "repair ID (attempt N):" and each error on a line of its own.
+    static func repair(_ id: String, attempt: Int, errors: [String]) -> String {
+        "repair \(id) (attempt \(attempt)):" + errors.map { "\n  - " + $0 }.joined()
+    }
+
+    static func mendGivenUp(_ id: String, attempt: Int, reason: String) -> String {
+        "mend   \(id) (attempt \(attempt)) given up: \(reason)"
+    }
+
+    static func retry(_ id: String, message: String) -> String { "retry  \(id): \(message)" }
+
+    static func warning(_ warning: ItemWarning) -> String { "warn   \(warning.itemID): \(warning.message)" }
+}
+
+/// Plain lines: one per finished, repaired or failed item; with `verbose`, every error of a
+/// repair in full.
 final class TextEventSink: EngineEventSink {
+    private let verbose: Bool
+
+    init(verbose: Bool = false) {
+        self.verbose = verbose
+    }
+
     func emit(_ event: EngineEvent) {
         switch event {
         case .itemFinished(let r):
             Console.error("done   \(r.id)\(r.cached ? " (cached)" : "")  attempts \(r.attempts)  tokens \(r.usage.totalTokens)")
         case .itemRepairing(let id, _, let attempt, let errors):
-            Console.error("repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
+            Console.error(verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
         case .mendGivenUp(let id, _, let attempt, let reason):
-            Console.error("mend   \(id) (attempt \(attempt)) given up: \(reason)")
+            Console.error(EventLine.mendGivenUp(id, attempt: attempt, reason: reason))
         case .itemFailed(let failure):
             Console.error("FAILED \(failure)")
         case .provider(let id, let message):
-            Console.error("retry  \(id): \(message)")
+            Console.error(EventLine.retry(id, message: message))
         case .warning(let warning):
-            Console.error("warn   \(warning.itemID): \(warning.message)")
+            Console.error(EventLine.warning(warning))
         case .planned, .itemStarted, .receiving:
             break
         }
     }
 }
 
-/// A live line per stage on a terminal: done/total, tokens, cost, ETA; redrawn at most ten
-/// times a second.
+/// The progress of a run on a terminal: a table at the bottom, one line a stage (done/total,
+/// tokens, cost, ETA) and a total, redrawn in place at most ten times a second; above it, one
+/// line for each repair, failure and provider retry as it happens — the item, the attempt and
+/// the check that refused it, cut to the terminal's width — or, with `verbose`, every message in
+/// full. The event log keeps the full messages either way.
+///
+/// The table is the only thing ever drawn over: each redraw moves up over the table's rows
+/// (none wider than the terminal, so each is one row), clears from there to the end of the
+/// screen, prints the new messages (which may wrap: they scroll up and are never drawn over)
+/// and the table again.
 final class TerminalProgressSink: EngineEventSink {
+    /// Where the sink draws: the terminal's width in columns, and the text to write.
+    struct Terminal: Sendable {
+        var columns: @Sendable () -> Int
+        var write: @Sendable (String) -> Void
+
+        /// Standard error, as wide as the terminal says (80 when it does not).
+        static let standardError = Terminal(
+            columns: {
+                var size = winsize()
+                guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+                return Int(size.ws_col)
+            },
+            write: { FileHandle.standardError.write(Data($0.utf8)) })
+    }
+
     struct StageLine {
         var total = 0
         var done = 0
@@ -110,14 +156,24 @@ final class TerminalProgressSink: EngineEventSink {
         var arriving: [String: (stage: String, tokens: Int)] = [:]
         var stageOfItem: [String: String] = [:]
         var drawnLines = 0
-        var lastDraw = ContinuousClock.now - .seconds(1)
+        var lastDraw: Duration?
         var messages: [String] = []
     }
 
     private let state = Mutex(State())
-    private let start = ContinuousClock.now
+    private let verbose: Bool
+    private let terminal: Terminal
+    /// Time since the run started.
+    private let elapsed: @Sendable () -> Duration
     /// Stages in the order the pipeline reaches them: the job kind's (`useStageOrder`).
     private let stageOrder = Mutex<[String]>([])
+
+    init(verbose: Bool = false, terminal: Terminal = .standardError, elapsed: (@Sendable () -> Duration)? = nil) {
+        self.verbose = verbose
+        self.terminal = terminal
+        let start = ContinuousClock.now
+        self.elapsed = elapsed ?? { ContinuousClock.now - start }
+    }
 
     /// Orders the progress lines by the stages of the job about to run.
     func useStageOrder(_ order: [StageName]) {
@@ -126,6 +182,7 @@ final class TerminalProgressSink: EngineEventSink {
 
     func emit(_ event: EngineEvent) {
         state.withLock { s in
+            var urgent = false
             switch event {
             case .planned(let totals):
                 for (stage, total) in totals {
@@ -152,18 +209,24 @@ final class TerminalProgressSink: EngineEventSink {
                 s.stageOfItem[f.id] = nil
                 if f.attempts > 0 { s.stages[f.stage, default: StageLine()].running -= 1 }
                 s.stages[f.stage, default: StageLine()].failed += 1
-                s.messages.append("FAILED \(f)")
+                // An item that only waited for a failed one says nothing new.
+                if f.reason != .dependency || verbose {
+                    s.messages.append(verbose ? "FAILED \(f)" : "FAILED \(f.id) after \(f.attempts) attempt\(f.attempts == 1 ? "" : "s"): " + Self.label(f))
+                }
+                urgent = true
             case .itemRepairing(let id, _, let attempt, let errors):
-                s.messages.append("repairing \(id) (attempt \(attempt)): \(errors.first ?? "")")
+                s.messages.append(
+                    verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): " + Self.label(errors))
             case .provider(let id, let message):
-                s.messages.append("\(id): \(message)")
-            case .warning, .mendGivenUp:
-                break
+                // "HTTP 429 …; retrying in 2.0 s (attempt 1 of 5)": short already, cut to the width.
+                s.messages.append(EventLine.retry(id, message: message))
+            case .mendGivenUp(let id, _, let attempt, let reason):
+                if verbose { s.messages.append(EventLine.mendGivenUp(id, attempt: attempt, reason: reason)) }
+            case .warning(let warning):
+                if verbose { s.messages.append(EventLine.warning(warning)) }
             }
-            let now = ContinuousClock.now
-            let finishedEvent: Bool
-            if case .itemFailed = event { finishedEvent = true } else { finishedEvent = false }
-            if now - s.lastDraw >= .milliseconds(100) || finishedEvent || !s.messages.isEmpty {
+            let now = elapsed()
+            if urgent || !s.messages.isEmpty || s.lastDraw.map({ now - $0 >= .milliseconds(100) }) ?? true {
                 draw(&s, now: now)
             }
         }
@@ -171,16 +234,77 @@ final class TerminalProgressSink: EngineEventSink {
 
     /// Draws the final state.
     func finish() {
-        state.withLock { s in draw(&s, now: .now) }
+        state.withLock { s in draw(&s, now: elapsed()) }
     }
 
-    private func draw(_ s: inout State, now: ContinuousClock.Instant) {
-        s.lastDraw = now
+    /// What refused an answer, in a few words: the check its first error is filed under
+    /// (`QualityCheck.classify`, as in quality.json) and that error's first clause.
+    static func label(_ errors: [String]) -> String {
+        guard let first = errors.first else { return "refused" }
+        return "\(QualityCheck.classify(first).rawValue): \(firstClause(first))" + (errors.count > 1 ? " (+\(errors.count - 1) more)" : "")
+    }
+
+    static func label(_ failure: ItemFailure) -> String {
+        switch failure.reason {
+        case .invalid: return label(failure.errors)
+        case .provider: return "the model provider failed: " + firstClause(failure.errors.first ?? "")
+        case .budget: return "the budget was reached"
+        case .cacheMiss: return "no recorded answer"
+        case .dependency: return "an item it needs failed"
+        case .cancelled: return "cancelled"
+        case .internal: return "this machine failed it: " + firstClause(failure.errors.first ?? "")
+        }
+    }
+
+    /// A message's first clause, without its particulars: parenthesised quotes and numbers left
+    /// out, up to the first colon or semicolon ("requirements[1] ('Use loops') needs 'Loops', which
+    /// subject s02 teaches after this one; require only …" → "requirements[1] needs 'Loops', which
+    /// subject s02 teaches after this one").
+    static func firstClause(_ message: String) -> String {
         var out = ""
-        if s.drawnLines > 0 { out += "\u{1B}[\(s.drawnLines)F" }  // up to the first progress line
-        for message in s.messages { out += "\u{1B}[2K" + message + "\n" }
+        var depth = 0
+        var characters = Array(message.replacingOccurrences(of: "\n", with: " "))[...]
+        while let c = characters.popFirst() {
+            if depth == 0, c == " ", characters.first == "(", characters.dropFirst().contains(")") {
+                characters.removeFirst()
+                depth = 1
+            } else if depth > 0 {
+                if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
+            } else if (c == ":" || c == ";") && (characters.first == " " || characters.isEmpty) && out.count >= 12 {
+                break
+            } else {
+                out.append(c)
+            }
+        }
+        return out.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `text` cut to one row of `columns` (one column is left free, so that no terminal wraps it).
+    static func fitted(_ text: String, columns: Int) -> String {
+        let room = max(columns - 1, 10)
+        return text.count <= room ? text : String(text.prefix(room - 1)) + "…"
+    }
+
+    private func draw(_ s: inout State, now: Duration) {
+        s.lastDraw = now
+        let columns = terminal.columns()
+        var out = ""
+        // Up over the table drawn last time, and clear it and everything below.
+        if s.drawnLines > 0 { out += "\u{1B}[\(s.drawnLines)F" }
+        out += "\u{1B}[J"
+        for message in s.messages {
+            out += (verbose ? message : Self.fitted(message, columns: columns)) + "\n"
+        }
         s.messages.removeAll()
-        let elapsed = Double((now - start).components.seconds) + Double((now - start).components.attoseconds) / 1e18
+        let rows = table(s, elapsed: Double(now.components.seconds) + Double(now.components.attoseconds) / 1e18)
+        for row in rows { out += Self.fitted(row, columns: columns) + "\n" }
+        s.drawnLines = rows.count
+        terminal.write(out)
+    }
+
+    /// The table's rows: a stage a row, then the total.
+    private func table(_ s: State, elapsed: Double) -> [String] {
+        var rows: [String] = []
         for stage in s.order {
             guard let line = s.stages[stage] else { continue }
             let finished = line.done + line.failed
@@ -193,10 +317,9 @@ final class TerminalProgressSink: EngineEventSink {
             // Tokens of answers still streaming in count as they arrive.
             let arriving = s.arriving.values.reduce(0) { $0 + ($1.stage == stage ? $1.tokens : 0) }
             let counts = "\(line.done)/\(line.total)".padding(toLength: 11, withPad: " ", startingAt: 0)
-            let text =
+            rows.append(
                 stage.padding(toLength: 20, withPad: " ", startingAt: 0) + " " + counts
-                + String(format: "%9d tok  $%.4f", line.tokens + arriving, line.cost) + failed + eta
-            out += "\u{1B}[2K" + text + "\n"
+                    + String(format: "%9d tok  $%.4f", line.tokens + arriving, line.cost) + failed + eta)
         }
         let all = s.stages.values
         let done = all.reduce(0) { $0 + $1.done }
@@ -204,11 +327,66 @@ final class TerminalProgressSink: EngineEventSink {
         let tokens = all.reduce(0) { $0 + $1.tokens } + s.arriving.values.reduce(0) { $0 + $1.tokens }
         let cost = all.reduce(0) { $0 + $1.cost }
         let totalCounts = "\(done)/\(total)".padding(toLength: 11, withPad: " ", startingAt: 0)
-        out +=
-            "\u{1B}[2K" + "total".padding(toLength: 20, withPad: " ", startingAt: 0) + " " + totalCounts
-            + String(format: "%9d tok  $%.4f  %.0fs elapsed", tokens, cost, elapsed) + "\n"
-        s.drawnLines = s.order.count + 1
-        FileHandle.standardError.write(Data(out.utf8))
+        rows.append(
+            "total".padding(toLength: 20, withPad: " ", startingAt: 0) + " " + totalCounts
+                + String(format: "%9d tok  $%.4f  %.0fs elapsed", tokens, cost, elapsed))
+        return rows
+    }
+}
+
+/// Writes the JSON event log to a file beside a terminal's progress table (`run --event-log`):
+/// every message in full, one event a line. A file that cannot be written is reported once, and
+/// the run goes on without it.
+final class EventLogFile: EngineEventSink {
+    /// The open file, shared with the line writer.
+    private final class Output: Sendable {
+        let url: URL
+        let file: Mutex<FileHandle?>
+
+        init(url: URL, file: FileHandle) {
+            self.url = url
+            self.file = Mutex(file)
+        }
+
+        func write(_ line: String) {
+            file.withLock { file in
+                guard let open = file else { return }
+                do {
+                    try open.write(contentsOf: Data((line + "\n").utf8))
+                } catch {
+                    Console.error("warning: the event log \(url.path) cannot be written (\(error.localizedDescription)); the run goes on without it")
+                    file = nil
+                }
+            }
+        }
+    }
+
+    let url: URL
+    private let output: Output
+    private let lines: JSONLinesEventSink
+
+    init?(_ url: URL) {
+        self.url = url
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteNoPermission) }
+            let output = Output(url: url, file: try FileHandle(forWritingTo: url))
+            self.output = output
+            lines = JSONLinesEventSink { output.write($0) }
+        } catch {
+            Console.error("warning: cannot write the event log to \(url.path) (\(error.localizedDescription)); the run goes on without it")
+            return nil
+        }
+    }
+
+    func emit(_ event: EngineEvent) { lines.emit(event) }
+
+    /// Closes the file.
+    func close() {
+        output.file.withLock { file in
+            try? file?.close()
+            file = nil
+        }
     }
 }
 

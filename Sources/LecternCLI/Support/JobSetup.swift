@@ -9,7 +9,7 @@ struct SpecOptions: ParsableArguments {
     @Option(
         name: .customLong("presets"),
         help: ArgumentHelp(
-            "Directory holding curriculum/ and tone/ presets (default: the installed presets, then the nearest presets/ or pipelines/presets above the spec, which override them).",
+            "Directory holding curriculum/, tone/ and exam/ presets, used alone (default: the built-in presets beside the lectern binary, then the nearest presets/ or pipelines/presets at or above the spec — or, with none there, above the current directory — which override them; docs/spec.md).",
             valueName: "DIR"))
     var presetsDirectory: String?
 
@@ -62,10 +62,12 @@ enum JobSetup {
         let url = URL(fileURLWithPath: path)
         do {
             var directories = PresetLibrary.locate(forSpecAt: url, override: presetsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
-            // An installed lectern carries the built-in presets; presets found above the spec
-            // come later, so they override them.
-            if presetsDirectory == nil, let installed = Directories.installedPresets(), !directories.contains(installed) {
-                directories.insert(installed, at: 0)
+            // The built-in presets beside the binary (installed, or the repository a build is in)
+            // first; presets found above the spec come later, so they override them.
+            if presetsDirectory == nil, let builtIn = Directories.builtInPresets()?.standardizedFileURL,
+                !directories.contains(where: { $0.standardizedFileURL.path == builtIn.path })
+            {
+                directories.insert(builtIn, at: 0)
             }
             let presets = try PresetLibrary(directories: directories)
             let spec = try SpecLoader(presets: presets, allowedRoots: corpusRoots.map { URL(fileURLWithPath: $0, isDirectory: true) }).load(

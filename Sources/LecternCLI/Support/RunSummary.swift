@@ -11,9 +11,9 @@ enum RunSummary {
     /// Quality, warnings by kind and wall time, for standard error.
     static func details(_ result: JobRunner.Result) -> [String] {
         let quality = RunQuality(result)
-        var lines = [
-            "  model answers: \(quality.validAtFirstAttempt) valid at the first attempt, \(quality.repaired) after repair; failed items: \(quality.failed)"
-        ]
+        // In the words `lectern verify` prints from quality.json, counted by the same function.
+        // (Failed items, with those not started because of them, are listed after these lines.)
+        var lines = ["  " + quality.answers.sentence]
         // The bundle's quality.json, when one was written: which checks refused answers, and
         // what the lint of the whole bank flagged.
         if let report = result.quality {
@@ -44,6 +44,14 @@ enum RunSummary {
         } else {
             lines.append("  warnings: \(quality.warningCount), by kind:")
             for group in quality.warnings {
+                if group.count > 1, group.items.count == 1, let report = result.reports[group.items[0]] {
+                    // Several flags on one item: the item's id says little, its messages say what.
+                    let messages = report.warnings.filter { $0.kind == group.kind }.map(\.message)
+                    var shown = messages.prefix(itemsShown).joined(separator: "; ")
+                    if messages.count > itemsShown { shown += " and \(messages.count - itemsShown) more" }
+                    lines.append("    \(group.count) × \(group.kind) (\(group.items[0]): \(shown))")
+                    continue
+                }
                 var items = group.items.prefix(itemsShown).joined(separator: ", ")
                 if group.items.count > itemsShown { items += " and \(group.items.count - itemsShown) more" }
                 lines.append("    \(group.count) × \(group.kind) (\(items))")

@@ -69,13 +69,33 @@ public struct Listing: Codable, Sendable, Hashable {
     }
 }
 
+/// What a listing is checked against when the bundle it goes with is known (`lectern package`):
+/// the bundle's language and the ids its free samples may name.
+public struct ListingBundleFacts: Sendable {
+    public var language: String
+    /// Topic ids (a course) or form ids (an exam).
+    public var samples: Set<String>
+    /// What the samples are, for messages: "lectures" or "forms".
+    public var samplesAre: String
+
+    public init(language: String, samples: Set<String>, samplesAre: String) {
+        self.language = language
+        self.samples = samples
+        self.samplesAre = samplesAre
+    }
+}
+
 /// Reads and checks a listing YAML file; every problem is reported with its place.
 public enum ListingReader {
     /// Avatars larger than this are refused (a profile picture, not a photograph's original).
     public static let maxAvatarBytes = 512 * 1024
 
-    /// The listing and the avatar file it names (relative to the listing), checked.
-    public static func read(_ url: URL, displayName: String? = nil) throws -> (listing: Listing, avatar: (data: Data, fileExtension: String)?) {
+    /// The listing and the avatar file it names (relative to the listing), checked; with `bundle`,
+    /// also against the bundle it goes with (its language, its free samples). Every problem is
+    /// reported at once, each at its line.
+    public static func read(_ url: URL, displayName: String? = nil, bundle: ListingBundleFacts? = nil) throws -> (
+        listing: Listing, avatar: (data: Data, fileExtension: String)?
+    ) {
         let source = try YAMLSource.read(url, displayName: displayName)
         let root = try source.compose()
         let reader = SpecReader(file: source.file)
@@ -150,7 +170,16 @@ public enum ListingReader {
         var price: Listing.Price?
         let free = top.bool("free")
         if let p = top.mapping("price", known: ["amount", "currency"]) {
-            let amount = p.int("amount", range: 1...1_000_000_000)
+            var amount: Int?
+            if let node = p.node("amount"), node.int == nil, let value = node.float, value.isFinite, value > 0, let written = node.scalar?.string {
+                // 4.99 is a price in major units; the listing takes minor units (499).
+                let minor = Int((value * 100).rounded())
+                reader.report(
+                    "'price.amount' is \(written), but a price is a whole number of the currency's minor units (cents, halalas)", at: node,
+                    hint: "write \(minor) for \(written) in a currency of 100 minor units (USD, EUR, SAR)")
+            } else {
+                amount = p.int("amount", range: 1...1_000_000_000)
+            }
             if p.node("amount") == nil { reader.report("missing required key 'price.amount'", at: p.node, hint: "in minor units: 1999 for 19.99") }
             let currency = p.string("currency", required: true, maxLength: 3, hint: "an ISO 4217 code such as USD, EUR, SAR")
             if let currency, currency.range(of: "^[A-Z]{3}$", options: .regularExpression) == nil {
@@ -163,6 +192,19 @@ public enum ListingReader {
             reader.report("the listing needs a price or 'free: true'", at: top.node, hint: "price: {amount: 1999, currency: USD} (minor units), or free: true")
         }
         let samples = top.stringList("free_samples", maxCount: 50, maxLength: 80) ?? []
+        if let bundle {
+            if let language, language.split(separator: "-").first != bundle.language.split(separator: "-").first {
+                reader.report(
+                    "'language' is \(language) but the bundle is in \(bundle.language)", at: top.node("language"),
+                    hint: "write the bundle's language, \(bundle.language)")
+            }
+            let unknown = samples.filter { !bundle.samples.contains($0) }
+            if !unknown.isEmpty {
+                reader.report(
+                    "free_samples names \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which the bundle does not have", at: top.node("free_samples"),
+                    hint: "its \(bundle.samplesAre) are " + bundle.samples.sorted().prefix(12).joined(separator: ", "))
+            }
+        }
         top.finish()
         try reader.throwIfErrors()
         guard let title, let description, let language, let level, let licence, let author else {

@@ -86,8 +86,9 @@ public struct PresetLibrary: Sendable {
     }
 
     /// Finds the preset directories for a spec: `override` when given; otherwise the nearest
-    /// `presets/` or `pipelines/presets/` at or above the spec's directory, then the same
-    /// above the current directory.
+    /// `presets/` or `pipelines/presets/` at or above the spec's directory, or, when there is
+    /// none, at or above the current directory. (The CLI puts the built-in presets beside the
+    /// binary before these: docs/spec.md, "Where presets are found".)
     public static func locate(forSpecAt spec: URL, override: URL? = nil) -> [URL] {
         if let override { return [override] }
         var found: [URL] = []
@@ -136,10 +137,11 @@ public struct PresetLibrary: Sendable {
             return
                 "no \(kind.rawValue) presets were found (searched: \(searched.isEmpty ? "nothing" : searched)); add pipelines/presets/\(kind.rawValue)/\(name).yaml or pass --presets DIR"
         }
-        let available = "available: " + names.joined(separator: ", ")
+        let available = "available: " + names.joined(separator: ", ") + " in " + directories.map(\.path).joined(separator: ", ")
+        let own = "add your own as pipelines/presets/\(kind.rawValue)/<name>.yaml, or pass --presets DIR (a directory holding \(kind.rawValue)/)"
         if let match = Suggestion.closest(to: name, among: names) {
-            return "did you mean '\(match)'? (\(available)); add your own as pipelines/presets/\(kind.rawValue)/<name>.yaml"
+            return "did you mean '\(match)'? (\(available)); " + own
         }
-        return available + "; add your own as pipelines/presets/\(kind.rawValue)/<name>.yaml"
+        return available + "; " + own
     }
 }

@@ -195,10 +195,17 @@ public struct YAMLSource: Sendable {
                 file: file, line: mark.line, column: mark.column, message: "YAML syntax error: \(problem)",
                 hint: "check indentation, colons and quotes near this place")
         case let .duplicatedKeysInMapping(duplicates, context):
+            // Yams marks the key's first occurrence; the mistake is usually the repeat below it.
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            let first = (line: context.mark.line, column: context.mark.column)
+            guard let key = duplicates.first, let repeated = repeatedKey(key, after: first) else {
+                return SpecDiagnostic(
+                    file: file, line: first.line, column: first.column, message: "duplicate key \(keys) in one mapping",
+                    hint: "each key may appear once; remove or merge the repeated one")
+            }
             return SpecDiagnostic(
-                file: file, line: context.mark.line, column: context.mark.column, message: "duplicate key \(keys) in one mapping",
-                hint: "each key may appear once; remove or merge the repeated one")
+                file: file, line: repeated.line, column: repeated.column, message: "duplicate key \(keys) in one mapping (first at line \(first.line))",
+                hint: "each key may appear once; remove this one or merge it with the one at line \(first.line)")
         case let .reader(problem, offset, _, _):
             var line: Int?
             var column: Int?
@@ -212,6 +219,54 @@ public struct YAMLSource: Sendable {
         default:
             return SpecDiagnostic(file: file, message: "cannot parse YAML: \(error)")
         }
+    }
+
+    /// Where `key`, first written at `first` (1-based line and column), is written again in the
+    /// same mapping: later on the same line of a flow mapping (`{a: 1, a: 2}`), or on a later
+    /// line at the same column before the mapping ends (a line that starts to its left). Nil
+    /// when the text does not show it plainly (the caller then points at the first).
+    func repeatedKey(_ key: String, after first: (line: Int, column: Int)) -> (line: Int, column: Int)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        guard first.line >= 1, first.line <= lines.count, first.column >= 1 else { return nil }
+        let keyCharacters = Array(key)
+        /// Whether `key` (plain or quoted) starts at `index` of `line`, followed by a colon.
+        func keyAt(_ line: [Character], _ index: Int) -> Bool {
+            var i = index
+            var quote: Character?
+            if i < line.count, line[i] == "\"" || line[i] == "'" {
+                quote = line[i]
+                i += 1
+            }
+            guard i + keyCharacters.count <= line.count, Array(line[i..<(i + keyCharacters.count)]) == keyCharacters else { return false }
+            i += keyCharacters.count
+            if let quote {
+                guard i < line.count, line[i] == quote else { return false }
+                i += 1
+            }
+            while i < line.count, line[i] == " " { i += 1 }
+            return i < line.count && line[i] == ":" && (i + 1 == line.count || line[i + 1] == " " || line[i + 1] == "," || line[i + 1] == "}")
+        }
+        let firstLine = lines[first.line - 1]
+        // A flow mapping: the key again after a comma on the same line.
+        var i = first.column - 1 + keyCharacters.count
+        while i < firstLine.count {
+            if firstLine[i] == "," {
+                var j = i + 1
+                while j < firstLine.count, firstLine[j] == " " { j += 1 }
+                if keyAt(firstLine, j) { return (first.line, j + 1) }
+            }
+            i += 1
+        }
+        // A block mapping: a sibling key sits at the same column.
+        let indent = first.column - 1
+        for number in first.line..<lines.count {
+            let line = lines[number]
+            let leading = line.prefix { $0 == " " }.count
+            if leading == line.count || line[leading] == "#" { continue }
+            if leading < indent { return nil }
+            if leading == indent, keyAt(line, leading) { return (number + 1, leading + 1) }
+        }
+        return nil
     }
 
     static func position(ofByte offset: Int, in data: Data) -> (line: Int, column: Int) {

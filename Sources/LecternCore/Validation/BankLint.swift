@@ -17,8 +17,8 @@ public struct BankItem: Sendable, Hashable {
     }
 }
 
-/// The three kinds of file `lectern check` reads.
-public enum BankFormat: String, Sendable, Hashable {
+/// The kinds of file `lectern check` reads (its `--help` names each).
+public enum BankFormat: String, Sendable, Hashable, CaseIterable {
     case jsonLines = "JSON Lines"
     case exam = "exam.json"
     case course = "course.json"

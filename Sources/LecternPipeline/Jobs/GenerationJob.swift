@@ -132,6 +132,9 @@ public protocol GenerationJob: Sendable {
     /// the ids of the items it finished), estimated from the spec's bounds. Empty when the
     /// replay reached every item.
     func unreachedEstimate(reached: Set<String>) -> [StageName: Int]
+    /// For `plan`, when `unreachedEstimate` added items: what they wait for and what their
+    /// counts are (upper bounds, exact, or leaving some calls out), in this kind's words.
+    static var unreachedNote: String { get }
     /// The bundle's files from a finished run (failed items left out); nil when too little
     /// finished to write anything (a course without its curriculum).
     func assemble(results: ResultStore) throws -> AssembledBundle?
@@ -140,6 +143,7 @@ public protocol GenerationJob: Sendable {
 extension GenerationJob {
     public static var sharedStages: Set<StageName> { [] }
     public static var gatheringStages: Set<StageName> { [] }
+    public static var unreachedNote: String { "some items wait for answers not stored yet: their counts are estimated from the spec" }
 }
 
 /// The registry of job kinds that run: `kind:` → its pipeline.

@@ -18,8 +18,11 @@ public struct JobPlan: Sendable {
     public var stages: [String: StageCount]
     /// The job kind's stages in run order.
     public var order: [String]
-    /// True when the curriculum is not stored yet, so per-topic counts are estimates (upper bounds).
+    /// True when some items could not be reached from stored answers (a course's curriculum is
+    /// not stored yet), so their counts are estimated; `estimateNote` says how.
     public var estimated: Bool
+    /// The job kind's words for what the estimated items wait for and what their counts are.
+    public var estimateNote: String?
     public var estimatedCostUSD: Double
 
     /// The stages present, in run order (stages the kind does not list last, by name).
@@ -82,7 +85,8 @@ extension JobRunner {
             stages[stage] = entry
         }
         return JobPlan(
-            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage], estimated: !unreached.isEmpty, estimatedCostUSD: cost)
+            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage], estimated: !unreached.isEmpty,
+            estimateNote: unreached.isEmpty ? nil : type(of: job).unreachedNote, estimatedCostUSD: cost)
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
 
 /// How the items of a run fared — what a user asks once it has finished: how many answers were
-/// valid at the first attempt, how many needed repairs, how many failed, and what was flagged.
-/// Answers replayed from the cache count as they did when they were recorded, so an offline
-/// replay reports the recorded run's quality.
+/// accepted first time, how many needed repairs, how many failed, and what was flagged. The
+/// answers are counted by the function that writes the bundle's quality.json, so `run` and
+/// `lectern verify` say the same. Answers replayed from the cache count as they did when they
+/// were recorded, so an offline replay reports the recorded run's quality.
 public struct RunQuality: Sendable, Equatable {
     /// The warnings of one kind and the items that raised them.
     public struct WarningGroup: Sendable, Equatable {
@@ -13,10 +14,13 @@ public struct RunQuality: Sendable, Equatable {
         public var items: [String]
     }
 
-    /// Model items whose first answer passed validation.
-    public var validAtFirstAttempt = 0
-    /// Model items whose answer passed after one or more repairs.
-    public var repaired = 0
+    /// How the model answers fared, counted as the bundle's quality.json counts them
+    /// (`QualityReport.answers`): accepted first time, repaired, failed, attempts.
+    public var answers: QualityReport.Items
+    /// Model answers accepted first time: no attempt refused (`answers.firstTime`).
+    public var validAtFirstAttempt: Int { answers.firstTime }
+    /// Model answers accepted after one or more refusals, a mended answer among them (`answers.repaired`).
+    public var repaired: Int { answers.repaired }
     /// Items that failed themselves (validation, rendering, provider, budget, no recorded
     /// answer); not those an interruption stopped or a failed dependency never let start.
     public var failed = 0
@@ -26,9 +30,7 @@ public struct RunQuality: Sendable, Equatable {
     public var warnings: [WarningGroup] = []
 
     public init(_ result: JobRunner.Result) {
-        for report in result.reports.values where report.attempts > 0 {
-            if report.attempts == 1 { validAtFirstAttempt += 1 } else { repaired += 1 }
-        }
+        answers = QualityReport.answers(reports: Array(result.reports.values), failures: result.failures)
         for failure in result.failures {
             switch failure.reason {
             case .dependency: notStarted += 1

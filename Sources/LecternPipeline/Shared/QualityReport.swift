@@ -115,6 +115,12 @@ public struct QualityReport: Sendable, Hashable, Codable {
         /// answered with the key (a solver that named no option is not counted).
         public var blindSolve = BlindSolveTally()
 
+        /// "32 model answers: 17 accepted first time, 15 repaired, 0 failed (140 attempts)": the
+        /// words `lectern verify` and the run's summary both use for these counts.
+        public var sentence: String {
+            "\(checked) model answers: \(firstTime) accepted first time, \(repaired) repaired, \(failed) failed (\(attempts) attempts)"
+        }
+
         enum CodingKeys: String, CodingKey {
             case checked, repaired, failed, attempts
             case firstTime = "first_time"
@@ -163,17 +169,25 @@ public struct QualityReport: Sendable, Hashable, Codable {
     public var warnings: [Warning]
     public var bank: Bank?
 
-    /// The report of a run: `reports` of the accepted items, `failures` of the others, in the
-    /// order of `stages`; `bank` from the assembled bundle.
-    public init(stages stageOrder: [String], reports: [ItemReport], failures: [ItemFailure], bank: BankReport?) {
-        struct Record {
-            var stage: String
-            var attempts: Int
-            var rejections: [[String]]
-            var accepted: Bool
-            var blindSolve = BlindSolveTally()
-            var warnings: [String] = []
-        }
+    /// One model answer as the report counts it.
+    struct Record {
+        var stage: String
+        var attempts: Int
+        var rejections: [[String]]
+        var accepted: Bool
+        var blindSolve = BlindSolveTally()
+        var warnings: [String] = []
+    }
+
+    /// How the model answers of a run fared: what `items` of quality.json holds, and what the
+    /// run's summary says (`RunQuality`). An answer is accepted first time when no attempt of it
+    /// was refused — a mended answer was, though its item took one attempt.
+    public static func answers(reports: [ItemReport], failures: [ItemFailure]) -> Items {
+        tally(records(reports: reports, failures: failures))
+    }
+
+    /// The model answers among `reports` (accepted) and `failures` (never accepted).
+    static func records(reports: [ItemReport], failures: [ItemFailure]) -> [Record] {
         var records: [Record] = reports.filter { $0.attempts > 0 }.map {
             Record(
                 stage: $0.stage, attempts: $0.attempts, rejections: $0.rejections, accepted: true, blindSolve: $0.blindSolve,
@@ -188,23 +202,31 @@ public struct QualityReport: Sendable, Hashable, Codable {
                 stage: $0.stage, attempts: $0.attempts,
                 rejections: $0.reason == .invalid && $0.rejections.isEmpty ? [$0.errors] : $0.rejections, accepted: false)
         }
-        func tally(_ records: [Record]) -> Items {
-            var items = Items()
-            for record in records {
-                items.checked += 1
-                items.attempts += record.attempts
-                items.blindSolve = items.blindSolve + record.blindSolve
-                if !record.accepted {
-                    items.failed += 1
-                } else if record.rejections.isEmpty {
-                    items.firstTime += 1
-                } else {
-                    items.repaired += 1
-                }
+        return records
+    }
+
+    static func tally(_ records: [Record]) -> Items {
+        var items = Items()
+        for record in records {
+            items.checked += 1
+            items.attempts += record.attempts
+            items.blindSolve = items.blindSolve + record.blindSolve
+            if !record.accepted {
+                items.failed += 1
+            } else if record.rejections.isEmpty {
+                items.firstTime += 1
+            } else {
+                items.repaired += 1
             }
-            return items
         }
-        items = tally(records)
+        return items
+    }
+
+    /// The report of a run: `reports` of the accepted items, `failures` of the others, in the
+    /// order of `stages`; `bank` from the assembled bundle.
+    public init(stages stageOrder: [String], reports: [ItemReport], failures: [ItemFailure], bank: BankReport?) {
+        let records = Self.records(reports: reports, failures: failures)
+        items = Self.tally(records)
         checks = QualityCheck.allCases.map { check in
             var result = Check(check: check, summary: check.summary, passed: 0, repaired: 0, flagged: 0, failed: 0, refusals: 0)
             for record in records {
@@ -228,7 +250,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
         let order = stageOrder + Set(records.map(\.stage)).subtracting(known).sorted()
         stages = order.compactMap { stage in
             let mine = records.filter { $0.stage == stage }
-            return mine.isEmpty ? nil : Stage(stage: stage, items: tally(mine))
+            return mine.isEmpty ? nil : Stage(stage: stage, items: Self.tally(mine))
         }
         var warningItems: [String: Set<String>] = [:]
         for report in reports {
@@ -243,9 +265,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
 
     /// A few lines for `lectern verify` and the run summary.
     public var summaryLines: [String] {
-        var lines = [
-            "quality: \(items.checked) model answers: \(items.firstTime) accepted first time, \(items.repaired) repaired, \(items.failed) failed (\(items.attempts) attempts)"
-        ]
+        var lines = ["quality: " + items.sentence]
         if items.blindSolve.asked > 0 {
             lines.append("  blind solving: the solver picked the key of \(items.blindSolve.agreed) of \(items.blindSolve.asked) accepted questions")
         }

@@ -292,6 +292,9 @@ public struct CourseJob: GenerationJob {
 
     /// For `plan`: without the final curriculum, the items it would spawn at the spec's upper
     /// bounds.
+    public static let unreachedNote =
+        "the curriculum is not stored yet, so the topics' items are counted at the spec's most subjects and topics per subject: upper bounds"
+
     public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
         guard !reached.contains(finalCurriculumID.rawValue) else { return [:] }
         let course = job.course

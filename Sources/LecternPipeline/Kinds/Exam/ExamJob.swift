@@ -184,6 +184,9 @@ public struct ExamJob: GenerationJob {
         return items
     }
 
+    public static let unreachedNote =
+        "the bank, its bank-wide check and the forms wait for items not stored yet; they are counted from the blueprint and the forms, and a stem the check finds repeated is asked again beyond them"
+
     public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
         guard !reached.contains(ExamItems.bank.rawValue) else { return [:] }
         var add: [StageName: Int] = [Self.bankName: 1, Self.formName: job.exam.forms.count]

@@ -251,6 +251,9 @@ public struct DeckJob: GenerationJob {
 
     // MARK: Planning and assembly
 
+    public static let unreachedNote =
+        "the deck's cards are not stored yet: the distractor calls a card may need when the deck's own backs cannot fill its quiz are not counted"
+
     public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
         guard !reached.contains(DeckItems.deck.rawValue) else { return [:] }
         return imported == nil ? [Self.deckName: 1] : [:]

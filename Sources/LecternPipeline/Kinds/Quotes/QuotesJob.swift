@@ -341,6 +341,13 @@ struct QuoteCuration: Encodable {
         return try encoder.encode(self) + Data("\n".utf8)
     }
 
+    /// "; below min_per_emotion 40: Achievement 16, Joy 19", or nothing when every emotion has its minimum.
+    var belowMinimum: String {
+        let below = order.0.filter { selection.emotions[$0, default: 0] < selection.minPerEmotion }
+        guard !below.isEmpty else { return "" }
+        return "; below min_per_emotion \(selection.minPerEmotion): " + below.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: ", ")
+    }
+
     func summaryLines() -> [String] {
         let dropped = corpus.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
         let rejected = tagging.rejected.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -348,7 +355,7 @@ struct QuoteCuration: Encodable {
             "  quotes: \(corpus.read) read, \(corpus.kept) after cleaning (dropped: \(dropped.isEmpty ? "none" : dropped))",
             "  tagging: \(tagging.tagged) tagged in \(tagging.calls) calls, \(tagging.kept) kept, \(tagging.tagged - tagging.kept) rejected"
                 + (rejected.isEmpty ? "" : " (\(rejected))") + ", \(tagging.untagged.count) left untagged",
-            "  database: \(selection.selected) quotes (target \(selection.target))",
+            "  database: \(selection.selected) quotes (target \(selection.target))" + belowMinimum,
         ]
         lines.append("    by emotion:  " + order.0.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: " · "))
         lines.append("    by category: " + order.1.map { "\($0) \(selection.categories[$0, default: 0])" }.joined(separator: " · "))
