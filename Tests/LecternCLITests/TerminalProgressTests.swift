@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 import Synchronization
 import Testing
@@ -102,7 +103,7 @@ struct TerminalProgressTests {
         sink.emit(.planned(totals: ["lecture": 2, "tone-preview": 1]))
         sink.emit(.itemStarted(id: "lecture/s01-t01", stage: "lecture"))
         terminal.advance(.milliseconds(50))
-        sink.emit(.itemRepairing(id: "lecture/s01-t01", stage: "lecture", attempt: 2, errors: [Self.question, "a second problem"]))
+        sink.emit(.itemRepairing(id: "lecture/s01-t01", stage: "lecture", attempt: 2, errors: [Refusal(.questionForm, Self.question), Refusal(.stageRules, "a second problem")]))
         terminal.advance(.milliseconds(50))
         sink.emit(Self.finished("lecture/s01-t01", stage: "lecture", tokens: 1234))
         sink.finish()
@@ -136,7 +137,7 @@ struct TerminalProgressTests {
         sink.emit(.planned(totals: ["lecture": 2, "tone-preview": 1]))
         for attempt in 2...3 {
             terminal.advance(.seconds(1))
-            sink.emit(.itemRepairing(id: "lecture/s01-t02", stage: "lecture", attempt: attempt, errors: [Self.question]))
+            sink.emit(.itemRepairing(id: "lecture/s01-t02", stage: "lecture", attempt: attempt, errors: [Refusal(.questionForm, Self.question)]))
         }
         terminal.advance(.seconds(1))
         sink.emit(.provider(id: "tone-preview", message: "HTTP 429 Too Many Requests; retrying in 2.0 s (attempt 1 of 5)"))
@@ -146,7 +147,8 @@ struct TerminalProgressTests {
             .itemFailed(
                 ItemFailure(
                     id: "lecture/s01-t02", stage: "lecture", context: "subject 1, topic 2", attempts: 4, reason: .invalid,
-                    errors: ["the answer was cut off (length) before it was complete; write a shorter, complete answer"])))
+                    errors: ["the answer was cut off (length) before it was complete; write a shorter, complete answer"],
+                    refusals: [Refusal(.wellFormed, "the answer was cut off (length) before it was complete; write a shorter, complete answer")])))
         sink.finish()
         for write in terminal.writes.withLock({ $0 }) { screen.play(write) }
         #expect(
@@ -169,7 +171,7 @@ struct TerminalProgressTests {
         var screen = Screen(columns: 40)
         sink.emit(.planned(totals: ["lecture": 2, "tone-preview": 1]))
         terminal.advance(.seconds(1))
-        sink.emit(.itemRepairing(id: "lecture/s01-t01", stage: "lecture", attempt: 2, errors: [Self.question]))
+        sink.emit(.itemRepairing(id: "lecture/s01-t01", stage: "lecture", attempt: 2, errors: [Refusal(.questionForm, Self.question)]))
         terminal.advance(.seconds(1))
         sink.emit(Self.finished("lecture/s01-t01", stage: "lecture", tokens: 1234))
         sink.finish()
@@ -190,20 +192,20 @@ struct TerminalProgressTests {
     }
 
     @Test func aLabelIsTheCheckAndTheFirstClause() {
-        #expect(TerminalProgressSink.label([Self.question]) == "question-form: 'prompt' asks 3 questions")
+        #expect(TerminalProgressSink.label([Refusal(.questionForm, Self.question)]) == "question-form: 'prompt' asks 3 questions")
         #expect(
-            TerminalProgressSink.label(["the answer was cut off (length) before it was complete; write a shorter, complete answer", "x"])
+            TerminalProgressSink.label([Refusal(.wellFormed, "the answer was cut off (length) before it was complete; write a shorter, complete answer"), Refusal(.stageRules, "x")])
                 == "well-formed: the answer was cut off before it was complete (+1 more)")
         #expect(
             TerminalProgressSink.label([
-                "the correct option is much longer than the others (86 vs about 20 characters): its length alone may give it away"
+                Refusal(.stageRules, "the correct option is much longer than the others (86 vs about 20 characters): its length alone may give it away")
             ]) == "stage-rules: the correct option is much longer than the others")
         #expect(
             TerminalProgressSink.label([
-                "requirements[1] ('Understand the concept (a binomial one)') needs 'Binomial Distribution', which subject s03 teaches after this one; require only what this subject's topics teach"
+                Refusal(.projectScope, "requirements[1] ('Understand the concept (a binomial one)') needs 'Binomial Distribution', which subject s03 teaches after this one; require only what this subject's topics teach")
             ]) == "project-scope: requirements[1] needs 'Binomial Distribution', which subject s03 teaches after this one")
         #expect(
-            TerminalProgressSink.label(["the text states false arithmetic: \"6.25 + 2.25 = 18.75\" is false: 6.25 + 2.25 is 8.5; compute it again"])
+            TerminalProgressSink.label([Refusal(.arithmetic, "the text states false arithmetic: \"6.25 + 2.25 = 18.75\" is false: 6.25 + 2.25 is 8.5; compute it again")])
                 == "arithmetic: the text states false arithmetic")
         #expect(TerminalProgressSink.fitted(String(repeating: "x", count: 100), columns: 20) == String(repeating: "x", count: 18) + "…")
     }

@@ -54,7 +54,7 @@ struct BankLintTests {
         let merged = try Self.realQuestions()
         let report = BankLint.check(merged)
         #expect(report.items == 1_587)
-        #expect(report.flagged == [BankReport.Flag(id: "G5A01", problems: ["the same question as T5C12"])])
+        #expect(report.flagged == [BankReport.Flag(id: "G5A01", problems: [Refusal(.distinctQuestions, "the same question as T5C12")])])
     }
 
     @Test func realShortKeysStatedInTheirStemsPass() throws {
@@ -200,22 +200,22 @@ struct BankLintTests {
                 BankReport.Flag(
                     id: "q1",
                     problems: [
-                        "options[1] and options[2] are the same ('rome'); every option must differ", "options[3] is empty",
-                        "the prompt gives the answer away: it contains the correct option 'the city of Paris'",
+                        Refusal(.distinctOptions, "options[1] and options[2] are the same ('rome'); every option must differ"), Refusal(.stageRules, "options[3] is empty"),
+                        Refusal(.questionForm, "the prompt gives the answer away: it contains the correct option 'the city of Paris'"),
                     ]),
                 BankReport.Flag(
                     id: "q1",
                     problems: [
-                        "the id is used again (line 2; first on line 1)", "the answer 5 is not an option: the options are numbered 0 to 2",
-                        "options[2] ('Is it Rome?') is a question; every option must be a possible answer to the question, not a question",
-                        "the same question as q1",
+                        Refusal(.stageRules, "the id is used again (line 2; first on line 1)"), Refusal(.stageRules, "the answer 5 is not an option: the options are numbered 0 to 2"),
+                        Refusal(.stageRules, "options[2] ('Is it Rome?') is a question; every option must be a possible answer to the question, not a question"),
+                        Refusal(.distinctQuestions, "the same question as q1"),
                     ]),
             ])
         #expect(
             report.jsonText == """
                 {"items": 2, "flagged": [
-                  {"id":"q1","problems":["options[1] and options[2] are the same ('rome'); every option must differ","options[3] is empty","the prompt gives the answer away: it contains the correct option 'the city of Paris'"]},
-                  {"id":"q1","problems":["the id is used again (line 2; first on line 1)","the answer 5 is not an option: the options are numbered 0 to 2","options[2] ('Is it Rome?') is a question; every option must be a possible answer to the question, not a question","the same question as q1"]}
+                  {"checks":["distinct-options","stage-rules","question-form"],"id":"q1","problems":["options[1] and options[2] are the same ('rome'); every option must differ","options[3] is empty","the prompt gives the answer away: it contains the correct option 'the city of Paris'"]},
+                  {"checks":["stage-rules","stage-rules","stage-rules","distinct-questions"],"id":"q1","problems":["the id is used again (line 2; first on line 1)","the answer 5 is not an option: the options are numbered 0 to 2","options[2] ('Is it Rome?') is a question; every option must be a possible answer to the question, not a question","the same question as q1"]}
                 ]}
 
                 """)
@@ -434,7 +434,7 @@ struct BankLintTests {
         let report = BankLint.check(course)
         #expect(
             report.flagged.contains(
-                BankReport.Flag(id: "reinforcement/s01-t01/level-1", problems: ["the same question as engagement-question/s01-t01"])),
+                BankReport.Flag(id: "reinforcement/s01-t01/level-1", problems: [Refusal(.distinctQuestions, "the same question as engagement-question/s01-t01")])),
             "\(report.flagged)")
 
         // A level holding a lower one whole, a name quoted otherwise (the course recorded this
@@ -572,7 +572,7 @@ struct BankLintTests {
             + loops + ", " + variables + "]}]}"
         let report = try BankLint.check(data: Data(json.utf8), file: "course.json")
         // Across topics a near repeat is flagged; a template that differs by its topic is not.
-        #expect(report.flagged == [BankReport.Flag(id: "engagement-question/s01-t02", problems: ["nearly the same question as engagement-question/s01-t01"])])
+        #expect(report.flagged == [BankReport.Flag(id: "engagement-question/s01-t02", problems: [Refusal(.distinctQuestions, "nearly the same question as engagement-question/s01-t01")])])
     }
 
     @Test func courseQuestionsAreCheckedWithTheirStagesRules() throws {

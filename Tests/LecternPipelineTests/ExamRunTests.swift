@@ -296,7 +296,7 @@ struct ExamRunTests {
         #expect(third.contains("questions[1]: a solver who saw the question and its options without the key chose 'They make the water rise'"), "\(third)")
         // The third answer's second question was refused, and the kept one stood in for it.
         let rejections = try #require(result.reports[item]?.rejections)
-        #expect(rejections.count == 3 && rejections[2].count == 1 && rejections[2][0].hasPrefix("questions[1]: 'source_quote'"), "\(rejections)")
+        #expect(rejections.count == 3 && rejections[2].count == 1 && rejections[2][0].message.hasPrefix("questions[1]: 'source_quote'"), "\(rejections)")
         guard case .written(let dir)? = result.bundle else { Issue.record("no bundle"); return }
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
         #expect(exam.items.map(\.prompt) == ["In a flood, what do the wetlands and forests do?", "Why did early farming towns grow along the Nile?"])

@@ -56,7 +56,7 @@ struct FeedbackMendingTests {
 
         let report = try #require(result.reports[Self.item])
         #expect(report.attempts == 1, "mended within its attempt")
-        #expect(report.rejections.count == 1 && report.rejections[0].allSatisfy { $0.contains(QuestionRules.sameFeedback) }, "\(report.rejections)")
+        #expect(report.rejections.count == 1 && report.rejections[0].allSatisfy { $0.message.contains(QuestionRules.sameFeedback) }, "\(report.rejections)")
         let distinct = try #require(result.quality?.checks.first { $0.check == .distinctOptions })
         #expect(distinct.repaired == 1 && distinct.refusals == 1)
 
@@ -126,7 +126,12 @@ struct FeedbackMendingTests {
         #expect(asked.map { "\($0.0.stage) \($0.0.attempt)" } == ["engagement-question 1", "wrong-answer-feedback 1"])
         #expect(asked.last?.1.messages.last?.content.contains("Wrong answer chosen: It slows programs") == true)
         let rejection = try #require(result.reports[Self.item]?.rejections.first)
-        #expect(rejection == ["wrong_answers[1]'s feedback ('This is correct because loops take time to run.') calls it right, but it is a wrong answer: the feedback says why this answer is wrong"])
+        #expect(
+            rejection == [
+                Refusal(
+                    .feedbackAgreesWithKey,
+                    "wrong_answers[1]'s feedback ('This is correct because loops take time to run.') calls it right, but it is a wrong answer: the feedback says why this answer is wrong")
+            ])
     }
 
     /// Feedback is a text the learner reads, held to what the explanation is held to; a wrong
@@ -138,7 +143,9 @@ struct FeedbackMendingTests {
         #expect(
             result.reports[Self.item]?.rejections == [
                 [
-                    "'wrong_answers[1]'s feedback' speaks about the question instead of to the learner ('The question asks'): the learner reads it; write to them about the subject, not about the question, its parts or its audience"
+                    Refusal(
+                        .questionForm,
+                        "'wrong_answers[1]'s feedback' speaks about the question instead of to the learner ('The question asks'): the learner reads it; write to them about the subject, not about the question, its parts or its audience")
                 ]
             ])
 
@@ -384,7 +391,7 @@ struct FeedbackMendingTests {
         #expect(request.responseSchema?.name == "stem" && request.maxTokens == FeedbackMending.stemMaxTokens)
         let report = try #require(result.reports[Self.item])
         #expect(report.attempts == 1 && report.rejections.count == 1, "\(report.rejections)")
-        #expect(report.rejections.first?.contains { $0.contains("asks nothing") } == true)
+        #expect(report.rejections.first?.contains { $0.message.contains("asks nothing") } == true)
         #expect(bundle.contains(written) && !bundle.contains(told))
     }
 
@@ -396,7 +403,7 @@ struct FeedbackMendingTests {
         #expect(result.status == .complete, "\(result.failures)")
         #expect(asked.map { "\($0.0.stage) \($0.0.attempt)" } == ["engagement-question 1"])
         let report = try #require(result.reports[Self.item])
-        #expect(report.attempts == 1 && report.rejections.first?.contains { $0.contains("goes on after its question") } == true, "\(report.rejections)")
+        #expect(report.attempts == 1 && report.rejections.first?.contains { $0.message.contains("goes on after its question") } == true, "\(report.rejections)")
         #expect(bundle.contains("\"Which statement about Loops is true?\"") && !bundle.contains("each step builds on the one before it"))
     }
 
@@ -422,11 +429,12 @@ struct FeedbackMendingTests {
         #expect(asked.map(\.0.attempt) == [1, 2], "the cut is Lectern's: no stem call")
         let report = try #require(result.reports[bonus])
         let first = try #require(report.rejections.first)
-        #expect(first.contains { $0.contains("goes on after its question") }, "\(first)")
-        let why = try #require(first.first { $0.hasPrefix("with the words after its question left out, ") }, "\(first)")
-        #expect(why.contains("repeats the first question ('Which statement about Loops is true?')"), "\(why)")
+        #expect(first.contains { $0.message.contains("goes on after its question") }, "\(first)")
+        let why = try #require(first.first { $0.message.hasPrefix("with the words after its question left out, ") }, "\(first)")
+        #expect(why.message.contains("repeats the first question ('Which statement about Loops is true?')"), "\(why)")
+        #expect(why.check == .distinctQuestions, "the cut stem's refusal keeps its own check")
         let repair = try #require(asked.last?.1).messages.map(\.content).joined(separator: "\n")
-        #expect(repair.contains(why), "the repair says what the cut question repeats: \(repair)")
+        #expect(repair.contains(why.message), "the repair says what the cut question repeats: \(repair)")
     }
 
     /// A run whose engagement question for `item` has the stem `told` (its feedback fit), and whose

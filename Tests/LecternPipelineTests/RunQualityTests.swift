@@ -86,40 +86,25 @@ struct RunQualityTests {
         #expect(check?["enum"] as? [String] == QualityCheck.allCases.map(\.rawValue))
     }
 
-    @Test func everyRefusalTheValidatorsWriteIsFiledUnderItsCheck() {
-        let cases: [(String, QualityCheck)] = [
-            ("the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object", .wellFormed),
-            ("the answer was cut off (length) before it was complete; write a shorter, complete answer", .wellFormed),
-            ("'explanation' is missing", .wellFormed),
-            (#"wrong_answers[1].text contains a form feed (U+000C) before "rac{1}{2}" outside math: the JSON escape "\f" took the backslash of \frac"#, .textIntegrity),
-            ("explanation: probably \\frac that lost its backslash — write the command with it", .textIntegrity),
-            ("wrong answer 1's feedback does not render as written (line 1: Unknown command \\foo)", .rendering),
-            (#"rubric[1].criterion states false arithmetic: "2 + 2 = 5" is false: 2 + 2 is 4; compute it again and write the right value"#, .arithmetic),
-            ("the level-2 question: wrong_answers[1] and correct_answer are the same ('x'); every option must differ", .distinctOptions),
-            ("wrong_answers[1] and wrong_answers[2] have the same feedback; each wrong answer's feedback says why that answer is wrong", .distinctOptions),
-            ("the question asks what engagement-question/s01-t01 already asks ('What is a value?'); ask about another fact", .distinctQuestions),
-            ("the bonus question repeats the first question ('What is a loop?'); ask about a different idea of the lecture", .distinctQuestions),
-            ("questions[2]: wrong_answers[3]'s feedback ('This answer is correct') calls it right, but it is a wrong answer", .feedbackAgreesWithKey),
-            ("questions[1]: 'source_quote' ('In 1925 …') does not occur in the source text; copy it character for character", .grounding),
-            ("the lecture does not seem to be about 'Loops'", .grounding),
-            ("the rubric's points add up to 115 (40 + 40 + 35), not 100; give the criteria points that add up to 100", .projectScope),
-            ("requirements[3] ('Organising code into functions') needs 'function', which the course does not teach up to this subject; require only what its topics teach", .projectScope),
-            ("'prompt' asks 3 questions ('What is a value?', 'Why?', 'How?'): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one", .questionForm),
-            ("'the level-4 question's prompt' goes on after its question ('What would you use?' is followed by 'A number! …', 34 words)", .questionForm),
-            ("'the level-3 question's prompt' asks nothing ('… a simple example!?'): it tells a story or explains", .questionForm),
-            ("'explanation' speaks about the question instead of to the learner ('This question is designed')", .questionForm),
-            ("'the lecture' shows code outside a code block (line 3: 'def f(x):')", .questionForm),
-            ("'prompt' refers to a video, slides or an instructor ('In this video')", .questionForm),
-            ("the prompt gives the answer away: it contains the correct option 'x = 5'", .questionForm),
-            ("'prompt' asks about code it does not show ('the following code'): put the code in the question", .questionForm),
-            ("'explanation' repeats the question word for word: the learner has just read it", .questionForm),
-            ("the key ('70') is not what the explanation works out ('40320 / 120 = 336'): make the key the value the working gives", .answerKey),
-            ("correct_answer's text holds a quotation mark that closes no quotation ('is η\"),'): a piece of the answer's JSON left in the text", .wellFormed),
-            ("deliverables[2] asks for a video ('A video'); this is a text course: a deliverable is a document, code or a table the learner writes", .projectScope),
-            ("requirements[2] ('Use loops') needs 'Loops', which subject s02 teaches after this one; require only what this subject's topics teach", .projectScope),
-            ("exactly one option must be correct; 2 are", .stageRules),
-        ]
-        for (message, check) in cases { #expect(QualityCheck.classify(message) == check, "\(message)") }
+    /// A refusal carries its check from where it is raised: the validators' own ids, whatever
+    /// their words (CheckIDTests in LecternCLITests holds them to the words over every example).
+    @Test func everyRefusalTheValidatorsWriteCarriesItsCheck() {
+        let inspector = ContentInspector(renderer: nil, language: "en")
+        #expect(
+            inspector.issues([LearnerText("explanation", "So 2 + 2 = 5, as the lecture shows.", asserts: true)]).map(\.check) == [.arithmetic])
+        #expect(inspector.issues([LearnerText("prompt", "The mean is \\mu here.", asserts: false)]).map(\.check) == [.rendering])
+        #expect(QuestionRules.checkOneQuestion("prompt", "What is a value? Why? How is it stored?").map(\.check) == [.questionForm])
+        #expect(QuestionRules.checkAsksSomething("prompt", "A variable holds a value.").map(\.check) == [.questionForm])
+        #expect(
+            QuestionRules.checkKeyAgreesWithWorking(
+                options: [Choice(text: "70", correct: true, feedback: ""), Choice(text: "336", correct: false, feedback: "")],
+                explanation: "There are 40320 / 120 = 336 ways."
+            ).map(\.check) == [.answerKey])
+        if case .failure(let errors) = AnswerParsing.decode(ReinforcementStage.Answer.self, from: #"{"topic_id": "s01-t01""#) {
+            #expect(errors.map(\.check) == [.wellFormed])
+        } else {
+            Issue.record("a cut-off answer decoded")
+        }
     }
 
     @Test func aRunWithNoBundleHasNothingToOpen() async throws {

@@ -49,7 +49,7 @@ struct StageAnswerTests {
             Issue.record("TeX without math delimiters that lost its backslash was accepted")
             return
         }
-        #expect(errors.count == 1 && errors[0].hasPrefix(#"wrong_answers[1].feedback contains a form feed (U+000C) before "rac{210}{1024},""#), "\(errors)")
+        #expect(errors.count == 1 && errors[0].message.hasPrefix(#"wrong_answers[1].feedback contains a form feed (U+000C) before "rac{210}{1024},""#), "\(errors)")
     }
 
     @Test func theCorrectAnswerIsPlacedByThePromptsHashAndSpreadOverPositions() throws {
@@ -143,13 +143,13 @@ struct StageAnswerTests {
             Issue.record("a question with '(answer: …)' in it is rejected")
             return
         }
-        #expect(errors.contains { $0.contains("gives the answer away") && $0.contains("reference_answer") })
+        #expect(errors.contains { $0.message.contains("gives the answer away") && $0.message.contains("reference_answer") })
         let quoted = bonus("Explain why a variable can be changed, while a constant cannot, in your own words?", "a variable can be changed, while a constant cannot")
         guard case .invalid(let quotedErrors) = EngagementQuestionStage.check(quoted, topicID: "s01-t01", format: .freeText) else {
             Issue.record("a question quoting its reference answer is rejected")
             return
         }
-        #expect(quotedErrors.contains { $0.contains("contains the reference answer") })
+        #expect(quotedErrors.contains { $0.message.contains("contains the reference answer") })
         let line = bonus("Why can a variable change?\nAnswer: because it is a name for a value.", "Because it names a value.")
         guard case .invalid = EngagementQuestionStage.check(line, topicID: "s01-t01", format: .freeText) else {
             Issue.record("a question with an 'Answer:' line is rejected")
@@ -188,7 +188,7 @@ struct StageAnswerTests {
             Issue.record("a five-letter reference answer is not enough at level 3")
             return
         }
-        #expect(errors.contains { $0.contains("at least 10 characters") })
+        #expect(errors.contains { $0.message.contains("at least 10 characters") })
         let withOptions = Self.multipleChoice(
             prompt: "Which toy do you play with first, and why?", correct: "red ball", wrong: ["blue car", "both", "nothing"],
             reference: "The red ball, because it was found first.")
@@ -257,7 +257,9 @@ struct StageAnswerTests {
         let padded = "What is a value in programming? Imagine you have a toy box. Which toy would you pick?"
         #expect(
             ReinforcementStage.repeated(padded, earlier: earlier) == [
-                "the question asks what engagement-question/s01-t01 already asks ('What is a value in programming?'); ask about another fact, step or idea of the lecture"
+                Refusal(
+                    .distinctQuestions,
+                    "the question asks what engagement-question/s01-t01 already asks ('What is a value in programming?'); ask about another fact, step or idea of the lecture")
             ])
         #expect(ReinforcementStage.repeated("Which of these is a value a program can store?", earlier: earlier).isEmpty)
         let code = [(id: "engagement-question/s01-t02", prompt: "What does this print?\n```python\nprint(1 + 1)\n```")]
@@ -278,7 +280,7 @@ struct StageAnswerTests {
             inspector.issues([LearnerText("correct_answer's text", raw, asserts: false)]).map(\.message) == [
                 "correct_answer's text does not render as written (\\mu, \\sigma, \\frac outside math shows as typed): put formulas between $…$"
             ])
-        #expect(QualityCheck.classify(inspector.issues([LearnerText("x", raw, asserts: false)])[0].message) == .rendering)
+        #expect(inspector.issues([LearnerText("x", raw, asserts: false)])[0].check == .rendering)
         for fine in [
             "$f(x) = \\frac{1}{2}$", "$$\\sum_{i=1}^n i$$", "\\(\\alpha\\) and \\[\\beta\\]", "Use `\\n` for a new line.",
             "```latex\n\\frac{1}{2}\n```", "Open C:\\Users\\Documents\\notes.txt", "It costs \\$5, not \\$6.",
@@ -292,9 +294,10 @@ struct StageAnswerTests {
     @Test func aFieldNameWrittenIntoATextIsRefused() {
         let inspector = ContentInspector(renderer: nil, language: "en")
         let leaked = "Suppose you add $5 to your piggy bank. You give the value 5 to a variable named 'money'. reference_answer:"
-        let issues = inspector.issues([LearnerText("prompt", leaked, asserts: false)]).map(\.message)
+        let found = inspector.issues([LearnerText("prompt", leaked, asserts: false)])
+        let issues = found.map(\.message)
+        #expect(found.map(\.check) == [.wellFormed])
         #expect(issues == ["prompt holds the JSON field name 'reference_answer': each field's text goes in its own field of the answer, and no text names a field"])
-        #expect(QualityCheck.classify(issues[0]) == .wellFormed)
         for fine in ["Print `topic_id: 3` with an f-string.", "```python\nrow = {\"topic_id\": 3}\n```", "The correct answer: 4."] {
             #expect(inspector.issues([LearnerText("prompt", fine, asserts: false)]).isEmpty, "\(fine)")
         }
@@ -307,12 +310,13 @@ struct StageAnswerTests {
     @Test func aQuotationMarkThatClosesNothingIsRefused() {
         let inspector = ContentInspector(renderer: nil, language: "en")
         let option = "The mean of a normal distribution is η\"), "
-        let issues = inspector.issues([LearnerText("correct_answer's text", option, asserts: false)]).map(\.message)
+        let found = inspector.issues([LearnerText("correct_answer's text", option, asserts: false)])
+        let issues = found.map(\.message)
+        #expect(found.map(\.check) == [.wellFormed])
         #expect(
             issues == [
                 "correct_answer's text holds a quotation mark that closes no quotation ('of a normal distribution is η\"),'): a piece of the answer's JSON left in the text; end the text where its sentence ends"
             ])
-        #expect(QualityCheck.classify(issues[0]) == .wellFormed)
         // intro-probability's engagement question on a die, accepted through mending before this check.
         #expect(TextIntegrity.strayQuotes("The probability of rolling a 4 is $\\frac{1}{6}$\"). This is because") == ["robability of rolling a 4 is …\")."])
         #expect(TextIntegrity.strayQuotes("The mean is not φ\"). It is η\".") == ["The mean is not φ\").", "The mean is not φ\"). It is η\"."])

@@ -218,7 +218,7 @@ struct StudyKitRunTests {
         let answer = #"{"statement": "A for loop repeats its block once per item.", "is_true": true, "feedback_if_true": "Yes.", "feedback_if_false": "No.", "explanation": "The lecture says it repeats once per item."}"#
         guard case .invalid(let errors) = PracticeStage.check(answer, id: "p", topicID: "t", format: .trueFalse, difficulty: .easy, wantTrue: false, language: "en")
         else { Issue.record("a true statement was accepted where a false one was asked for"); return }
-        #expect(errors.joined().contains("a FALSE statement was asked for"))
+        #expect(errors.messages.joined().contains("a FALSE statement was asked for"))
     }
 
     @Test func studyKitSpecErrorsNameTheirPlace() throws {

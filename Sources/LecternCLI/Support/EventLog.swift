@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 import LecternPipeline
 import Synchronization
@@ -37,10 +38,13 @@ final class JSONLinesEventSink: EngineEventSink {
                 "prompt_tokens": .number(Double(r.usage.promptTokens)), "completion_tokens": .number(Double(r.usage.completionTokens)),
                 "paid_tokens": .number(Double(r.paidUsage.totalTokens)), "cost_usd": .number(r.costUSD),
             ]
+            // Each refused attempt before the accepted one: its problems with their check ids (a
+            // mended answer's too, which no `item_retried` announced).
+            if !r.rejections.isEmpty { object["rejections"] = .array(r.rejections.map { .array($0.map(Self.refusal)) }) }
         case .itemRepairing(let id, let stage, let attempt, let errors):
             object = [
                 "event": "item_retried", "item": .string(id), "stage": .string(stage), "attempt": .number(Double(attempt)),
-                "errors": .array(errors.map { .string($0) }),
+                "errors": .array(errors.map { .string($0.message) }), "checks": .array(errors.map { .string($0.check.rawValue) }),
             ]
         case .mendGivenUp(let id, let stage, let attempt, let reason):
             object = [
@@ -52,15 +56,26 @@ final class JSONLinesEventSink: EngineEventSink {
                 "event": "item_failed", "item": .string(f.id), "stage": .string(f.stage), "context": .string(f.context),
                 "attempts": .number(Double(f.attempts)), "reason": .string(f.reason.rawValue), "errors": .array(f.errors.map { .string($0) }),
             ]
+            // The checks of the last refused attempt, beside its messages, and every refused attempt.
+            if f.reason == .invalid, !f.refusals.isEmpty { object["checks"] = .array(f.refusals.map { .string($0.check.rawValue) }) }
+            if !f.rejections.isEmpty { object["rejections"] = .array(f.rejections.map { .array($0.map(Self.refusal)) }) }
         case .provider(let id, let message):
             object = ["event": "provider", "item": .string(id), "message": .string(message)]
         case .receiving(let id, let tokens):
             object = ["event": "item_receiving", "item": .string(id), "tokens": .number(Double(tokens))]
         case .warning(let warning):
-            object = ["event": "warning", "item": .string(warning.itemID), "kind": .string(warning.kind), "message": .string(warning.message)]
+            object = [
+                "event": "warning", "item": .string(warning.itemID), "kind": .string(warning.kind), "message": .string(warning.message),
+                "check": .string(warning.check.rawValue),
+            ]
         }
         let line = JSONValue.object(object).canonicalText
         lock.withLock { _ in write(line) }
+    }
+
+    /// `{"check": "question-form", "message": "…"}`.
+    static func refusal(_ refusal: Refusal) -> JSONValue {
+        ["check": .string(refusal.check.rawValue), "message": .string(refusal.message)]
     }
 
     static func milliseconds(_ d: Duration) -> Int {
@@ -98,7 +113,7 @@ final class TextEventSink: EngineEventSink {
         case .itemFinished(let r):
             Console.error("done   \(r.id)\(r.cached ? " (cached)" : "")  attempts \(r.attempts)  tokens \(r.usage.totalTokens)")
         case .itemRepairing(let id, _, let attempt, let errors):
-            Console.error(verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): \(errors.first ?? "")")
+            Console.error(verbose ? EventLine.repair(id, attempt: attempt, errors: errors.messages) : "repair \(id) (attempt \(attempt)): \(errors.first?.message ?? "")")
         case .mendGivenUp(let id, _, let attempt, let reason):
             Console.error(EventLine.mendGivenUp(id, attempt: attempt, reason: reason))
         case .itemFailed(let failure):
@@ -216,7 +231,7 @@ final class TerminalProgressSink: EngineEventSink {
                 urgent = true
             case .itemRepairing(let id, _, let attempt, let errors):
                 s.messages.append(
-                    verbose ? EventLine.repair(id, attempt: attempt, errors: errors) : "repair \(id) (attempt \(attempt)): " + Self.label(errors))
+                    verbose ? EventLine.repair(id, attempt: attempt, errors: errors.messages) : "repair \(id) (attempt \(attempt)): " + Self.label(errors))
             case .provider(let id, let message):
                 // "HTTP 429 …; retrying in 2.0 s (attempt 1 of 5)": short already, cut to the width.
                 s.messages.append(EventLine.retry(id, message: message))
@@ -237,16 +252,16 @@ final class TerminalProgressSink: EngineEventSink {
         state.withLock { s in draw(&s, now: elapsed()) }
     }
 
-    /// What refused an answer, in a few words: the check its first error is filed under
-    /// (`QualityCheck.classify`, as in quality.json) and that error's first clause.
-    static func label(_ errors: [String]) -> String {
+    /// What refused an answer, in a few words: the check its first error carries (as quality.json
+    /// counts it) and that error's first clause.
+    static func label(_ errors: [Refusal]) -> String {
         guard let first = errors.first else { return "refused" }
-        return "\(QualityCheck.classify(first).rawValue): \(firstClause(first))" + (errors.count > 1 ? " (+\(errors.count - 1) more)" : "")
+        return "\(first.check.rawValue): \(firstClause(first.message))" + (errors.count > 1 ? " (+\(errors.count - 1) more)" : "")
     }
 
     static func label(_ failure: ItemFailure) -> String {
         switch failure.reason {
-        case .invalid: return label(failure.errors)
+        case .invalid: return failure.refusals.isEmpty ? label(failure.errors.map { Refusal(.stageRules, $0) }) : label(failure.refusals)
         case .provider: return "the model provider failed: " + firstClause(failure.errors.first ?? "")
         case .budget: return "the budget was reached"
         case .cacheMiss: return "no recorded answer"

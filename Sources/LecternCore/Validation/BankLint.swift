@@ -32,9 +32,13 @@ public struct BankReport: Sendable, Hashable {
     public struct Flag: Codable, Sendable, Hashable {
         public var id: String
         public var problems: [String]
+        /// The check of each problem, in the same order (`QualityCheck`).
+        public var checks: [QualityCheck]
 
-        public init(id: String, problems: [String]) {
-            self.id = id; self.problems = problems
+        public init(id: String, problems: [Refusal]) {
+            self.id = id
+            self.problems = problems.messages
+            self.checks = problems.map(\.check)
         }
     }
 
@@ -49,8 +53,9 @@ public struct BankReport: Sendable, Hashable {
         self.format = format; self.items = items; self.flagged = flagged; self.lectures = lectures
     }
 
-    /// `{"items": N, "flagged": [{"id": "…", "problems": ["…"]}]}`, one flagged item a line; a
-    /// course.json's report also gives `"lectures": N` after the items.
+    /// `{"items": N, "flagged": [{"checks": ["…"], "id": "…", "problems": ["…"]}]}`, one flagged
+    /// item a line, `checks` naming the check of each problem; a course.json's report also gives
+    /// `"lectures": N` after the items.
     public var jsonText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -226,35 +231,35 @@ public enum BankLint {
         var firstLineOfID: [String: Int] = [:]
         var stems = StemIndex()
         for item in items {
-            var problems: [String] = []
-            if item.id.trimmed.isEmpty { problems.append("the id is empty (line \(item.line))") }
+            var problems: [Refusal] = []
+            if item.id.trimmed.isEmpty { problems.append(Refusal(.stageRules, "the id is empty (line \(item.line))")) }
             if let first = firstLineOfID[item.id] {
-                problems.append("the id is used again (line \(item.line); first on line \(first))")
+                problems.append(Refusal(.stageRules, "the id is used again (line \(item.line); first on line \(first))"))
             } else {
                 firstLineOfID[item.id] = item.line
             }
-            if item.question.trimmed.isEmpty { problems.append("the question is empty") }
+            if item.question.trimmed.isEmpty { problems.append(Refusal(.stageRules, "the question is empty")) }
             problems += checkOptionCount(item.options.count)
             let inRange = item.options.indices.contains(item.answer)
             if !inRange {
                 let range = item.options.isEmpty ? "there are no options" : "the options are numbered 0 to \(item.options.count - 1)"
-                problems.append("the answer \(item.answer) is not an option: \(range)")
+                problems.append(Refusal(.stageRules, "the answer \(item.answer) is not an option: \(range)"))
             }
             let choices = item.options.enumerated().map { Choice(text: $0.element, correct: $0.offset == item.answer, feedback: "") }
             problems += QuestionRules.checkMultipleChoice(
                 prompt: item.question, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: false
-            ).errors.filter { inRange || $0.kind != QuestionRules.oneCorrectKind }.map(\.message)
+            ).errors.filter { inRange || $0.kind != QuestionRules.oneCorrectKind }.map(\.refusal)
             if let earlier = stems.add(item.question, id: item.id, language: language) {
-                problems.append("the same question as \(earlier)")
+                problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
             }
             if !problems.isEmpty { flags.append(.init(id: item.id.trimmed.isEmpty ? "line \(item.line)" : item.id, problems: problems)) }
         }
         return BankReport(format: .jsonLines, items: items.count, flagged: flags)
     }
 
-    static func checkOptionCount(_ count: Int) -> [String] {
-        QuestionRules.optionCounts.contains(count) ? [] : ["it has \(count) option\(count == 1 ? "" : "s"); a question has 2 to 6"]
+    static func checkOptionCount(_ count: Int) -> [Refusal] {
+        QuestionRules.optionCounts.contains(count) ? [] : [Refusal(.stageRules, "it has \(count) option\(count == 1 ? "" : "s"); a question has 2 to 6")]
     }
 
     // MARK: exam.json
@@ -317,36 +322,36 @@ public enum BankLint {
         let sections = exam.sections ?? []
         let difficulties = Difficulty.allCases.map(\.rawValue).joined(separator: ", ")
         for (index, item) in exam.items.enumerated() {
-            var problems: [String] = []
-            if item.id.trimmed.isEmpty { problems.append("the id is empty (items[\(index)])") }
-            if !seenIDs.insert(item.id).inserted { problems.append("the id is used by an earlier item (this is items[\(index)])") }
-            if item.prompt.trimmed.isEmpty { problems.append("the prompt is empty") }
+            var problems: [Refusal] = []
+            if item.id.trimmed.isEmpty { problems.append(Refusal(.stageRules, "the id is empty (items[\(index)])")) }
+            if !seenIDs.insert(item.id).inserted { problems.append(Refusal(.stageRules, "the id is used by an earlier item (this is items[\(index)])")) }
+            if item.prompt.trimmed.isEmpty { problems.append(Refusal(.stageRules, "the prompt is empty")) }
             problems += checkOptionCount(item.options.count)
             let choices = item.options.map { Choice(text: $0.text, correct: $0.correct, feedback: $0.feedback ?? "") }
             // Feedback is checked (distinct, agreeing with the key) when every option has some.
             problems += QuestionRules.checkMultipleChoice(
                 prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: choices.allSatisfy { !$0.feedback.trimmed.isEmpty }, explanation: item.explanation
-            ).errors.map(\.message)
-            problems += ExamRules.aboutTheItemIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.message)
-            problems += ExamRules.unfinishedIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.message)
+            ).errors.map(\.refusal)
+            problems += ExamRules.aboutTheItemIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.refusal)
+            problems += ExamRules.unfinishedIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.refusal)
             let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
             if let format {
                 problems += ExamRules.formatIssues(
                     prompt: item.prompt, options: choices, quote: item.sources?.first?.quote, format: format, language: language,
                     labels: item.options.indices.map { "options[\($0)]" }
-                ).errors.map(\.message)
+                ).errors.map(\.refusal)
                 if item.passage == nil && format != .reading {
-                    problems += ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: language).errors.map(\.message)
+                    problems += ExamRules.sourcelessIssues(prompt: item.prompt, format: format, language: language).errors.map(\.refusal)
                 }
                 if format.computesKey {
                     problems += ExamRules.languageIssues(prompt: item.prompt, explanation: item.explanation ?? "", options: choices, language: language)
-                        .errors.map(\.message)
+                        .errors.map(\.refusal)
                     // The key is computed again from the solution the item carries, not taken from the file.
                     problems += ExamRules.computedKeyIssues(
                         prompt: item.prompt, options: choices, solution: item.solution, figure: item.figure, format: format,
                         names: item.options.indices.map { "options[\($0)]" }
-                    ).errors.map(\.message)
+                    ).errors.map(\.refusal)
                 }
             }
             if let raw = item.difficulty {
@@ -356,38 +361,38 @@ public enum BankLint {
                     if let label = item.difficultyLabel?.trimmed,
                         let named = others.first(where: { $0.rawValue == label.lowercased() || $0.label(language: language) == label })
                     {
-                        problems.append("the difficulty is \(difficulty.rawValue) but its label '\(label)' says \(named.rawValue)")
+                        problems.append(Refusal(.stageRules, "the difficulty is \(difficulty.rawValue) but its label '\(label)' says \(named.rawValue)"))
                     }
                 } else {
-                    problems.append("the difficulty '\(raw)' is not one of \(difficulties)")
+                    problems.append(Refusal(.stageRules, "the difficulty '\(raw)' is not one of \(difficulties)"))
                 }
             } else {
-                problems.append("it has no difficulty (one of \(difficulties))")
+                problems.append(Refusal(.stageRules, "it has no difficulty (one of \(difficulties))"))
             }
             if let passage = item.passage, !passages.contains(passage) {
-                problems.append("it refers to passage '\(passage)', which the bank does not have")
+                problems.append(Refusal(.stageRules, "it refers to passage '\(passage)', which the bank does not have"))
             }
             if !sections.isEmpty, let sectionID = item.section {
                 if let section = sections.first(where: { $0.id == sectionID }) {
                     if let category = item.category, !section.categories.isEmpty, !section.categories.contains(where: { $0.id == category }) {
-                        problems.append("its category '\(category)' is not a category of section '\(sectionID)'")
+                        problems.append(Refusal(.stageRules, "its category '\(category)' is not a category of section '\(sectionID)'"))
                     }
                 } else {
-                    problems.append("its section '\(sectionID)' is not a section of the bank")
+                    problems.append(Refusal(.stageRules, "its section '\(sectionID)' is not a section of the bank"))
                 }
             }
             let sources = item.sources ?? []
             // A computed key needs no quote: its solution is checked instead.
             if sources.isEmpty && format?.computesKey != true {
-                problems.append("it cites no source; every item needs a verbatim quote of the corpus that supports its key")
+                problems.append(Refusal(.stageRules, "it cites no source; every item needs a verbatim quote of the corpus that supports its key"))
             }
             for (number, source) in sources.enumerated() {
-                if (source.document ?? "").trimmed.isEmpty { problems.append("sources[\(number)] names no document") }
-                if (source.quote ?? "").trimmed.isEmpty { problems.append("sources[\(number)] has no quote") }
+                if (source.document ?? "").trimmed.isEmpty { problems.append(Refusal(.stageRules, "sources[\(number)] names no document")) }
+                if (source.quote ?? "").trimmed.isEmpty { problems.append(Refusal(.stageRules, "sources[\(number)] has no quote")) }
             }
             // Reading-comprehension items share stems ("What is the passage mainly about?") across passages.
             if let earlier = stems.add(item.prompt, id: item.id, scope: item.passage ?? "", language: language) {
-                problems.append("the same question as \(earlier)")
+                problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
             }
             if !problems.isEmpty { flags.append(.init(id: item.id.trimmed.isEmpty ? "items[\(index)]" : item.id, problems: problems)) }
         }
@@ -395,7 +400,7 @@ public enum BankLint {
             let unknown = form.sections.flatMap(\.items).filter { !seenIDs.contains($0) }
             if !unknown.isEmpty {
                 flags.append(
-                    .init(id: "forms/\(form.id)", problems: ["it lists items the bank does not have: \(unknown.joined(separator: ", "))"]))
+                    .init(id: "forms/\(form.id)", problems: [Refusal(.stageRules, "it lists items the bank does not have: \(unknown.joined(separator: ", "))")]))
             }
         }
         return BankReport(format: .exam, items: exam.items.count, flagged: flags)
@@ -410,10 +415,10 @@ public enum BankLint {
     /// file over 2 MB (QM-005) and no quote for Reflection (QM-002).
     public static func check(_ database: QuoteDatabase, bytes: Int) -> BankReport {
         var flagged: [BankReport.Flag] = []
-        var whole: [String] = []
-        if bytes > QuoteDatabase.maxBytes { whole.append("the file has \(bytes) bytes; Echo loads at most \(QuoteDatabase.maxBytes) (QM-005)") }
+        var whole: [Refusal] = []
+        if bytes > QuoteDatabase.maxBytes { whole.append(Refusal(.stageRules, "the file has \(bytes) bytes; Echo loads at most \(QuoteDatabase.maxBytes) (QM-005)")) }
         if !database.quotes.contains(where: { $0.emotionTags.contains("Reflection") }) {
-            whole.append("no quote is tagged Reflection, the emotion Echo falls back to (QM-002)")
+            whole.append(Refusal(.stageRules, "no quote is tagged Reflection, the emotion Echo falls back to (QM-002)"))
         }
         if !whole.isEmpty { flagged.append(BankReport.Flag(id: "quotes.json", problems: whole)) }
         let emotions = QuoteEmotion.echo.map(\.name)
@@ -422,23 +427,23 @@ public enum BankLint {
         var index = QuoteDuplicateIndex()
         for (i, quote) in database.quotes.enumerated() {
             let id = quote.id.isEmpty ? "#\(i + 1)" : quote.id
-            var problems: [String] = []
-            if quote.id.isEmpty { problems.append("no id") } else if !ids.insert(quote.id).inserted { problems.append("the id is used twice") }
-            if quote.text != QuoteText.sanitize(quote.text) { problems.append("the text holds markup, control characters or extra white space") }
-            if QuoteText.hasOddCharacters(quote.text) { problems.append("the text holds markup or symbols") }
-            if !(50...200).contains(quote.text.count) { problems.append("the text has \(quote.text.count) characters; Echo shows 50–200") }
-            if quote.author.isEmpty || QuoteText.author(quote.author) == nil { problems.append("the author '\(quote.author)' names nobody (QM-004)") }
-            if !(1...3).contains(quote.emotionTags.count) { problems.append("\(quote.emotionTags.count) emotion tags; give 1 to 3") }
-            if Set(quote.emotionTags).count != quote.emotionTags.count { problems.append("an emotion tag is given twice") }
-            for tag in quote.emotionTags where !emotions.contains(tag) { problems.append("'\(tag)' is not one of Echo's emotions (\(emotions.joined(separator: ", ")))") }
+            var problems: [Refusal] = []
+            if quote.id.isEmpty { problems.append(Refusal(.stageRules, "no id")) } else if !ids.insert(quote.id).inserted { problems.append(Refusal(.stageRules, "the id is used twice")) }
+            if quote.text != QuoteText.sanitize(quote.text) { problems.append(Refusal(.textIntegrity, "the text holds markup, control characters or extra white space")) }
+            if QuoteText.hasOddCharacters(quote.text) { problems.append(Refusal(.stageRules, "the text holds markup or symbols")) }
+            if !(50...200).contains(quote.text.count) { problems.append(Refusal(.stageRules, "the text has \(quote.text.count) characters; Echo shows 50–200")) }
+            if quote.author.isEmpty || QuoteText.author(quote.author) == nil { problems.append(Refusal(.stageRules, "the author '\(quote.author)' names nobody (QM-004)")) }
+            if !(1...3).contains(quote.emotionTags.count) { problems.append(Refusal(.stageRules, "\(quote.emotionTags.count) emotion tags; give 1 to 3")) }
+            if Set(quote.emotionTags).count != quote.emotionTags.count { problems.append(Refusal(.stageRules, "an emotion tag is given twice")) }
+            for tag in quote.emotionTags where !emotions.contains(tag) { problems.append(Refusal(.stageRules, "'\(tag)' is not one of Echo's emotions (\(emotions.joined(separator: ", ")))")) }
             if !QuotesSpec.echoCategories.contains(quote.category) {
-                problems.append("the category '\(quote.category)' is not one of Echo's (\(QuotesSpec.echoCategories.joined(separator: ", ")))")
+                problems.append(Refusal(.stageRules, "the category '\(quote.category)' is not one of Echo's (\(QuotesSpec.echoCategories.joined(separator: ", ")))"))
             }
             let key = GroundingText.normalize(quote.text)
             if let other = texts[key] {
-                problems.append("the same text as \(other)")
+                problems.append(Refusal(.distinctQuestions, "the same text as \(other)"))
             } else if let other = index.duplicate(of: quote.text) {
-                problems.append("the same saying as \(other) in other words")
+                problems.append(Refusal(.distinctQuestions, "the same saying as \(other) in other words"))
             } else {
                 texts[key] = id
                 index.insert(id: id, text: quote.text)
@@ -458,30 +463,30 @@ public enum BankLint {
         var fronts: [String: String] = [:]
         let byID = Dictionary(deck.cards.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for card in deck.cards {
-            var problems: [String] = []
+            var problems: [Refusal] = []
             let options = card.quiz.options
             if !options.indices.contains(card.quiz.answer) || options[card.quiz.answer] != card.back {
-                problems.append("the quiz's answer \(card.quiz.answer) is not the card's back")
+                problems.append(Refusal(.stageRules, "the quiz's answer \(card.quiz.answer) is not the card's back"))
             } else if options.filter({ $0 == card.back }).count != 1 {
-                problems.append("the quiz shows the card's back more than once")
+                problems.append(Refusal(.stageRules, "the quiz shows the card's back more than once"))
             } else {
                 let wrong = options.enumerated().filter { $0.offset != card.quiz.answer }.map(\.element)
-                problems += DeckRules.checkDistractors(wrong, answer: card.back, term: card.front).map(\.message)
+                problems += DeckRules.checkDistractors(wrong, answer: card.back, term: card.front).map(\.refusal)
             }
             if let cloze = card.cloze, !cloze.text.contains(FlashcardRules.blank) || FlashcardRules.clozeFront(sentence: card.back, span: cloze.answer) != cloze.text {
-                problems.append("the cloze '\(cloze.text)' is not the back with '\(cloze.answer)' blanked")
+                problems.append(Refusal(.stageRules, "the cloze '\(cloze.text)' is not the back with '\(cloze.answer)' blanked"))
             }
             let key = TextKey.normalize(card.front, language: deck.language)
-            if let earlier = fronts[key] { problems.append("the term is card \(earlier)'s too") } else { fronts[key] = card.id }
+            if let earlier = fronts[key] { problems.append(Refusal(.distinctQuestions, "the term is card \(earlier)'s too")) } else { fronts[key] = card.id }
             if !problems.isEmpty { flags.append(.init(id: card.id, problems: problems)) }
         }
         for round in deck.matching {
             let cards = round.cards.compactMap { byID[$0] }
-            var problems: [String] = []
-            if !(4...6).contains(cards.count) { problems.append("a matching round has 4 to 6 pairs; this one has \(round.cards.count)") }
+            var problems: [Refusal] = []
+            if !(4...6).contains(cards.count) { problems.append(Refusal(.stageRules, "a matching round has 4 to 6 pairs; this one has \(round.cards.count)")) }
             for (i, a) in cards.enumerated() {
                 for b in cards[(i + 1)...] where DeckRules.couldSwap((a.front, a.back), (b.front, b.back)) {
-                    problems.append("\(a.id) and \(b.id) could swap definitions")
+                    problems.append(Refusal(.stageRules, "\(a.id) and \(b.id) could swap definitions"))
                 }
             }
             if !problems.isEmpty { flags.append(.init(id: "matching/\(round.round)", problems: problems)) }
@@ -521,16 +526,16 @@ public enum BankLint {
         var topicPrompts: [(id: String, prompt: String)] = []
         var cardFronts: [String: String] = [:]
         func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
-            var problems = issues.errors.map(\.message)
+            var problems = issues.errors.map(\.refusal)
             if let prompt {
                 if let earlier = stems.add(prompt, id: id, language: language) {
-                    problems.append("the same question as \(earlier)")
+                    problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
                 } else if let earlier = inTopic.firstDuplicate(of: QuestionRules.howForm(prompt), scope: topicID) ?? inCourse.firstDuplicate(of: prompt)
                     ?? topicPrompts.first(where: {
                         QuestionRules.holdsTheOther(prompt, $0.prompt, language: language) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
                     })?.id
                 {
-                    problems.append("nearly the same question as \(earlier)")
+                    problems.append(Refusal(.distinctQuestions, "nearly the same question as \(earlier)"))
                 }
                 topicPrompts.append((id, prompt))
                 inTopic.insert(id: id, text: QuestionRules.howForm(prompt), scope: topicID)
@@ -545,9 +550,9 @@ public enum BankLint {
             if let referenceAnswer = question.referenceAnswer { asserted.append(("reference_answer", referenceAnswer)) }
             for (index, option) in (question.options ?? []).enumerated() { asserted.append(("option \(index + 1)'s feedback", option.feedback)) }
             let issues = asserted.flatMap { field, text in
-                CodeStructure.pythonProblems(text).prefix(3).map { ValidationIssue.error(CodeStructure.repairMessage($0, field: field)) }
+                CodeStructure.pythonProblems(text).prefix(3).map { ValidationIssue.error(CodeStructure.repairMessage($0, field: field), check: .stageRules) }
             }
-            return label.isEmpty ? issues : issues.map { ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind) }
+            return label.isEmpty ? issues : issues.map { ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind, check: $0.check) }
         }
         var lecturesRead = 0
         for topic in course.subjects.flatMap(\.topics) {
@@ -565,10 +570,10 @@ public enum BankLint {
                     lecturesRead += 1
                     let issues =
                         LectureRules.check(markdown, topicTitle: topic.title, language: language)
-                        + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0)) }
+                        + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0), check: .stageRules) }
                     add("lecture/\(topic.id)", issues, prompt: nil)
                 } else {
-                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)")], prompt: nil)
+                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)", check: .stageRules)], prompt: nil)
                 }
             }
             for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
@@ -590,10 +595,10 @@ public enum BankLint {
             }
             for card in topic.flashcards ?? [] {
                 // The shape only: grounding needs the lecture, which course.json does not hold.
-                var problems = FlashcardRules.check(.init(label: "the card", card: card), lecture: nil, language: language).map(\.message)
+                var problems = FlashcardRules.check(.init(label: "the card", card: card), lecture: nil, language: language).map(\.refusal)
                 let front = FlashcardRules.frontKey(card, language: language)
                 if let earlier = cardFronts[front] {
-                    problems.append("asks what card \(earlier) asks")
+                    problems.append(Refusal(.distinctQuestions, "asks what card \(earlier) asks"))
                 } else {
                     cardFronts[front] = card.id
                 }
@@ -603,7 +608,7 @@ public enum BankLint {
             let levels = pool.map(\.level).sorted()
             if levels != [1, 2, 3, 4] {
                 add(
-                    "reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)")],
+                    "reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)", check: .stageRules)],
                     prompt: nil)
             }
             for question in pool {

@@ -10,17 +10,25 @@ public struct ValidationIssue: Codable, Sendable, Hashable, CustomStringConverti
     /// The rule that raised it, without the particulars of this answer (lengths, names, lines):
     /// "the correct option is much longer than the others". A run's summary counts warnings by it.
     public var kind: String
+    /// The check it belongs to, named where it is raised: quality.json counts it there.
+    public var check: QualityCheck
 
-    public init(severity: Severity, message: String, kind: String? = nil) {
+    public init(severity: Severity, message: String, kind: String? = nil, check: QualityCheck) {
         self.severity = severity
         self.message = message
         self.kind = kind ?? message
+        self.check = check
     }
 
-    public static func error(_ message: String) -> ValidationIssue { ValidationIssue(severity: .error, message: message) }
-    public static func warning(_ message: String, kind: String) -> ValidationIssue {
-        ValidationIssue(severity: .warning, message: message, kind: kind)
+    public static func error(_ message: String, check: QualityCheck) -> ValidationIssue {
+        ValidationIssue(severity: .error, message: message, check: check)
     }
+    public static func warning(_ message: String, kind: String, check: QualityCheck) -> ValidationIssue {
+        ValidationIssue(severity: .warning, message: message, kind: kind, check: check)
+    }
+
+    /// The refusal this issue makes of an answer.
+    public var refusal: Refusal { Refusal(check, message) }
 
     public var description: String { "\(severity.rawValue): \(message)" }
 }
@@ -157,9 +165,9 @@ public enum QuestionRules {
         }
         let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
         if !optionCounts.contains(optionCount) {
-            issues.append(.error("a multiple-choice question has 2 to 6 options; \(optionCount) were asked for"))
+            issues.append(.error("a multiple-choice question has 2 to 6 options; \(optionCount) were asked for", check: .stageRules))
         } else if options.count != optionCount {
-            issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)"))
+            issues.append(.error("a multiple-choice question needs exactly \(optionCount) options; it has \(options.count)", check: .stageRules))
         }
         // An option that announces what it then does not give: "To find out what's inside a
         // dictionary, you use its key. For example:" (the local model's four options, each so).
@@ -167,13 +175,13 @@ public enum QuestionRules {
             issues.append(
                 .error(
                     "\(label) ends with a colon and nothing after it ('…\(option.text.trimmed.suffix(40))'): an option is a whole answer; finish it, or leave out what announces more"
-                ))
+                , check: .questionForm))
         }
         let correct = options.filter(\.correct)
         if correct.count != 1 {
             issues.append(
                 ValidationIssue(
-                    severity: .error, message: "exactly one option must be correct; \(correct.count) are marked correct", kind: oneCorrectKind))
+                    severity: .error, message: "exactly one option must be correct; \(correct.count) are marked correct", kind: oneCorrectKind, check: .stageRules))
         }
         var seen: [String: Int] = [:]
         let promptKey = TextKey.normalize(prompt, language: language)
@@ -189,7 +197,7 @@ public enum QuestionRules {
             let folded = keys[index]
             let key = (spellings[folded]?.count ?? 0) >= 3 ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
             if key.isEmpty {
-                issues.append(.error("\(labels[index]) is empty"))
+                issues.append(.error("\(labels[index]) is empty", check: .stageRules))
                 continue
             }
             // Small models often copy the question, or write more questions, as options.
@@ -197,17 +205,17 @@ public enum QuestionRules {
                 issues.append(
                     .error(
                         "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question"
-                    ))
+                    , check: .stageRules))
                 continue
             }
             if let first = seen[key] {
-                issues.append(.error("\(labels[first]) and \(labels[index]) are the same ('\(option.text)'); every option must differ"))
+                issues.append(.error("\(labels[first]) and \(labels[index]) are the same ('\(option.text)'); every option must differ", check: .distinctOptions))
             } else {
                 seen[key] = index
             }
-            if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters")) }
+            if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters", check: .stageRules)) }
             if requiresFeedback && option.feedback.trimmed.count < 3 {
-                issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong"))
+                issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong", check: .stageRules))
             }
         }
         issues += distinctnessIssues(options: options, keys: keys, labels: labels, requiresFeedback: requiresFeedback, language: language)
@@ -217,7 +225,7 @@ public enum QuestionRules {
             // An answer of a word or two can legitimately appear in a question; a longer one
             // quoted in the prompt gives the answer away.
             if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
-                issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'"))
+                issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'", check: .questionForm))
             }
             if !TextKey.isArabic(language) {
                 let answerWords = Set(TextKey.significantWords(answer.text, language: language).map(FlashcardRules.stem))
@@ -231,7 +239,7 @@ public enum QuestionRules {
                     issues.append(
                         .error(
                             "the correct option ('\(answer.text.trimmed)') only repeats the question's own words; it must answer the question with what the question does not already say"
-                        ))
+                        , check: .questionForm))
                 }
             }
             let others = options.filter { !$0.correct }.map(\.text.count)
@@ -241,7 +249,7 @@ public enum QuestionRules {
                     issues.append(
                         .warning(
                             "the correct option is much longer than the others (\(answer.text.count) vs about \(Int(mean)) characters): its length alone may give it away",
-                            kind: longKeyKind))
+                            kind: longKeyKind, check: .stageRules))
                 }
             }
         }
@@ -262,7 +270,7 @@ public enum QuestionRules {
                     issues.append(
                         .error(
                             "\(labels[i]) ('\(options[i].text)') and \(labels[j]) ('\(options[j].text)') say the same thing in other words; every option must be a different answer"
-                        ))
+                        , check: .stageRules))
                 }
             }
         }
@@ -273,7 +281,7 @@ public enum QuestionRules {
                 guard feedback.count >= sharedFeedbackMinimum else { continue }
                 if let first = seen[feedback] {
                     issues.append(
-                        .error("\(labels[first]) and \(labels[index]) \(sameFeedback); each wrong answer's feedback says why that answer is wrong"))
+                        .error("\(labels[first]) and \(labels[index]) \(sameFeedback); each wrong answer's feedback says why that answer is wrong", check: .distinctOptions))
                 } else {
                     seen[feedback] = index
                 }
@@ -285,7 +293,7 @@ public enum QuestionRules {
                         issues.append(
                             .error(
                                 "\(labels[index])'s feedback ('\(option.feedback.prefix(100))') \(option.correct ? "calls it wrong, but it is the correct answer" : callsAWrongAnswerRight): "
-                                    + "the feedback says why this answer is \(option.correct ? "right" : "wrong")"))
+                                    + "the feedback says why this answer is \(option.correct ? "right" : "wrong")", check: .feedbackAgreesWithKey))
                     }
                 }
             }
@@ -307,24 +315,24 @@ public enum QuestionRules {
             issues.append(
                 .error(
                     "the question asks for the learner's own words ('\(String(match.output.0).trimmed)'), which options cannot be: ask which option is right, or make it a free-text question"
-                ))
+                , check: .questionForm))
         }
         let yesNo = Set(keys.filter { ["yes", "no"].contains($0) })
         if yesNo.count == 2 && options.count > 2 {
             issues.append(
                 .error(
                     "'Yes' and 'No' stand beside \(options.count - 2) other option\(options.count == 3 ? "" : "s"): a yes/no question has two answers; ask what, which or how, with \(options.count) answers of the same kind"
-                ))
+                , check: .questionForm))
         }
         for (index, option) in options.enumerated() where option.text.firstMatch(of: Self.announcesItsKey) != nil {
             issues.append(
                 .error(
                     "\(labels[index]) ('\(option.text.trimmed.prefix(80))') says whether it is the answer; an option is only the answer itself — why it is right or wrong goes in its feedback"
-                ))
+                , check: .questionForm))
         }
         for (index, option) in options.enumerated() where option.text.firstMatch(of: Self.aboutTheQuestion) != nil {
             issues.append(
-                .error("\(labels[index]) ('\(option.text.trimmed)') is about the question, not an answer to it; every option answers the question"))
+                .error("\(labels[index]) ('\(option.text.trimmed)') is about the question, not an answer to it; every option answers the question", check: .questionForm))
         }
         return issues
     }
@@ -382,7 +390,7 @@ public enum QuestionRules {
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if question.topicID != expectedTopicID {
-            issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)"))
+            issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)", check: .grounding))
         }
         issues += checkLength("prompt", question.prompt, 10...1_500)
         issues += checkNoHeading("prompt", question.prompt)
@@ -402,7 +410,7 @@ public enum QuestionRules {
                 explanation: question.explanation)
         case .freeText:
             if (question.referenceAnswer ?? "").trimmed.count < 10 {
-                issues.append(.error("a free-text question needs a reference answer of at least 10 characters"))
+                issues.append(.error("a free-text question needs a reference answer of at least 10 characters", check: .stageRules))
             }
             issues += checkFreeTextPrompt(question.prompt, referenceAnswer: question.referenceAnswer ?? "", language: language)
         }
@@ -418,12 +426,12 @@ public enum QuestionRules {
         let marked = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
         if let marker = prompt.range(of: marked, options: .regularExpression) {
             let shown = prompt[marker.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines).prefix(60)
-            return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'")]
+            return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'", check: .questionForm)]
         }
         let promptKey = TextKey.normalize(prompt, language: language)
         let answerKey = TextKey.normalize(referenceAnswer, language: language)
         if answerKey.count >= 12 && promptKey.contains(answerKey) {
-            return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'")]
+            return [.error("\(label) gives the answer away: it contains the reference answer '\(referenceAnswer.trimmed)'", check: .questionForm)]
         }
         return []
     }
@@ -439,7 +447,7 @@ public enum QuestionRules {
             return [
                 .error(
                     "'\(field)' holds a heading ('\(line.trimmed.prefix(60))') as a lecture does: write only the question, in a sentence or two, not part of the lecture"
-                )
+                , check: .questionForm)
             ]
         }
         return []
@@ -461,7 +469,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' asks \(questions.count) questions (\(quoted)\(questions.count > 3 ? ", …" : "")): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -534,7 +542,7 @@ public enum QuestionRules {
                 return [
                     .error(
                         "'\(field)' asks about code it does not show ('\(String(named.output.0))' without what it holds): put the code in the question, in a ```python block, or ask without pointing at code"
-                    )
+                    , check: .questionForm)
                 ]
             }
         }
@@ -542,7 +550,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' asks about code it does not show ('\(String(match.output.0))'): put the code in the question, in a ```python block, or ask without pointing at code"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -576,7 +584,7 @@ public enum QuestionRules {
         return [
             .error(
                 "the key ('\(key.text)') \(keyAgainstWorking) ('\(last.left.text) = \(last.right.text)'): make the key the value the working gives, or correct the working"
-            )
+            , check: .answerKey)
         ]
     }
 
@@ -595,7 +603,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' refers to a video, slides or an instructor ('\(shown)'), which this course does not have: its learners read written lectures; refer to the lecture, or ask without it"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -609,7 +617,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' speaks as the lecture does ('\(String(match.output.0))…'): a question is asked of a learner who has read the lecture; ask it without announcing what will be learned"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -629,7 +637,7 @@ public enum QuestionRules {
             return [
                 .error(
                     "'\(field)' asks whether the explanation helped ('\(String(meta.output.0))'), not about the subject: ask what the learner should know or do"
-                )
+                , check: .questionForm)
             ]
         }
         if !askedQuestions(text).isEmpty || prose.contains("___") { return [] }
@@ -642,7 +650,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' asks nothing ('\(shown)'): it tells a story or explains, but holds no question and no instruction; end it with the question the learner answers"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -694,7 +702,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' goes on after its question ('\(last.question.suffix(60))' is followed by '\(tail)…', \(words.count) words): put what the learner needs before the question, end the stem with the question, and leave its answer out"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -720,7 +728,7 @@ public enum QuestionRules {
         return [
             .error(
                 "'\(field)' speaks about the question instead of to the learner ('\(match)'): the learner reads it; write to them about the subject, not about the question, its parts or its audience"
-            )
+            , check: .questionForm)
         ]
     }
 
@@ -774,7 +782,7 @@ public enum QuestionRules {
                 if bounded(text[text.startIndex..<first.startIndex], fromEnd: true), bounded(text[last.endIndex...], fromEnd: false) {
                     return [
                         .error(
-                            "'\(field)' repeats the question word for word: the learner has just read it; say what it adds instead")
+                            "'\(field)' repeats the question word for word: the learner has just read it; say what it adds instead", check: .questionForm)
                     ]
                 }
             }
@@ -809,7 +817,7 @@ public enum QuestionRules {
             return [
                 .error(
                     "'\(field)' shows code outside a code block (a fence sharing its line: '\(line.trimmed.prefix(60))'): Markdown shows it as inline code; put each ``` on a line of its own, the code between them"
-                )
+                , check: .questionForm)
             ]
         }
         let lines = TextIntegrity.outsideFencedCode(text).components(separatedBy: "\n")
@@ -817,7 +825,7 @@ public enum QuestionRules {
             [
                 .error(
                     "'\(field)' shows code outside a code block (line \(index + 1): '\(lines[index].trimmed.prefix(60))'): Markdown joins its lines into one paragraph; put the code in a ```python fence"
-                )
+                , check: .questionForm)
             ]
         }
         for (index, line) in lines.enumerated() where index + 1 < lines.count {
@@ -860,7 +868,7 @@ public enum QuestionRules {
         // Cut off in inline code: python-collections' feedback ended "you would use the key `" and
         // a practice stem "… which is `'Alice" (its JSON broke at the quote of `my_dict["name"]`).
         if TextIntegrity.outsideFencedCode(trimmed).filter({ $0 == "`" }).count % 2 == 1 {
-            return [.error("'\(field)' stops in the middle of a sentence ('…\(trimmed.suffix(50))'): \(finish)")]
+            return [.error("'\(field)' stops in the middle of a sentence ('…\(trimmed.suffix(50))'): \(finish)", check: .questionForm)]
         }
         if last.isNumber, trimmed.firstMatch(of: /[=≈]\s*[-+−]?[\d.,\/]*\d\s*(%|\))?\z/) != nil { return [] }
         // A straight quote may close as well as open: not counted.
@@ -869,7 +877,7 @@ public enum QuestionRules {
         let body = trimmed.dropLast().replacing(/`[^`\n]*`/, with: " ").replacing(/\$[^$]*\$/, with: " ")
         guard body.contains(where: { ".?!؟".contains($0) }) else { return [] }
         let tail = trimmed.suffix(50)
-        return [.error("'\(field)' stops in the middle of a sentence ('…\(tail)'): \(finish)")]
+        return [.error("'\(field)' stops in the middle of a sentence ('…\(tail)'): \(finish)", check: .questionForm)]
     }
 
     /// A question naming a technical term its lecture never mentions (`ProjectRules`' terms of the
@@ -881,7 +889,7 @@ public enum QuestionRules {
         guard !untaught.isEmpty else { return [] }
         let asked = prose(text)
         guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
-        return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches")]
+        return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches", check: .grounding)]
     }
 
     /// Words in a row a question may share with its lecture: a sentence quoted for a question
@@ -905,7 +913,7 @@ public enum QuestionRules {
             return [
                 .error(
                     "'\(field)' copies the lecture word for word ('\(quoted) …', \(copiedRun) words or more): ask the question in a sentence or two of your own"
-                )
+                , check: .questionForm)
             ]
         }
         return []
@@ -913,8 +921,8 @@ public enum QuestionRules {
 
     public static func checkLength(_ field: String, _ text: String, _ range: ClosedRange<Int>) -> [ValidationIssue] {
         let count = text.trimmed.count
-        if count < range.lowerBound { return [.error("'\(field)' is too short (\(count) characters; at least \(range.lowerBound))")] }
-        if count > range.upperBound { return [.error("'\(field)' is too long (\(count) characters; at most \(range.upperBound))")] }
+        if count < range.lowerBound { return [.error("'\(field)' is too short (\(count) characters; at least \(range.lowerBound))", check: .stageRules)] }
+        if count > range.upperBound { return [.error("'\(field)' is too long (\(count) characters; at most \(range.upperBound))", check: .stageRules)] }
         return []
     }
 }
@@ -1016,7 +1024,7 @@ public enum LectureRules {
         localLinks(markdown).map { link in
             .error(
                 "\(document) links to '\(link.target)' (line \(link.line)), a file the course does not have; link only to full https:// addresses, or leave the link or image out"
-            )
+            , check: .stageRules)
         }
     }
 
@@ -1048,26 +1056,26 @@ public enum LectureRules {
         let scan = scan(markdown)
         let h1 = scan.headings.filter { $0.level == 1 }
         if h1.isEmpty {
-            issues.append(.error("the lecture has no title heading; start it with '# ' and the topic's title"))
+            issues.append(.error("the lecture has no title heading; start it with '# ' and the topic's title", check: .stageRules))
         } else if h1.count > 1 {
             issues.append(
                 .error(
                     "the lecture has \(h1.count) level-1 headings (lines \(h1.map { String($0.line) }.joined(separator: ", "))); use exactly one '# ' title and '## ' for sections"
-                ))
+                , check: .stageRules))
         }
         if scan.headings.filter({ $0.level >= 2 }).isEmpty {
-            issues.append(.error("the lecture has no sections; divide it with '## ' headings"))
+            issues.append(.error("the lecture has no sections; divide it with '## ' headings", check: .stageRules))
         }
         for (i, heading) in scan.headings.enumerated() {
             let next = i + 1 < scan.headings.count ? scan.headings[i + 1] : nil
             let hasContent = (scan.contentLinesAfter[heading.line] ?? 0) > 0
             // A heading directly followed by a deeper heading is a parent, not an empty section.
             if !hasContent && (next == nil || next!.level <= heading.level) && heading.level >= 2 {
-                issues.append(.error("the section '\(heading.text)' (line \(heading.line)) is empty"))
+                issues.append(.error("the section '\(heading.text)' (line \(heading.line)) is empty", check: .stageRules))
             }
         }
         if !scan.fencesBalanced {
-            issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed"))
+            issues.append(.error("the code fence opened on line \(scan.fenceLine ?? 0) is never closed", check: .stageRules))
         }
         issues += checkLocalLinks(markdown)
         issues += QuestionRules.checkNoMissingMedium("the lecture", markdown)
@@ -1075,9 +1083,9 @@ public enum LectureRules {
         issues += repeatedParagraphs(markdown, language: language)
         let words = markdown.split(whereSeparator: { $0.isWhitespace }).count
         if words < wordRange.lowerBound {
-            issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))"))
+            issues.append(.error("the lecture is too short (\(words) words; at least \(wordRange.lowerBound))", check: .stageRules))
         } else if words > wordRange.upperBound {
-            issues.append(.error("the lecture is too long (\(words) words; at most \(wordRange.upperBound))"))
+            issues.append(.error("the lecture is too long (\(words) words; at most \(wordRange.upperBound))", check: .stageRules))
         }
         let wanted = TextKey.significantWords(topicTitle, language: language)
         if !wanted.isEmpty {
@@ -1096,7 +1104,7 @@ public enum LectureRules {
                 issues.append(
                     .error(
                         "the lecture does not seem to be about '\(topicTitle)': none of \(wanted.map { "'\($0)'" }.joined(separator: ", ")) appears in it"
-                    ))
+                    , check: .grounding))
             }
         }
         issues += untaughtTitleTerms(markdown, topicTitle: topicTitle, language: language)
@@ -1127,7 +1135,7 @@ public enum LectureRules {
             issues.append(
                 .error(
                     "the lecture's title names '\(term)', but \(place): teach it as the title promises — say what it is and work it out in an example"
-                ))
+                , check: .stageRules))
         }
         return issues
     }
@@ -1150,7 +1158,7 @@ public enum LectureRules {
             if let earlier = first[key] {
                 issues.append(
                     .error(
-                        "the paragraph on line \(blockLine) ('\(text.prefix(60))…') says again what the one on line \(earlier) says; say each thing once"))
+                        "the paragraph on line \(blockLine) ('\(text.prefix(60))…') says again what the one on line \(earlier) says; say each thing once", check: .stageRules))
             } else {
                 first[key] = blockLine
             }
@@ -1192,31 +1200,31 @@ public enum LectureRules {
 public enum CurriculumRules {
     public static func check(_ outline: Outline, subjects: SizeRange, topicsPerSubject: SizeRange) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
-        if outline.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("the curriculum has no title")) }
+        if outline.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("the curriculum has no title", check: .stageRules)) }
         if !(subjects.min...subjects.max).contains(outline.subjects.count) {
-            issues.append(.error("the curriculum must have \(subjects) subjects; it has \(outline.subjects.count)"))
+            issues.append(.error("the curriculum must have \(subjects) subjects; it has \(outline.subjects.count)", check: .stageRules))
         }
         var titles: [String: String] = [:]
         for (i, subject) in outline.subjects.enumerated() {
-            if subject.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("subject \(i + 1) has no title")) }
+            if subject.title.trimmingCharacters(in: .whitespaces).isEmpty { issues.append(.error("subject \(i + 1) has no title", check: .stageRules)) }
             if !(topicsPerSubject.min...topicsPerSubject.max).contains(subject.topics.count) {
-                issues.append(.error("subject \(i + 1) ('\(subject.title)') must have \(topicsPerSubject) topics; it has \(subject.topics.count)"))
+                issues.append(.error("subject \(i + 1) ('\(subject.title)') must have \(topicsPerSubject) topics; it has \(subject.topics.count)", check: .stageRules))
             }
             for topic in subject.topics {
                 let key = TextKey.normalize(topic.title)
                 if key.isEmpty {
-                    issues.append(.error("a topic of subject \(i + 1) has no title"))
+                    issues.append(.error("a topic of subject \(i + 1) has no title", check: .stageRules))
                 } else if let other = titles[key] {
-                    issues.append(.error("the topic '\(topic.title)' appears twice (also under '\(other)'); every topic must be distinct"))
+                    issues.append(.error("the topic '\(topic.title)' appears twice (also under '\(other)'); every topic must be distinct", check: .stageRules))
                 } else {
                     titles[key] = subject.title
                 }
-                if topic.title.count > 200 { issues.append(.error("the topic title '\(topic.title.prefix(40))…' is longer than 200 characters")) }
+                if topic.title.count > 200 { issues.append(.error("the topic title '\(topic.title.prefix(40))…' is longer than 200 characters", check: .stageRules)) }
                 let objective = topic.objective ?? ""
                 if objective.trimmingCharacters(in: .whitespaces).count < 10 {
-                    issues.append(.error("the topic '\(topic.title)' needs a one-line learning objective"))
+                    issues.append(.error("the topic '\(topic.title)' needs a one-line learning objective", check: .stageRules))
                 } else if objective.contains("\n") || objective.count > 300 {
-                    issues.append(.error("the objective of '\(topic.title)' must be one line of at most 300 characters"))
+                    issues.append(.error("the objective of '\(topic.title)' must be one line of at most 300 characters", check: .stageRules))
                 }
             }
         }
@@ -1259,22 +1267,22 @@ public enum ProjectRules {
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if project.subjectID != expectedSubjectID {
-            issues.append(.error("the project must be for subject \(expectedSubjectID), but it names \(project.subjectID)"))
+            issues.append(.error("the project must be for subject \(expectedSubjectID), but it names \(project.subjectID)", check: .stageRules))
         }
         issues += QuestionRules.checkLength("title", project.title, 3...200)
         issues += QuestionRules.checkLength("brief", project.brief, 40...3_000)
-        if project.requirements.count < 3 { issues.append(.error("a project needs at least 3 requirements; it has \(project.requirements.count)")) }
-        if project.deliverables.isEmpty { issues.append(.error("a project needs at least one deliverable")) }
-        if project.rubric.count < 3 { issues.append(.error("the rubric needs at least 3 criteria; it has \(project.rubric.count)")) }
+        if project.requirements.count < 3 { issues.append(.error("a project needs at least 3 requirements; it has \(project.requirements.count)", check: .stageRules)) }
+        if project.deliverables.isEmpty { issues.append(.error("a project needs at least one deliverable", check: .projectScope)) }
+        if project.rubric.count < 3 { issues.append(.error("the rubric needs at least 3 criteria; it has \(project.rubric.count)", check: .projectScope)) }
         for criterion in project.rubric where criterion.points <= 0 {
-            issues.append(.error("the rubric criterion '\(criterion.criterion)' must be worth more than 0 points"))
+            issues.append(.error("the rubric criterion '\(criterion.criterion)' must be worth more than 0 points", check: .projectScope))
         }
         let sum = project.rubric.reduce(0) { $0 + $1.points }
         if !project.rubric.isEmpty && sum != rubricTotal {
             issues.append(
                 .error(
                     "the rubric's points add up to \(sum) (\(project.rubric.map { String($0.points) }.joined(separator: " + "))), not \(rubricTotal); give the criteria points that add up to \(rubricTotal)"
-                ))
+                , check: .projectScope))
         }
         if !allowsMedia {
             for (index, deliverable) in project.deliverables.enumerated() {
@@ -1282,7 +1290,7 @@ public enum ProjectRules {
                     issues.append(
                         .error(
                             "deliverables[\(index + 1)] asks for \(String(match.output.0).lowercased()) ('\(deliverable.prefix(120))'); this is a text course: a deliverable is a document, code or a table the learner writes"
-                        ))
+                        , check: .projectScope))
                 }
             }
         }
@@ -1350,7 +1358,7 @@ extension ProjectRules {
                 issues.append(
                     .error(
                         "\(field) ('\(text.prefix(120))') needs '\(topic.title)', which subject \(topic.subjectID) teaches after this one; require only what this subject's topics teach"
-                    ))
+                    , check: .projectScope))
             }
         }
         return issues
@@ -1387,7 +1395,7 @@ extension ProjectRules {
                 issues.append(
                     .error(
                         "\(field) ('\(text.prefix(120))') needs '\(term)', which the course does not teach up to this subject; require only what its topics teach"
-                    ))
+                    , check: .projectScope))
             }
         }
         return issues
@@ -1404,7 +1412,7 @@ public enum ReinforcementRules {
         var issues: [ValidationIssue] = []
         let levels = questions.map(\.level).sorted()
         if levels != [1, 2, 3, 4] {
-            issues.append(.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)"))
+            issues.append(.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)", check: .stageRules))
         }
         for q in questions { issues += checkQuestion(q, expectedTopicID: expectedTopicID, optionCount: optionCount, language: language) }
         return issues
@@ -1418,7 +1426,7 @@ public enum ReinforcementRules {
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let label = "the level-\(q.level) question"
-        if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)")) }
+        if q.topicID != expectedTopicID { issues.append(.error("\(label) must be about topic \(expectedTopicID), not \(q.topicID)", check: .grounding)) }
         issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
         issues += QuestionRules.checkNoHeading("\(label)'s prompt", q.prompt)
         issues += QuestionRules.checkFinished("\(label)'s prompt", q.prompt)
@@ -1434,18 +1442,18 @@ public enum ReinforcementRules {
             let checked = QuestionRules.checkMultipleChoice(
                 prompt: q.prompt, options: options, labels: optionLabels, optionCount: optionCount, language: language, explanation: q.explanation)
             issues += checked.map {
-                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind)
+                ValidationIssue(severity: $0.severity, message: "\(label): \($0.message)", kind: $0.kind, check: $0.check)
             }
         } else if q.level <= 2 {
-            issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)"))
+            issues.append(.error("\(label) must have multiple-choice options (levels 1 and 2 are shown as multiple choice)", check: .stageRules))
         }
         // Level 2's reference answer can be as short as its correct option ("red ball"); levels
         // 3–4 ask for an explanation or an application, so a few words are not enough.
         let reference = (q.referenceAnswer ?? "").trimmed.count
         if q.level == 2 && reference == 0 {
-            issues.append(.error("\(label) needs a reference answer for self-assessment (level 2 can be shown as free text)"))
+            issues.append(.error("\(label) needs a reference answer for self-assessment (level 2 can be shown as free text)", check: .stageRules))
         } else if q.level >= 3 && reference < 10 {
-            issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment"))
+            issues.append(.error("\(label) needs a reference answer of at least 10 characters for self-assessment", check: .stageRules))
         }
         if q.level >= 3 {
             issues += QuestionRules.checkFreeTextPrompt(

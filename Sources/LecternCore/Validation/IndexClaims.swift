@@ -99,7 +99,7 @@ extension QuestionRules {
         return [
             .error(
                 "the key ('\(key.text)') \(keyAgainstIndexing) the question's own explanation and feedback: they say '\(first.text)', so `\(asked.expression)` is item \(asked.index + first.offset), not item \(ordinal); make the key the item the index names"
-            )
+            , check: .answerKey)
         ]
     }
 }

@@ -76,69 +76,69 @@ public enum FlashcardRules {
         var issues: [ValidationIssue] = []
         let front = card.front.trimmed
         let back = card.back.trimmed
-        if front.isEmpty { issues.append(.error("\(label) has an empty front")) }
-        if back.isEmpty { issues.append(.error("\(label) has an empty back")) }
-        if front.count > frontLimit { issues.append(.error("\(label)'s front is \(front.count) characters; at most \(frontLimit)")) }
-        if back.count > backLimit { issues.append(.error("\(label)'s back is \(back.count) characters; at most \(backLimit)")) }
+        if front.isEmpty { issues.append(.error("\(label) has an empty front", check: .stageRules)) }
+        if back.isEmpty { issues.append(.error("\(label) has an empty back", check: .stageRules)) }
+        if front.count > frontLimit { issues.append(.error("\(label)'s front is \(front.count) characters; at most \(frontLimit)", check: .stageRules)) }
+        if back.count > backLimit { issues.append(.error("\(label)'s back is \(back.count) characters; at most \(backLimit)", check: .stageRules)) }
         guard issues.isEmpty else { return issues }
         let backKey = TextKey.normalize(back, language: language)
         switch card.kind {
         case .term:
             if TextKey.endsWithQuestionMark(front, language: language) {
-                issues.append(.error("\(label): '\(front)' is a question; a term card's front is the term itself (a word or short phrase)"))
+                issues.append(.error("\(label): '\(front)' is a question; a term card's front is the term itself (a word or short phrase)", check: .stageRules))
             } else if front.split(whereSeparator: \.isWhitespace).count > 6 {
-                issues.append(.error("\(label): the term '\(front)' is longer than six words; name the term alone and put what it means in the definition"))
+                issues.append(.error("\(label): the term '\(front)' is longer than six words; name the term alone and put what it means in the definition", check: .stageRules))
             }
-            if back.count < 10 { issues.append(.error("\(label): the definition of '\(front)' ('\(back)') is too short to teach anything")) }
+            if back.count < 10 { issues.append(.error("\(label): the definition of '\(front)' ('\(back)') is too short to teach anything", check: .stageRules)) }
             let termWords = Set(NearDuplicate.contentWords(front))
             let definitionWords = NearDuplicate.contentWords(back).filter { !termWords.contains($0) }
             if back.count >= 10 && definitionWords.count < 2 {
-                issues.append(.error("\(label): the definition of '\(front)' only repeats the term; say what it is or does"))
+                issues.append(.error("\(label): the definition of '\(front)' only repeats the term; say what it is or does", check: .stageRules))
             }
             if let lecture, !occurs(front, in: lecture, language: language) {
-                issues.append(.error("\(label): the term '\(front)' does not occur in the lecture; make cards only of what the lecture teaches"))
+                issues.append(.error("\(label): the term '\(front)' does not occur in the lecture; make cards only of what the lecture teaches", check: .stageRules))
             }
         case .question:
             if !TextKey.endsWithQuestionMark(front, language: language) {
-                issues.append(.error("\(label): the question '\(front)' does not end with a question mark"))
+                issues.append(.error("\(label): the question '\(front)' does not end with a question mark", check: .stageRules))
             }
             let frontKey = TextKey.normalize(front, language: language)
             if backKey == frontKey {
-                issues.append(.error("\(label): the answer repeats the question"))
+                issues.append(.error("\(label): the answer repeats the question", check: .stageRules))
             } else if backKey.count >= 12 && frontKey.contains(backKey) {
-                issues.append(.error("\(label): the question gives its answer away ('\(back)')"))
+                issues.append(.error("\(label): the question gives its answer away ('\(back)')", check: .stageRules))
             }
         case .cloze:
             let span = (card.cloze ?? "").trimmed
             let spanWords = span.split(whereSeparator: \.isWhitespace).count
             if span.isEmpty {
-                issues.append(.error("\(label) has no blank: name the word or phrase of the sentence to hide"))
+                issues.append(.error("\(label) has no blank: name the word or phrase of the sentence to hide", check: .stageRules))
             } else if spanWords > 4 {
-                issues.append(.error("\(label): the blank '\(span)' is \(spanWords) words; hide one key word or a short phrase (at most four words)"))
+                issues.append(.error("\(label): the blank '\(span)' is \(spanWords) words; hide one key word or a short phrase (at most four words)", check: .stageRules))
             } else {
                 let places = wholeWordRanges(of: span, in: back).count
                 if places == 0 {
-                    issues.append(.error("\(label): the blank '\(span)' is not a word or phrase of the sentence '\(back)'"))
+                    issues.append(.error("\(label): the blank '\(span)' is not a word or phrase of the sentence '\(back)'", check: .stageRules))
                 } else if places == 1 && clozeFront(sentence: back, span: span) != front {
-                    issues.append(.error("\(label): the front '\(front)' is not the sentence with '\(span)' blanked"))
+                    issues.append(.error("\(label): the front '\(front)' is not the sentence with '\(span)' blanked", check: .stageRules))
                 } else if places > 1 {
-                    issues.append(.error("\(label): the blank '\(span)' occurs \(places) times in the sentence; the learner could not tell which is hidden"))
+                    issues.append(.error("\(label): the blank '\(span)' occurs \(places) times in the sentence; the learner could not tell which is hidden", check: .stageRules))
                 }
                 // A blank of letters must hold a content word; one of symbols (`[]`, `==`) is code.
                 if span.contains(where: \.isLetter) && NearDuplicate.contentWords(span).isEmpty && !span.contains(where: \.isNumber) {
-                    issues.append(.error("\(label): the blank '\(span)' is a filler word; hide a key term of the sentence"))
+                    issues.append(.error("\(label): the blank '\(span)' is a filler word; hide a key term of the sentence", check: .stageRules))
                 } else if let lecture, !occurs(span, in: lecture, language: language) {
-                    issues.append(.error("\(label): the blank '\(span)' does not occur in the lecture; blank a term the lecture teaches"))
+                    issues.append(.error("\(label): the blank '\(span)' does not occur in the lecture; blank a term the lecture teaches", check: .stageRules))
                 }
             }
             if back.count >= clozeSentenceLimit || back.hasSuffix(" .") {
-                issues.append(.error("\(label): the sentence '\(back)' is cut off at the length limit; write one short sentence"))
+                issues.append(.error("\(label): the sentence '\(back)' is cut off at the length limit; write one short sentence", check: .stageRules))
             }
             if TextKey.endsWithQuestionMark(back, language: language) || PracticeRules.opensAsQuestion(back, language: language) {
-                issues.append(.error("\(label): '\(back)' is a question; a cloze is a statement with a key word hidden"))
+                issues.append(.error("\(label): '\(back)' is a question; a cloze is a statement with a key word hidden", check: .stageRules))
             }
             if back.split(whereSeparator: \.isWhitespace).count < 5 {
-                issues.append(.error("\(label): the sentence '\(back)' is too short for a cloze; write a whole sentence of at least five words"))
+                issues.append(.error("\(label): the sentence '\(back)' is too short for a cloze; write a whole sentence of at least five words", check: .stageRules))
             }
         }
         // The back's key terms occur in the lecture.
@@ -147,7 +147,7 @@ public enum FlashcardRules {
                 .error(
                     card.kind == .cloze
                         ? "\(label): most of the sentence's key words are not in the lecture; take the sentence from what the lecture says"
-                        : "\(label): most of the back's key words ('\(back.prefix(80))') are not in the lecture; write cards that review what the lecture says"))
+                        : "\(label): most of the back's key words ('\(back.prefix(80))') are not in the lecture; write cards that review what the lecture says", check: .stageRules))
         }
         return issues
     }
@@ -215,11 +215,11 @@ public enum FlashcardRules {
             let front = frontKey(draft.card, language: language)
             let back = TextKey.normalize(draft.card.back, language: language)
             if let first = fronts[front] {
-                issues.append(.error("\(first) and \(draft.label) ask the same ('\(draft.card.front)'); every card must review something else"))
+                issues.append(.error("\(first) and \(draft.label) ask the same ('\(draft.card.front)'); every card must review something else", check: .stageRules))
                 continue
             }
             if kind != .cloze, let first = backs[back] {
-                issues.append(.error("\(first) and \(draft.label) have the same answer ('\(draft.card.back)'); every card must review something else"))
+                issues.append(.error("\(first) and \(draft.label) have the same answer ('\(draft.card.back)'); every card must review something else", check: .stageRules))
                 continue
             }
             fronts[front] = draft.label
@@ -228,7 +228,7 @@ public enum FlashcardRules {
         }
         var short: [ValidationIssue] = []
         for kind in Flashcard.Kind.allCases where (kept[kind]?.count ?? 0) < needed[kind, default: 0] {
-            short.append(.error("only \(kept[kind]?.count ?? 0) of the \(needed[kind, default: 0]) \(kind.rawValue) cards needed are usable; mend the cards above"))
+            short.append(.error("only \(kept[kind]?.count ?? 0) of the \(needed[kind, default: 0]) \(kind.rawValue) cards needed are usable; mend the cards above", check: .stageRules))
         }
         guard short.isEmpty else { return (nil, issues + short) }
         return (Flashcard.Kind.allCases.flatMap { kept[$0] ?? [] }.map(\.card), [])
@@ -270,20 +270,20 @@ public enum PracticeRules {
         case .trueFalse:
             issues += QuestionRules.checkLength("statement", question.prompt, 15...statementLimit)
             if question.prompt.count >= statementLimit || question.prompt.hasSuffix(" .") {
-                issues.append(.error("the statement is cut off at the length limit ('…\(question.prompt.suffix(40))'); write one short sentence"))
+                issues.append(.error("the statement is cut off at the length limit ('…\(question.prompt.suffix(40))'); write one short sentence", check: .stageRules))
             }
             if TextKey.endsWithQuestionMark(question.prompt, language: language) || opensAsQuestion(question.prompt, language: language) {
-                issues.append(.error("the statement '\(question.prompt)' is a question; write a statement the learner judges true or false"))
+                issues.append(.error("the statement '\(question.prompt)' is a question; write a statement the learner judges true or false", check: .stageRules))
             }
             let texts = question.options.map(\.text)
             if texts != [trueText, falseText] || question.options.filter(\.correct).count != 1 {
-                issues.append(.error("a true/false question has the options True and False, exactly one of them correct"))
+                issues.append(.error("a true/false question has the options True and False, exactly one of them correct", check: .stageRules))
             }
             let feedback = question.options.map { TextKey.normalize($0.feedback, language: language) }
             if feedback.contains(where: { $0.count < 3 }) {
-                issues.append(.error("both answers need feedback: 'feedback_if_true' for a learner who answers True, 'feedback_if_false' for False"))
+                issues.append(.error("both answers need feedback: 'feedback_if_true' for a learner who answers True, 'feedback_if_false' for False", check: .stageRules))
             } else if feedback.count == 2 && feedback[0] == feedback[1] {
-                issues.append(.error("the feedback for True and for False is the same; say why each answer is right or wrong"))
+                issues.append(.error("the feedback for True and for False is the same; say why each answer is right or wrong", check: .stageRules))
             }
         }
         // What the question asserts must be true arithmetic (wrong options, and a statement keyed
@@ -291,7 +291,7 @@ public enum PracticeRules {
         let asserted = [question.explanation] + question.options.filter(\.correct).flatMap { [$0.text, $0.feedback] }
             + (question.format == .multipleChoice || question.options.first?.correct == true ? [question.prompt] : [])
         for claim in asserted.flatMap(ArithmeticClaims.check) {
-            issues.append(.error("false arithmetic: \(claim.message)"))
+            issues.append(.error("false arithmetic: \(claim.message)", check: .stageRules))
         }
         return issues
     }

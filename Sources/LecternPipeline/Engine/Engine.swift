@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 import Synchronization
 
@@ -86,13 +87,17 @@ public struct ItemFailureError: Error, Sendable {
     public var attempts: Int
     public var errors: [String]
     /// The errors of every refused attempt, in order.
-    public var rejections: [[String]]
+    public var rejections: [[Refusal]]
+    /// The last attempt's refusals with their checks, when the item failed for its answer
+    /// (`errors` holds their messages).
+    public var refusals: [Refusal]
 
-    public init(reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[String]] = []) {
+    public init(reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[Refusal]] = [], refusals: [Refusal] = []) {
         self.reason = reason
         self.attempts = attempts
         self.errors = errors
         self.rejections = rejections
+        self.refusals = refusals
     }
 }
 
@@ -146,9 +151,12 @@ public struct Engine: Sendable {
         // its answer could not be kept; what is in flight finishes.
         var machineStopped = false
 
-        func fail(_ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[String]] = []) {
+        func fail(
+            _ item: WorkItem, reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[Refusal]] = [], refusals: [Refusal] = []
+        ) {
             let failure = ItemFailure(
-                id: item.id, stage: item.stage, context: item.context, attempts: attempts, reason: reason, errors: errors, rejections: rejections)
+                id: item.id, stage: item.stage, context: item.context, attempts: attempts, reason: reason, errors: errors, rejections: rejections,
+                refusals: refusals)
             state.failed[item.id] = failure
             state.failureOrder.append(item.id)
             events.emit(.itemFailed(failure))
@@ -354,7 +362,7 @@ public struct Engine: Sendable {
                         if failure.reason == .budget { budgetExceeded = true }
                         if failure.reason == .provider { providerStopped = true }
                         if failure.reason == .internal { machineStopped = true }
-                        fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors, rejections: failure.rejections)
+                        fail(item, reason: failure.reason, attempts: failure.attempts, errors: failure.errors, rejections: failure.rejections, refusals: failure.refusals)
                     } else if error is CancellationError {
                         fail(item, reason: .cancelled, attempts: 0, errors: ["the run was interrupted"])
                     } else if error is CocoaError || error is POSIXError {

@@ -9,7 +9,7 @@ public enum EngineEvent: Sendable {
     case itemStarted(id: String, stage: String)
     case itemFinished(ItemReport)
     /// An answer failed validation and the model is being asked again.
-    case itemRepairing(id: String, stage: String, attempt: Int, errors: [String])
+    case itemRepairing(id: String, stage: String, attempt: Int, errors: [Refusal])
     /// An attempt's wrong-option feedback was asked for option by option (`FeedbackMending`) and
     /// the mend was given up — `reason` says why —; the attempt goes on to the usual repair.
     case mendGivenUp(id: String, stage: String, attempt: Int, reason: String)
@@ -30,11 +30,14 @@ public struct ItemWarning: Sendable, Hashable {
     public var kind: String
     /// The whole message, particulars included.
     public var message: String
+    /// The check that raised it (`QualityCheck`): quality.json counts the item as flagged there.
+    public var check: QualityCheck
 
-    public init(itemID: String, kind: String, message: String) {
+    public init(itemID: String, kind: String, message: String, check: QualityCheck) {
         self.itemID = itemID
         self.kind = kind
         self.message = message
+        self.check = check
     }
 }
 
@@ -52,8 +55,8 @@ public struct ItemReport: Sendable {
     public var latency: Duration
     /// Flags raised on the accepted answer (validator warnings, rendering notes).
     public var warnings: [ItemWarning] = []
-    /// The errors of each refused attempt before the accepted one, in order.
-    public var rejections: [[String]] = []
+    /// The errors of each refused attempt before the accepted one, in order, with their checks.
+    public var rejections: [[Refusal]] = []
     /// Blind solving of the accepted answer's multiple-choice questions.
     public var blindSolve = BlindSolveTally()
 }
@@ -84,9 +87,12 @@ public struct ItemFailure: Sendable, CustomStringConvertible {
     public var reason: Reason
     /// The last validation errors, or the provider's message.
     public var errors: [String]
-    /// The errors of every refused attempt, in order (the last is `errors` when the answer
-    /// never passed validation).
-    public var rejections: [[String]] = []
+    /// The errors of every refused attempt, in order, with their checks (the last is `errors`
+    /// when the answer never passed validation).
+    public var rejections: [[Refusal]] = []
+    /// The last attempt's refusals with their checks, when the answer failed without a refused
+    /// attempt before (a provider script with no answer): `errors` with the check of each.
+    public var refusals: [Refusal] = []
 
     public var description: String {
         var text = "\(id) (\(stage); \(context)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s")"

@@ -6,13 +6,13 @@ import Synchronization
 /// Parsing of one answer: the value (with warnings) or the errors to send back to the model.
 public enum AnswerCheck<Output: Sendable>: Sendable {
     case valid(Output, warnings: [ValidationIssue])
-    case invalid([String])
+    case invalid([Refusal])
 
-    /// The ending every stage's check shares: invalid with the errors' messages when `issues`
-    /// holds an error, otherwise valid with its warnings.
+    /// The ending every stage's check shares: invalid with the errors (each with its check) when
+    /// `issues` holds an error, otherwise valid with its warnings.
     public static func judged(_ value: Output, by issues: [ValidationIssue]) -> AnswerCheck {
         let errors = issues.errors
-        return errors.isEmpty ? .valid(value, warnings: issues.warnings) : .invalid(errors.map(\.message))
+        return errors.isEmpty ? .valid(value, warnings: issues.warnings) : .invalid(errors.map(\.refusal))
     }
 }
 
@@ -30,7 +30,7 @@ public struct ModelCall<Output: Sendable>: Sendable {
     /// Told the errors of each refused attempt (the stage's, the inspector's and the blind
     /// solver's), before the next: a call whose `check` keeps what passed in earlier attempts (a
     /// reading set's questions) forgets what the errors name. Nil: nothing to tell.
-    public var rejected: (@Sendable ([String]) -> Void)?
+    public var rejected: (@Sendable ([Refusal]) -> Void)?
 
     public init(
         itemID: String, stage: StageName, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
@@ -221,9 +221,9 @@ public struct ModelCallRunner: Sendable {
         var paid = TokenUsage()
         var spent = 0.0
         var allCached = true
-        var lastErrors: [String] = []
+        var lastErrors: [Refusal] = []
         var seenErrors: [String] = []
-        var rejections: [[String]] = []
+        var rejections: [[Refusal]] = []
         var roundEnd = maxAttempts
         var roundCached = true
         var attempt = 0
@@ -258,13 +258,17 @@ public struct ModelCallRunner: Sendable {
                 // answer, or one too large for any answer) are the provider's, and would fail
                 // every item alike.
                 let reason: ItemFailure.Reason = (error.kind == .truncated || error.kind == .noScriptedAnswer) ? .invalid : .provider
-                throw ItemFailureError(reason: reason, attempts: attempt, errors: [error.message], rejections: rejections)
+                throw ItemFailureError(
+                    reason: reason, attempts: attempt, errors: [error.message], rejections: rejections,
+                    refusals: [Refusal(error.kind == .truncated ? .wellFormed : .stageRules, error.message)])
             } catch let error as CacheWriteError {
                 throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch let error as CacheError {
                 // A replay past the end of a failed chain: the recorded failure stands. (A solve
                 // or a mend comes after an answer, so a missing one is always a miss.)
-                if attempt > maxAttempts && stage == call.stage { throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors, rejections: rejections) }
+                if attempt > maxAttempts && stage == call.stage {
+                    throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors)
+                }
                 throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch is CancellationError {
                 throw CancellationError()
@@ -293,16 +297,18 @@ public struct ModelCallRunner: Sendable {
             let response = try await ask(
                 request(messages, schema: call.schema, attempt: attempt), template: call.template.identifier, itemID: call.itemID,
                 stage: call.stage, variables: call.variables, model: model)
-            let errors: [String]
+            let errors: [Refusal]
             // The answer a repair quotes: the model's, or its mend that failed only the blind solve.
             var answered = response.content
             if response.finishReason == .loop {
-                errors = [AnswerLoop.refusal(response.content)]
+                errors = [Refusal(.wellFormed, AnswerLoop.refusal(response.content))]
             } else if response.finishReason != .stop {
-                errors = ["the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer"]
+                errors = [
+                    Refusal(.wellFormed, "the answer was cut off (\(response.finishReason.rawValue)) before it was complete; write a shorter, complete answer")
+                ]
             } else {
                 var judged = inspected(call.check(response.content))
-                var mended: [String]?
+                var mended: [Refusal]?
                 if case .invalid(let problems) = judged {
                     switch try await mend(call, answer: response.content, errors: problems, attempt: attempt, ask: ask) {
                     case .mended(let text, let again):
@@ -311,7 +317,7 @@ public struct ModelCallRunner: Sendable {
                         mended = problems
                     case .cutRefused(let refusals):
                         // What Lectern's own mend (a stem ended with its question) still left refused.
-                        judged = .invalid(problems + refusals.map { "with the words after its question left out, " + $0 })
+                        judged = .invalid(problems + refusals.map { Refusal($0.check, "with the words after its question left out, " + $0.message) })
                     case .notMended:
                         break
                     }
@@ -319,7 +325,7 @@ public struct ModelCallRunner: Sendable {
                 switch judged {
                 case .valid(let value, var warnings):
                     var tally = BlindSolveTally()
-                    var disagreements: [String] = []
+                    var disagreements: [Refusal] = []
                     if let solver, let questions = call.blindSolve?(value) {
                         for question in questions {
                             let (request, variables) = try solver.request(question, fallbackModel: model, seed: seed)
@@ -339,7 +345,7 @@ public struct ModelCallRunner: Sendable {
                             if chosen == question.key {
                                 tally.agreed += 1
                             } else {
-                                disagreements.append(BlindSolver.disagreement(question, chosen: chosen))
+                                disagreements.append(Refusal(.answerKey, BlindSolver.disagreement(question, chosen: chosen)))
                             }
                         }
                     }
@@ -347,11 +353,12 @@ public struct ModelCallRunner: Sendable {
                     if let mended { rejections.append(mended) }
                     if disagreements.isEmpty || attempt >= roundEnd {
                         // After the last attempt a disagreement is kept and reported, not failed.
-                        warnings += disagreements.map { .warning($0, kind: BlindSolver.warningKind) }
+                        warnings += disagreements.map { .warning($0.message, kind: BlindSolver.warningKind, check: $0.check) }
                         var report = ItemReport(
                             id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
                             cached: allCached, latency: start.duration(to: clock.now),
-                            warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message) }, rejections: rejections)
+                            warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) },
+                            rejections: rejections)
                         report.blindSolve = tally
                         return (value, report)
                     }
@@ -363,17 +370,17 @@ public struct ModelCallRunner: Sendable {
             lastErrors = errors
             rejections.append(errors)
             call.rejected?(errors)
-            for error in errors where !seenErrors.contains(error) { seenErrors.append(error) }
+            for error in errors.messages where !seenErrors.contains(error) { seenErrors.append(error) }
             // Every answer of this round came from the cache: the item failed so in an earlier run.
             if attempt == roundEnd && roundCached { roundEnd += maxAttempts }
             if attempt < roundEnd {
                 events.emit(.itemRepairing(id: call.itemID, stage: call.stage, attempt: attempt + 1, errors: errors))
                 messages = Self.repairMessages(
-                    base: base, answer: response.finishReason == .loop ? AnswerLoop.beforeLoop(response.content) : answered, errors: errors, seen: seenErrors, next: attempt + 1, of: roundEnd,
+                    base: base, answer: response.finishReason == .loop ? AnswerLoop.beforeLoop(response.content) : answered, errors: errors.messages, seen: seenErrors, next: attempt + 1, of: roundEnd,
                     schema: call.schema != nil, first: Self.freshStart(attempt: attempt, maxAttempts: maxAttempts)?.first ?? 1)
             }
         }
-        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors, rejections: rejections)
+        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors)
     }
 
     /// What `mend` made of a refused answer.
@@ -385,7 +392,7 @@ public struct ModelCallRunner: Sendable {
         /// them, since the model, told only that its stem goes on after its question, was then
         /// refused for what that question asks ("What is a variable in programming?" again, five
         /// attempts running).
-        case cutRefused([String])
+        case cutRefused([Refusal])
         /// No mend, or one given up: the answer goes to the usual repair.
         case notMended
     }
@@ -395,13 +402,13 @@ public struct ModelCallRunner: Sendable {
     /// answer passes every check. A mend tried and given up is reported
     /// (`EngineEvent.mendGivenUp`, with why). `ask` makes one exchange of the item.
     func mend<Output>(
-        _ call: ModelCall<Output>, answer: String, errors: [String], attempt: Int,
+        _ call: ModelCall<Output>, answer: String, errors: [Refusal], attempt: Int,
         ask: (LLMRequest, String, String, String, [String: String], String) async throws -> LLMResponse
     ) async throws -> MendOutcome<Output> {
-        guard let mending, FeedbackMending.mends(errors), let (root, sites) = mending.sites(in: answer, variables: call.variables) else {
+        guard let mending, FeedbackMending.mends(errors.messages), let (root, sites) = mending.sites(in: answer, variables: call.variables) else {
             return .notMended
         }
-        func givenUp(_ reason: String, cutRefused: [String] = []) -> MendOutcome<Output> {
+        func givenUp(_ reason: String, cutRefused: [Refusal] = []) -> MendOutcome<Output> {
             events.emit(.mendGivenUp(id: call.itemID, stage: call.stage, attempt: attempt, reason: reason))
             return cutRefused.isEmpty ? .notMended : .cutRefused(cutRefused)
         }
@@ -431,7 +438,7 @@ public struct ModelCallRunner: Sendable {
         case .valid: return .mended(text, again)
         case .invalid(let problems):
             let cutRefused = sites.allSatisfy({ $0.settled != nil }) ? problems.filter { !errors.contains($0) } : []
-            return givenUp("the mended answer was refused: " + problems.joined(separator: "; "), cutRefused: cutRefused)
+            return givenUp("the mended answer was refused: " + problems.messages.joined(separator: "; "), cutRefused: cutRefused)
         }
     }
 }

@@ -5,7 +5,7 @@ import LecternLLM
 /// A decoded answer, or the problems to send back to the model.
 enum Decoded<T> {
     case success(T)
-    case failure([String])
+    case failure([Refusal])
 }
 
 /// Reading untrusted model answers: JSON extraction and decoding with messages a model can act on.
@@ -18,19 +18,21 @@ enum AnswerParsing {
         guard let value = JSONExtraction.firstJSONValue(in: text), case .object = value else {
             let trimmed = text.trimmed
             if trimmed.hasPrefix("{") {
-                return .failure(["the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object"])
+                return .failure([
+                    Refusal(.wellFormed, "the answer is not complete, valid JSON (it may be cut off or have a syntax error); send one complete JSON object")
+                ])
             }
-            return .failure(["the answer contains no JSON object; answer with one JSON object only"])
+            return .failure([Refusal(.stageRules, "the answer contains no JSON object; answer with one JSON object only")])
         }
         var problems: [String] = []
         let json = withIntegrity(value, path: "", problems: &problems).canonicalText
-        if !problems.isEmpty { return .failure(problems) }
+        if !problems.isEmpty { return .failure(problems.map { Refusal(.textIntegrity, $0) }) }
         do {
             return .success(try JSONDecoder().decode(T.self, from: Data(json.utf8)))
         } catch let error as DecodingError {
             return .failure([describe(error)])
         } catch {
-            return .failure(["the JSON could not be read: \(error)"])
+            return .failure([Refusal(.stageRules, "the JSON could not be read: \(error)")])
         }
     }
 
@@ -57,7 +59,7 @@ enum AnswerParsing {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> Refusal {
         func path(_ keys: [any CodingKey]) -> String {
             let parts = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
             return parts.hasPrefix(".") ? String(parts.dropFirst()) : (parts.isEmpty ? "the top level" : parts)
@@ -65,13 +67,13 @@ enum AnswerParsing {
         switch error {
         case .keyNotFound(let key, let context):
             let at = context.codingPath.isEmpty ? "the top-level object" : "'\(path(context.codingPath))'"
-            return "\(at) is missing the required key '\(key.stringValue)'"
+            return Refusal(.wellFormed, "\(at) is missing the required key '\(key.stringValue)'")
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return "'\(path(context.codingPath))' has the wrong type: expected \(typeName(type))"
+            return Refusal(.stageRules, "'\(path(context.codingPath))' has the wrong type: expected \(typeName(type))")
         case .dataCorrupted(let context):
-            return "'\(path(context.codingPath))' is invalid: \(context.debugDescription)"
+            return Refusal(.stageRules, "'\(path(context.codingPath))' is invalid: \(context.debugDescription)")
         @unknown default:
-            return "the JSON does not follow the schema"
+            return Refusal(.stageRules, "the JSON does not follow the schema")
         }
     }
 

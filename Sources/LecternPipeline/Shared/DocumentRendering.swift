@@ -28,7 +28,7 @@ public enum DocumentRendering {
             do {
                 let xhtml = try renderer.renderDocument(text, language: language, title: title, stylesheet: stylesheet)
                 let warnings = xhtml.warnings.map {
-                    ItemWarning(itemID: itemID, kind: warningKind, message: "\(path).md: \($0)")
+                    ItemWarning(itemID: itemID, kind: warningKind, message: "\(path).md: \($0)", check: .rendering)
                 }
                 let report = ItemReport(
                     id: itemID, stage: StageName.render.rawValue, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0,

@@ -52,7 +52,7 @@ public struct ContentInspector: Sendable {
         for text in texts where !text.markdown.trimmed.isEmpty {
             // Answers read as JSON were recovered and checked when decoded; this covers the rest
             // (a lecture's Markdown) and anything a stage built from them.
-            issues += TextIntegrity.inspect(text.markdown).problems.map { .error("\(text.field) \($0)") }
+            issues += TextIntegrity.inspect(text.markdown).problems.map { .error("\(text.field) \($0)", check: .textIntegrity) }
             // A field of the answer's JSON written into a text: the local model ended a bonus
             // question with "… a variable named 'money'. reference_answer:".
             let prose = TextIntegrity.outsideFencedCode(text.markdown).replacing(/`[^`\n]*`/, with: " ")
@@ -60,14 +60,14 @@ public struct ContentInspector: Sendable {
                 issues.append(
                     .error(
                         "\(text.field) holds the JSON field name '\(leaked.output.1)': each field's text goes in its own field of the answer, and no text names a field"
-                    ))
+                    , check: .wellFormed))
             }
             // The rest of the answer's JSON after a text: `… is η"), ` as an option.
             if let stray = TextIntegrity.strayQuotes(text.markdown).first {
                 issues.append(
                     .error(
                         "\(text.field) holds a quotation mark that closes no quotation ('\(stray)'): a piece of the answer's JSON left in the text; end the text where its sentence ends"
-                    ))
+                    , check: .wellFormed))
             }
             // TeX without math delimiters is shown as typed, with or without a renderer.
             let raw = TextIntegrity.commandsOutsideMath(text.markdown)
@@ -75,15 +75,15 @@ public struct ContentInspector: Sendable {
                 issues.append(
                     .error(
                         "\(text.field) does not render as written (\(raw.prefix(3).map { "\\" + $0 }.joined(separator: ", ")) outside math shows as typed): put formulas between $…$"
-                    ))
+                    , check: .rendering))
             }
             if text.asserts {
                 for claim in ArithmeticClaims.check(text.markdown).prefix(3) {
-                    issues.append(.error("\(text.field) states false arithmetic: \(claim.message); compute it again and write the right value"))
+                    issues.append(.error("\(text.field) states false arithmetic: \(claim.message); compute it again and write the right value", check: .arithmetic))
                 }
                 // Code shown as working must run; a prompt or an option may show broken code on purpose.
                 for problem in CodeStructure.pythonProblems(text.markdown).prefix(3) {
-                    issues.append(.error(CodeStructure.repairMessage(problem, field: text.field)))
+                    issues.append(.error(CodeStructure.repairMessage(problem, field: text.field), check: .stageRules))
                 }
             }
             if let renderer {
@@ -91,7 +91,7 @@ public struct ContentInspector: Sendable {
                     issues.append(
                         .error(
                             "\(text.field) does not render as written (\(warning)): write TeX the renderer knows (standard LaTeX math commands) and Markdown without HTML"
-                        ))
+                        , check: .rendering))
                 }
             }
         }

@@ -1,97 +1,6 @@
 import Foundation
 import LecternCore
 
-/// The checks a model answer goes through, as the quality report counts them. Each refusal an
-/// item's attempt gets is filed under one check by its message (`classify`), so the report needs
-/// nothing from the stages but the messages they already write.
-public enum QualityCheck: String, CaseIterable, Sendable, Codable {
-    /// The answer is complete JSON with the schema's fields.
-    case wellFormed = "well-formed"
-    /// No control character left by a JSON escape, no TeX command without its backslash.
-    case textIntegrity = "text-integrity"
-    /// Every learner text renders without a warning (TeX the renderer knows, no raw HTML).
-    case rendering
-    /// Every equality between numbers in what an answer asserts is true.
-    case arithmetic
-    /// No option restates another; wrong options have their own feedback.
-    case distinctOptions = "distinct-options"
-    /// No question asks what another of its topic (or bank) already asks.
-    case distinctQuestions = "distinct-questions"
-    /// Feedback agrees with the key: a wrong option's feedback does not call it right.
-    case feedbackAgreesWithKey = "feedback-agrees-with-key"
-    /// A solver shown the question and its options without the key picks the key (`review:`).
-    case answerKey = "answer-key"
-    /// Quotes are copied from the source and support the key; the answer is about its topic.
-    case grounding
-    /// A project's rubric adds up to its total; its deliverables fit the course's medium; it
-    /// requires nothing a later subject teaches.
-    case projectScope = "project-scope"
-    /// A course question put as a question to a learner who read the lecture: it asks something,
-    /// one question, last, not answered in the stem nor rhetorical; its texts speak to the learner
-    /// about the subject (no video, no lecture's voice, nothing about the question itself), and
-    /// its code is in a block.
-    case questionForm = "question-form"
-    /// Everything else a stage asks of its answer (counts, lengths, formats, levels).
-    case stageRules = "stage-rules"
-
-    /// One line for the report and `lectern verify`.
-    public var summary: String {
-        switch self {
-        case .wellFormed: return "complete JSON with the schema's fields"
-        case .textIntegrity: return "no control characters or TeX commands that lost their backslash"
-        case .rendering: return "every text renders without a warning; TeX only inside math"
-        case .arithmetic: return "no false arithmetic in what an answer asserts"
-        case .distinctOptions: return "no option restating another; distinct feedback"
-        case .distinctQuestions: return "no question asking what another already asks"
-        case .feedbackAgreesWithKey: return "feedback agrees with the answer key"
-        case .answerKey: return "a blind solver picks the key; a numeric key is what its working gives"
-        case .grounding: return "quotes copied from the source; answers about their topic"
-        case .projectScope: return "rubrics add up; deliverables fit the course; nothing it does not teach"
-        case .questionForm: return "a question put to the learner: one, asked last, not answered in the stem; code in a block"
-        case .stageRules: return "the stage's own rules (counts, lengths, formats)"
-        }
-    }
-
-    /// The check a refusal message comes from. The patterns are the fixed parts of the
-    /// validators' messages; a message none of them knows counts under `stageRules`.
-    public static func classify(_ message: String) -> QualityCheck {
-        let text = message.lowercased()
-        func has(_ parts: String...) -> Bool { parts.contains { text.contains($0) } }
-        // Most specific first: a field name in the message ("rubric[1].criterion states false
-        // arithmetic") must not decide the check.
-        if has("states false arithmetic") { return .arithmetic }
-        if has("does not render as written") { return .rendering }
-        if has("the json escape", "lost its backslash", "without its backslash", "control character") { return .textIntegrity }
-        if has("not complete, valid json", "is not valid json", "was cut off", "is missing", "missing required key", "needs 'correct_answer'", "json field name",
-            "closes no quotation")
-        {
-            return .wellFormed
-        }
-        if has("already asks", "repeats the first question", "the same question as") { return .distinctQuestions }
-        if has("calls it right", "calls it wrong") { return .feedbackAgreesWithKey }
-        if has("without the key chose", QuestionRules.keyAgainstWorking, QuestionRules.keyAgainstIndexing) { return .answerKey }
-        if has("are the same (", "are the same", "have the same feedback", "every option must differ", "written twice") { return .distinctOptions }
-        if has("does not occur in the source", "source quote", "source_quote", "to show where the answer comes from", "seem to be about", "must be about topic",
-            "which the lecture does not teach")
-        {
-            return .grounding
-        }
-        if has("add up to", "this is a text course", "teaches after this one", "does not teach up to this subject", "deliverable", "rubric") {
-            return .projectScope
-        }
-        if has(
-            "asks nothing", " questions ('", "goes on after its question", "speaks about the question", "speaks as the lecture does",
-            "refers to a video", "code outside a code block", "asks whether the explanation helped", "is about the question, not an answer",
-            "says whether it is the answer", "stand beside", "asks for the learner's own words", "only repeats the question's own words",
-            "gives the answer away", "holds a heading", "stops in the middle of a sentence", "copies the lecture word for word",
-            "ends with a colon and nothing after it", "code it does not show", "repeats the question word for word")
-        {
-            return .questionForm
-        }
-        return .stageRules
-    }
-}
-
 /// What a run's checks did, per check and per stage: `quality.json` in every bundle. Built from
 /// the item reports alone (every refused attempt's errors, the warnings on accepted answers) and
 /// the bank-wide lint of the assembled questions, so a replay writes the same bytes.
@@ -158,7 +67,13 @@ public struct QualityReport: Sendable, Hashable, Codable {
     /// question asked in two topics, an id used twice).
     public struct Bank: Sendable, Hashable, Codable {
         public var items: Int
-        public var flagged: [BankReport.Flag]
+        public var flagged: [Flag]
+
+        /// A flagged question as quality.json has held it since format 1: its id and problems.
+        public struct Flag: Sendable, Hashable, Codable {
+            public var id: String
+            public var problems: [String]
+        }
     }
 
     public var format = QualityReport.formatVersion
@@ -173,10 +88,10 @@ public struct QualityReport: Sendable, Hashable, Codable {
     struct Record {
         var stage: String
         var attempts: Int
-        var rejections: [[String]]
+        var rejections: [[Refusal]]
         var accepted: Bool
         var blindSolve = BlindSolveTally()
-        var warnings: [String] = []
+        var warnings: [QualityCheck] = []
     }
 
     /// How the model answers of a run fared: what `items` of quality.json holds, and what the
@@ -191,7 +106,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
         var records: [Record] = reports.filter { $0.attempts > 0 }.map {
             Record(
                 stage: $0.stage, attempts: $0.attempts, rejections: $0.rejections, accepted: true, blindSolve: $0.blindSolve,
-                warnings: $0.warnings.map(\.message))
+                warnings: $0.warnings.map(\.check))
         }
         // Every item that was asked and never accepted; with the refusals it got on the way. One
         // that failed for want of an answer (offline, the provider) after a refusal counts that
@@ -200,9 +115,16 @@ public struct QualityReport: Sendable, Hashable, Codable {
         records += failures.filter { $0.attempts > 0 && $0.reason != .dependency }.map {
             Record(
                 stage: $0.stage, attempts: $0.attempts,
-                rejections: $0.reason == .invalid && $0.rejections.isEmpty ? [$0.errors] : $0.rejections, accepted: false)
+                rejections: $0.reason == .invalid && $0.rejections.isEmpty ? [Self.lastRefusals($0)] : $0.rejections, accepted: false)
         }
         return records
+    }
+
+    /// The refusals of a failure that had no refused attempt before its last: those the model
+    /// check raised, or — for an item failed outside one (a narration that is silence, a bank
+    /// of templates short of its needs) — its errors, under the stage's own rules.
+    static func lastRefusals(_ failure: ItemFailure) -> [Refusal] {
+        failure.refusals.isEmpty ? failure.errors.map { Refusal(.stageRules, $0) } : failure.refusals
     }
 
     static func tally(_ records: [Record]) -> Items {
@@ -230,13 +152,13 @@ public struct QualityReport: Sendable, Hashable, Codable {
         checks = QualityCheck.allCases.map { check in
             var result = Check(check: check, summary: check.summary, passed: 0, repaired: 0, flagged: 0, failed: 0, refusals: 0)
             for record in records {
-                let refused = record.rejections.map { errors in errors.contains { QualityCheck.classify($0) == check } }
+                let refused = record.rejections.map { errors in errors.contains { $0.check == check } }
                 result.refusals += refused.filter { $0 }.count
                 // An accepted item's last attempt was refused by nothing; a failed item's may
                 // have been refused by this check earlier only (it failed for another).
                 if !record.accepted, refused.last == true {
                     result.failed += 1
-                } else if record.warnings.contains(where: { QualityCheck.classify($0) == check }) {
+                } else if record.warnings.contains(check) {
                     result.flagged += 1
                 } else if refused.contains(true) {
                     result.repaired += 1
@@ -257,7 +179,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
             for warning in report.warnings { warningItems[warning.kind, default: []].insert(report.id) }
         }
         warnings = warningItems.keys.sorted().map { Warning(kind: $0, items: warningItems[$0]!.count) }
-        self.bank = bank.map { Bank(items: $0.items, flagged: $0.flagged) }
+        self.bank = bank.map { Bank(items: $0.items, flagged: $0.flagged.map { Bank.Flag(id: $0.id, problems: $0.problems) }) }
     }
 
     /// Sorted-key, pretty JSON with a final newline, as every bundle file.

@@ -24,7 +24,7 @@ public enum ExamRules {
             issues += languageIssues(item, language: language)
             issues += computedKeyIssues(prompt: item.prompt, options: item.options, solution: item.solution, figure: item.figure, format: format, names: labels)
         } else if item.sources.isEmpty || item.sources.allSatisfy({ $0.quote.trimmed.isEmpty }) {
-            issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer"))
+            issues.append(.error("'source_quote' is empty; copy the sentence of the source text that supports the correct answer", check: .grounding))
         }
         return issues
     }
@@ -35,7 +35,7 @@ public enum ExamRules {
     static func refusingAGiveAwayLength(_ issue: ValidationIssue) -> ValidationIssue {
         guard issue.severity == .warning, issue.kind == QuestionRules.longKeyKind else { return issue }
         return .error(
-            "\(issue.message); in an exam write every wrong option as long and as specific as the correct one, or shorten the correct one")
+            "\(issue.message); in an exam write every wrong option as long and as specific as the correct one, or shorten the correct one", check: .stageRules)
     }
 
     /// The explanation and feedback a candidate reads after answering, written about the item
@@ -80,7 +80,7 @@ public enum ExamRules {
             issues.append(
                 .error(
                     "\(name) names \(first), \(unsourcedNumber), in its words and numbers"
-                ))
+                , check: .stageRules))
         }
         return issues
     }
@@ -142,7 +142,7 @@ public enum ExamRules {
             issues.append(
                 .error(
                     "the stem begins with '\(label):', a label of the source text, not part of a sentence: write the question, or the sentence with the blank, without it"
-                ))
+                , check: .stageRules))
             break
         }
         return issues
@@ -188,7 +188,7 @@ public enum ExamRules {
         return [
             .error(
                 "\(name) ('\(key.prefix(80))') names '\(first)', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"
-            )
+            , check: .stageRules)
         ]
     }
 
@@ -231,9 +231,9 @@ public enum ExamRules {
             let arabic = prose.unicodeScalars.filter { (0x0621...0x064A).contains($0.value) }.count
             let latin = prose.unicodeScalars.filter { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }.count
             if latin > arabic {
-                issues.append(.error("\(name) is not in Arabic: write the question, its answers, feedback and explanation in Arabic"))
+                issues.append(.error("\(name) is not in Arabic: write the question, its answers, feedback and explanation in Arabic", check: .stageRules))
             } else if let word = prose.firstMatch(of: latinWord) {
-                issues.append(.error("\(name) mixes an English word ('\(word.output)') into Arabic: write it in Arabic"))
+                issues.append(.error("\(name) mixes an English word ('\(word.output)') into Arabic: write it in Arabic", check: .stageRules))
             }
         }
         return issues
@@ -251,21 +251,21 @@ public enum ExamRules {
         if let solution, !solution.expression.trimmed.isEmpty {
             let key = options.firstIndex(where: \.correct) ?? -1
             issues += QuantitativeKeyCheck.problems(solution: solution.expression, options: options.map(\.text), key: key, names: names).map {
-                .error($0)
+                .error($0, check: .stageRules)
             }
             let given = figure.map { $0.geometry.lengths.map(\.value) + $0.geometry.angles.compactMap(\.degrees) + $0.geometry.circles.map(\.radius) } ?? []
-            issues += QuantitativeKeyCheck.groundingProblems(solution: solution.expression, stem: prompt, given: given).map { .error($0) }
+            issues += QuantitativeKeyCheck.groundingProblems(solution: solution.expression, stem: prompt, given: given).map { .error($0, check: .stageRules) }
         } else {
             issues.append(
                 .error(
                     "'solution' is empty: give the expression that computes the answer, e.g. (180 - 175) / 8 or 2 * sqrt(3); "
-                        + "the correct option must equal its value"))
+                        + "the correct option must equal its value", check: .stageRules))
         }
         if format == .geometry {
             if let figure {
-                issues += figure.geometry.problems(stem: prompt, alt: figure.alt).map { .error("figure: " + $0) }
+                issues += figure.geometry.problems(stem: prompt, alt: figure.alt).map { .error("figure: " + $0, check: .stageRules) }
             } else {
-                issues.append(.error("'figure' is missing: a geometry item describes its figure (points, segments, marks, given lengths) and its alt text"))
+                issues.append(.error("'figure' is missing: a geometry item describes its figure (points, segments, marks, given lengths) and its alt text", check: .wellFormed))
             }
         }
         return issues
@@ -285,9 +285,9 @@ public enum ExamRules {
                 issues.append(
                     .error(
                         "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'"
-                    ))
+                    , check: .stageRules))
             } else if count > 1 {
-                issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills"))
+                issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills", check: .stageRules))
             }
         }
         if format == .fact, let key = options.first(where: \.correct), let quote = quote, !quote.trimmed.isEmpty,
@@ -297,7 +297,7 @@ public enum ExamRules {
                 .error(
                     "the correct option ('\(key.text)') is not what the source quote says ('\(missing)' is not in '\(quote.prefix(160))'): "
                         + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states"
-                ))
+                , check: .grounding))
         }
         if format == .vocabulary, let quote = quote, !quote.trimmed.isEmpty {
             // The word may be named in another form than the sentence's ("continent", "continents").
@@ -310,19 +310,19 @@ public enum ExamRules {
                 issues.append(
                     .error(
                         "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks"
-                    ))
+                    , check: .grounding))
             } else if let key = options.first(where: \.correct),
                 named.contains(where: { NearDuplicate.contentWords($0) == NearDuplicate.contentWords(key.text) })
             {
                 issues.append(
                     .error(
                         "the correct option is the word asked about ('\(key.text)'); the options are meanings of the word: make the correct option "
-                            + "a synonym or a short definition of '\(key.text)' as the sentence uses it, and each wrong option a meaning it does not have there"))
+                            + "a synonym or a short definition of '\(key.text)' as the sentence uses it, and each wrong option a meaning it does not have there", check: .stageRules))
             } else if named.allSatisfy({ isNameOrNumber($0, in: quote) }) {
                 issues.append(
                     .error(
                         "the word asked about (\(named.map { "'\($0)'" }.joined(separator: ", "))) is a name or a number, which has no meaning to ask for: "
-                            + "ask about a common word of the sentence"))
+                            + "ask about a common word of the sentence", check: .stageRules))
             }
         }
         if format == .analogy { issues += analogyIssues(prompt: prompt, options: options, quote: quote, labels: labels) }
@@ -332,7 +332,7 @@ public enum ExamRules {
                 issues.append(
                     .error(
                         "the source quote ('\(quote.prefix(160))') shares no word with the question or its correct answer, so it cannot support them: "
-                            + "quote the sentence of the source text that the question is drawn from and that supports its answer"))
+                            + "quote the sentence of the source text that the question is drawn from and that supports its answer", check: .grounding))
             }
         }
         if format == .wrongWord {
@@ -343,7 +343,7 @@ public enum ExamRules {
                     issues.append(
                         .error(
                             "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"
-                        ))
+                        , check: .stageRules))
                 }
             }
         }
@@ -358,17 +358,17 @@ public enum ExamRules {
         let stemPair = analogyPair(in: prompt)
         if stemPair == nil {
             issues.append(
-                .error("the stem has no pair of words written 'A : B': an analogy stem gives two words with a clear relation, separated by ' : '"))
+                .error("the stem has no pair of words written 'A : B': an analogy stem gives two words with a clear relation, separated by ' : '", check: .stageRules))
         }
         for (index, option) in options.enumerated() where !option.text.trimmed.isEmpty {
             guard let pair = analogyPair(option.text) else {
-                issues.append(.error("\(names[index]) ('\(option.text)') is not a pair of words written 'C : D'; every option of an analogy is such a pair"))
+                issues.append(.error("\(names[index]) ('\(option.text)') is not a pair of words written 'C : D'; every option of an analogy is such a pair", check: .stageRules))
                 continue
             }
             if let stemPair, NearDuplicate.contentWords(pair.0) == NearDuplicate.contentWords(stemPair.0),
                 NearDuplicate.contentWords(pair.1) == NearDuplicate.contentWords(stemPair.1)
             {
-                issues.append(.error("\(names[index]) ('\(option.text)') is the stem's own pair; every option is another pair"))
+                issues.append(.error("\(names[index]) ('\(option.text)') is the stem's own pair; every option is another pair", check: .stageRules))
             }
         }
         if let stemPair, let quote, !quote.trimmed.isEmpty {
@@ -378,7 +378,7 @@ public enum ExamRules {
                 issues.append(
                     .error(
                         "the stem's pair takes \(missing.map { "'\($0)'" }.joined(separator: " and ")) from outside its source quote ('\(quote.prefix(160))'): "
-                            + "take both words of the pair from the quoted sentence"))
+                            + "take both words of the pair from the quoted sentence", check: .grounding))
             }
         }
         return issues
@@ -607,7 +607,7 @@ public enum ExamRules {
         var issues: [ValidationIssue] = []
         if mentionsUnseenText(prompt, language: language, figureShown: format == .geometry) {
             issues.append(
-                .error("the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own"))
+                .error("the stem speaks of the source text, which the candidate does not see: ask the question so that it makes sense on its own", check: .stageRules))
         }
         if format == .completion {
             // The blank (which may be written "...") becomes a word, so it neither ends a sentence
@@ -616,7 +616,7 @@ public enum ExamRules {
             for range in blanks(in: prompt).reversed() { text.replaceSubrange(range, with: "blank") }
             let count = sentences(text).count
             if count > 1 {
-                issues.append(.error("the stem holds \(count) sentences; a sentence-completion stem is the one sentence with the blank"))
+                issues.append(.error("the stem holds \(count) sentences; a sentence-completion stem is the one sentence with the blank", check: .stageRules))
             }
         }
         return issues

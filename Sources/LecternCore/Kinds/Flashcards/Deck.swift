@@ -325,24 +325,24 @@ public enum DeckRules {
         for (index, d) in distractors.enumerated() {
             let label = "distractors[\(index + 1)]"
             let text = d.trimmed
-            if text.isEmpty { issues.append(.error("\(label) is empty")); continue }
-            if text.count > FlashcardRules.backLimit { issues.append(.error("\(label) is longer than \(FlashcardRules.backLimit) characters")) }
+            if text.isEmpty { issues.append(.error("\(label) is empty", check: .stageRules)); continue }
+            if text.count > FlashcardRules.backLimit { issues.append(.error("\(label) is longer than \(FlashcardRules.backLimit) characters", check: .stageRules)) }
             if TextKey.normalize(text) == TextKey.normalize(term) {
-                issues.append(.error("\(label) is the term itself ('\(term)'); write a wrong definition"))
+                issues.append(.error("\(label) is the term itself ('\(term)'); write a wrong definition", check: .stageRules))
                 continue
             }
             if !fits(text, distractorOf: answer) {
                 if NearDuplicate.restate(answer, text) || TextKey.normalize(text).contains(TextKey.normalize(answer)) || TextKey.normalize(answer).contains(TextKey.normalize(text)) {
-                    issues.append(.error("\(label) ('\(text)') says what the right answer says; a distractor must be wrong"))
+                    issues.append(.error("\(label) ('\(text)') says what the right answer says; a distractor must be wrong", check: .stageRules))
                 } else if isNumeric(text) != isNumeric(answer) {
-                    issues.append(.error("\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind"))
+                    issues.append(.error("\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind", check: .stageRules))
                 } else {
-                    issues.append(.error("\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away"))
+                    issues.append(.error("\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away", check: .stageRules))
                 }
                 continue
             }
             if seen.contains(where: { NearDuplicate.restate($0, text) || TextKey.normalize($0) == TextKey.normalize(text) }) {
-                issues.append(.error("\(label) ('\(text)') repeats another distractor"))
+                issues.append(.error("\(label) ('\(text)') repeats another distractor", check: .stageRules))
                 continue
             }
             seen.append(text)

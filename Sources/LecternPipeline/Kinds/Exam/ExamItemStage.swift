@@ -317,7 +317,7 @@ public struct ExamItemStage: Sendable {
                 case .failure(let errors): return .invalid(errors)
                 case .success(let answer):
                     guard answer.questions.count == set.questions.count else {
-                        return .invalid(["write exactly \(set.questions.count) questions in 'questions'; the answer has \(answer.questions.count)"])
+                        return .invalid([Refusal(.stageRules, "write exactly \(set.questions.count) questions in 'questions'; the answer has \(answer.questions.count)")])
                     }
                     let (items, issues) = judge(answer.questions)
                     let failed = Set(issues.errors.compactMap { KeptQuestions<Answer>.index(named: $0.message) })
@@ -326,7 +326,7 @@ public struct ExamItemStage: Sendable {
                     return .judged(keptItems, by: keptIssues)
                 }
             })
-        call.rejected = { kept.forget(namedIn: $0) }
+        call.rejected = { kept.forget(namedIn: $0.messages) }
         // Each question with its passage, as a candidate reads it.
         let passage = set.passage.text
         call.blindSolve = { items in
@@ -366,7 +366,7 @@ extension ExamJobContext {
         if let grounded = key?.grounded { item.sources = [SourceQuote(document: document, quote: grounded)] }
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
         if key?.grounded == nil, !quote.isEmpty, let problem = work.groundingProblem(quote: quote, document: document, given: given ?? source) {
-            issues.append(.error(problem))
+            issues.append(.error(problem, check: .grounding))
         }
         issues += key?.issues ?? []
         if let shown = given ?? source {
@@ -376,7 +376,7 @@ extension ExamJobContext {
         }
         issues += standardItemProblems(item, format: category.format, source: source, labels: built.labels)
         if let repeated = avoid.repeated(by: ExamWork.duplicateKey(item)) {
-            issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
+            issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else", check: .stageRules))
         }
         return (item, issues)
     }
@@ -404,11 +404,11 @@ extension ExamJobContext {
         var issues = ExamRules.check(item, optionCount: exam.optionCount, language: spec.language, labels: built.labels, format: category.format)
         if let figure = item.figure, !issues.contains(where: { $0.message.hasPrefix("figure: ") }) {
             let svg = GeometryFigureDrawing.svg(figure.geometry, alt: figure.alt, language: spec.language)
-            issues += SVGSafety.problems(in: svg).map { .error("figure: the drawing is not safe to ship: " + $0) }
+            issues += SVGSafety.problems(in: svg).map { .error("figure: the drawing is not safe to ship: " + $0, check: .stageRules) }
         }
         issues += standardItemProblems(item, format: category.format, source: nil, labels: built.labels)
         if let repeated = avoid.repeated(by: ExamWork.duplicateKey(item)) {
-            issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else"))
+            issues.append(.error("the question repeats one already in the bank ('\(repeated.prefix(120))'); ask about something else", check: .stageRules))
         }
         return (item, issues)
     }
@@ -427,7 +427,7 @@ extension ExamJobContext {
                     issues.append(
                         .error(
                             "\(names[index]) ('\(option.text.prefix(120))') is stated in the source text word for word, so it is true too: "
-                                + "a wrong option must be false"))
+                                + "a wrong option must be false", check: .stageRules))
                 }
             }
         }

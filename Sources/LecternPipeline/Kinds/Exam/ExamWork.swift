@@ -175,17 +175,17 @@ public struct ExamWork: Sendable {
                     result.grounded = focus.flatMap { GroundingText.contains(fragment, in: $0) ? $0 : nil } ?? fragment
                 case .tooShort:
                     issues.append(
-                        .error("the stem is too short to place in the source text ('\(fragment.prefix(120))'); use a whole sentence of the source text with one blank"))
+                        .error("the stem is too short to place in the source text ('\(fragment.prefix(120))'); use a whole sentence of the source text with one blank", check: .stageRules))
                 default:
                     issues.append(
                         .error(
                             "the stem completed with the correct option reads '\(fragment.prefix(160))', which is not what the source text says: "
-                                + "copy a sentence of the source text into the stem, replace one word with '____', and make that word the correct option"))
+                                + "copy a sentence of the source text into the stem, replace one word with '____', and make that word the correct option", check: .stageRules))
                 }
             } else if check == .found {
                 issues.append(
                     .error(
-                        "\(names[index]) ('\(option.text)') also completes the sentence as the source text has it; a wrong option must not fit the source's sentence"))
+                        "\(names[index]) ('\(option.text)') also completes the sentence as the source text has it; a wrong option must not fit the source's sentence", check: .stageRules))
             }
         }
         result.issues = issues
@@ -221,7 +221,7 @@ public struct ExamWork: Sendable {
     func wrongWordIssues(_ item: ExamItem, context: (left: String, right: String)?, document: String) -> [ValidationIssue] {
         guard let key = item.options.first(where: \.correct), let (left, right) = context else { return [] }
         guard (left + " " + right).split(separator: " ").count >= 3 else {
-            return [.error("the stem's sentence is too short to place in the source text; use a whole sentence of the source text with one word changed")]
+            return [.error("the stem's sentence is too short to place in the source text; use a whole sentence of the source text with one word changed", check: .stageRules)]
         }
         let gaps = corpus.gaps(between: left, and: right, maxGap: 3, inDocument: document)
         let shown = "\(left) ___ \(right)".trimmed
@@ -229,14 +229,14 @@ public struct ExamWork: Sendable {
             return [
                 .error(
                     "the stem's sentence without the correct option's word ('\(shown.prefix(160))') is not a sentence of the source text: "
-                        + "copy a sentence of the source text, change exactly one word to a word that contradicts its meaning, and make that word the correct option")
+                        + "copy a sentence of the source text, change exactly one word to a word that contradicts its meaning, and make that word the correct option", check: .stageRules)
             ]
         }
         if gaps.contains(GroundingText.normalize(key.text)) {
             return [
                 .error(
                     "the stem's sentence is the source's sentence unchanged, so '\(key.text)' is not wrong in it: "
-                        + "change one word of the sentence to a word that contradicts its meaning, and make that word the correct option")
+                        + "change one word of the sentence to a word that contradicts its meaning, and make that word the correct option", check: .stageRules)
             ]
         }
         return []

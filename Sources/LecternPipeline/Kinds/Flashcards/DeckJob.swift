@@ -193,7 +193,7 @@ public struct DeckJob: GenerationJob {
                         kept.append(DeckDraft(id: String(format: "c%03d", firstNumber + kept.count), line: nil, front: term, back: definition))
                     }
                     guard kept.count == size else {
-                        return .invalid(issues + ["only \(kept.count) of the \(size) cards needed are usable; mend the cards above"])
+                        return .invalid((issues + ["only \(kept.count) of the \(size) cards needed are usable; mend the cards above"]).map { Refusal(.stageRules, $0) })
                     }
                     return .valid(kept, warnings: [])
                 }
@@ -241,9 +241,9 @@ public struct DeckJob: GenerationJob {
                     let written = a.distractors.map(\.trimmed)
                     var issues = DeckRules.checkDistractors(written, answer: answer, term: term)
                     for (index, text) in written.enumerated() where avoid.contains(where: { NearDuplicate.restate($0, text) || TextKey.normalize($0) == TextKey.normalize(text) }) {
-                        issues.append(.error("distractors[\(index + 1)] ('\(text)') is one the quiz has already"))
+                        issues.append(.error("distractors[\(index + 1)] ('\(text)') is one the quiz has already", check: .stageRules))
                     }
-                    if written.count != count { issues.append(.error("write exactly \(count) wrong answers; there are \(written.count)")) }
+                    if written.count != count { issues.append(.error("write exactly \(count) wrong answers; there are \(written.count)", check: .stageRules)) }
                     return .judged(written, by: issues)
                 }
             })

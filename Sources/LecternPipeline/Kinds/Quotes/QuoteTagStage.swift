@@ -109,7 +109,7 @@ public struct QuoteTagStage: Sendable {
             switch AnswerParsing.decode(Answer.self, from: text) {
             case .failure(let errors): return .invalid(errors)
             case .success(let answer):
-                if answer.quotes.isEmpty { return .invalid(["\"quotes\" is empty; answer each of the \(quotes.count) quotations"]) }
+                if answer.quotes.isEmpty { return .invalid([Refusal(.stageRules, "\"quotes\" is empty; answer each of the \(quotes.count) quotations")]) }
                 return .valid(Self.outcome(answer.quotes, for: quotes, spec: spec, round: round), warnings: [])
             }
         }
@@ -293,7 +293,9 @@ public struct TemplateStage: Sendable {
             case .failure(let errors): return .invalid(errors)
             case .success(let templates):
                 let (usable, problems) = QuoteRules.usableTemplates(templates, accepted: accepted, examples: example.lines, spec: bank, language: language)
-                if usable.isEmpty { return .invalid(problems.isEmpty ? ["\"templates\" is empty; write \(count) templates"] : problems) }
+                if usable.isEmpty {
+                    return .invalid(problems.isEmpty ? [Refusal(.stageRules, "\"templates\" is empty; write \(count) templates")] : problems.map { Refusal(.stageRules, $0) })
+                }
                 return .valid(TemplateRound(usable: usable, problems: problems), warnings: [])
             }
         }

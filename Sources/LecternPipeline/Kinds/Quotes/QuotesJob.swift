@@ -126,10 +126,11 @@ public struct QuotesJob: GenerationJob {
             warnings.append(
                 ItemWarning(
                     itemID: id, kind: "quotes left untagged after every attempt",
-                    message: "\(pending.count) quotes left untagged: " + pending.map { "\($0.id) (\(problems[$0.id]?.first ?? ""))" }.joined(separator: "; ")))
+                    message: "\(pending.count) quotes left untagged: " + pending.map { "\($0.id) (\(problems[$0.id]?.first ?? ""))" }.joined(separator: "; "),
+                    check: .stageRules))
         }
         if strays > 0 {
-            warnings.append(ItemWarning(itemID: id, kind: "tag answers for quotes not asked", message: "\(strays) answers named no quote of the batch, or one twice"))
+            warnings.append(ItemWarning(itemID: id, kind: "tag answers for quotes not asked", message: "\(strays) answers named no quote of the batch, or one twice", check: .stageRules))
         }
         let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
         let report = Self.combined(reports, id: id, stage: QuoteTagStage.name, attempts: calls, warnings: warnings)
@@ -207,7 +208,7 @@ public struct QuotesJob: GenerationJob {
         if database.quotes.isEmpty { errors.append("every quote was rejected or left untagged: nothing to write") }
         if !errors.isEmpty { throw ItemFailureError(reason: .invalid, attempts: 0, errors: errors) }
         let id = QuotesItems.select.rawValue
-        let warnings = shortfalls.map { ItemWarning(itemID: id, kind: "quote database short of its target", message: $0) }
+        let warnings = shortfalls.map { ItemWarning(itemID: id, kind: "quote database short of its target", message: $0, check: .stageRules) }
         let selection = QuoteSelection(
             database: database, coverage: coverage, shortfalls: shortfalls, verdicts: verdicts, unclassified: unclassified,
             strays: tagged.reduce(0) { $0 + $1.strays }, calls: tagged.reduce(0) { $0 + $1.calls })

@@ -53,7 +53,7 @@ public struct EngagementQuestionStage: Sendable {
             var labels: [String]?
             if format == .multipleChoice {
                 guard let correct = a.correct_answer, let wrong = a.wrong_answers else {
-                    return .invalid(["a multiple-choice question needs 'correct_answer' and 'wrong_answers'"])
+                    return .invalid([Refusal(.wellFormed, "a multiple-choice question needs 'correct_answer' and 'wrong_answers'")])
                 }
                 let built = MultipleChoice.options(prompt: question.prompt, correct: correct, wrong: wrong)
                 question.options = built.options
@@ -105,7 +105,9 @@ public struct EngagementQuestionStage: Sendable {
             check: { text in
                 let result = Self.check(text, topicID: topicID, format: .freeText)
                 if case .valid(let q, _) = result, QuestionRules.holdsTheOther(q.prompt, firstPrompt) {
-                    return .invalid(["the bonus question repeats the first question ('\(first.prompt)'); ask about a different idea of the lecture"])
+                    return .invalid([
+                        Refusal(.distinctQuestions, "the bonus question repeats the first question ('\(first.prompt)'); ask about a different idea of the lecture")
+                    ])
                 }
                 return Self.notCopied(result, prompt: \.prompt, lecture: lecture)
             })

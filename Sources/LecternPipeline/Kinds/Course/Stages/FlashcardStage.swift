@@ -94,7 +94,7 @@ public struct FlashcardStage: Sendable {
             }
             let selected = FlashcardRules.select(
                 drafts, needed: [.term: needed.terms, .question: needed.questions, .cloze: needed.clozes], lecture: lecture, language: language)
-            guard var cards = selected.cards else { return .invalid(selected.issues.map(\.message)) }
+            guard var cards = selected.cards else { return .invalid(selected.issues.map(\.refusal)) }
             for index in cards.indices { cards[index].id = String(format: "\(topicID)-c%02d", index + 1) }
             return .valid(cards, warnings: [])
         }

@@ -97,7 +97,11 @@ public struct PracticeStage: Sendable {
                 let result = Self.check(
                     text, id: id, topicID: topicID, format: format, difficulty: difficulty, wantTrue: format == .trueFalse ? wantTrue : nil, language: language)
                 if case .valid(let question, _) = result, let earlier = PracticeRules.repeated(question.prompt, in: asked, language: language) {
-                    return .invalid(["the question repeats one the learner has already answered ('\(earlier)'); ask about something else in this part of the lecture"])
+                    return .invalid([
+                        Refusal(
+                            .stageRules,
+                            "the question repeats one the learner has already answered ('\(earlier)'); ask about something else in this part of the lecture")
+                    ])
                 }
                 return EngagementQuestionStage.notCopied(result, prompt: \.prompt, lecture: lecture)
             })
@@ -140,7 +144,7 @@ public struct PracticeStage: Sendable {
                         .error(
                             wantTrue
                                 ? "a TRUE statement was asked for, and \"is_true\" is false; write a statement the lecture supports"
-                                : "a FALSE statement was asked for, and \"is_true\" is true; write a plausible misconception and set \"is_true\" to false"))
+                                : "a FALSE statement was asked for, and \"is_true\" is true; write a plausible misconception and set \"is_true\" to false", check: .stageRules))
                 }
                 return .judged(question, by: issues)
             }

@@ -175,12 +175,12 @@ public struct ReinforcementStage: Sendable {
     /// Why `prompt` repeats one of `earlier`: what it repeats, and what to do instead. A
     /// question holding an earlier one whole repeats it too: the local model's level-1 question
     /// was the engagement question ("What is a value in programming?") with three sentences after it.
-    static func repeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [String] {
+    static func repeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [Refusal] {
         earlier.filter {
             NearDuplicate.areDuplicates(QuestionRules.howForm(prompt), QuestionRules.howForm($0.prompt))
                 || QuestionRules.holdsTheOther(prompt, $0.prompt) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
         }.map {
-            "the question asks what \($0.id) already asks ('\($0.prompt)'); ask about another fact, step or idea of the lecture"
+            Refusal(.distinctQuestions, "the question asks what \($0.id) already asks ('\($0.prompt)'); ask about another fact, step or idea of the lecture")
         }
     }
 

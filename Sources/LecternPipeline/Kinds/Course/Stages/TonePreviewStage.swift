@@ -26,11 +26,11 @@ public struct TonePreviewStage: Sendable {
             check: { text in
                 let markdown = LectureRules.unwrapFence(text).trimmed + "\n"
                 let words = LectureRules.wordCount(markdown)
-                if words < 40 { return .invalid(["the sample is too short (\(words) words; write 120 to 200 words)"]) }
-                if words > 600 { return .invalid(["the sample is too long (\(words) words; write 120 to 200 words)"]) }
-                if !markdown.hasPrefix("#") { return .invalid(["start the sample with '# \(title)'"]) }
+                if words < 40 { return .invalid([Refusal(.stageRules, "the sample is too short (\(words) words; write 120 to 200 words)")]) }
+                if words > 600 { return .invalid([Refusal(.stageRules, "the sample is too long (\(words) words; write 120 to 200 words)")]) }
+                if !markdown.hasPrefix("#") { return .invalid([Refusal(.stageRules, "start the sample with '# \(title)'")]) }
                 let links = LectureRules.checkLocalLinks(markdown, document: "the sample")
-                if !links.isEmpty { return .invalid(links.map(\.message)) }
+                if !links.isEmpty { return .invalid(links.map(\.refusal)) }
                 return .valid(markdown, warnings: [])
             })
     }
