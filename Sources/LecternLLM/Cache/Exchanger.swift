@@ -26,6 +26,10 @@ public final class Exchanger: Sendable {
     /// that is another's; a miss is a `CacheError` and the item waits for the shard's next round.
     @TaskLocal public static var cacheOnly = false
 
+    /// The provider's connection slots for the run (`RequestSlots`): a call to the provider holds
+    /// one, a cache hit none. Nil: no bound here (the engine's own bounds the calls).
+    @TaskLocal public static var requestSlots: RequestSlots?
+
     /// `provider` may be nil in replay and offline modes.
     public init(providerKind: String, provider: (any LLMProvider)?, cache: ExchangeCache, mode: CacheMode) {
         self.providerKind = providerKind
@@ -87,9 +91,30 @@ public final class Exchanger: Sendable {
         _ request: LLMRequest, key: String, template: String, provider: any LLMProvider, context: RequestContext,
         beforeCall: (@Sendable () throws -> Void)?
     ) async throws -> ExchangeOutcome {
-        try beforeCall?()
-        let start = clock.now
-        let response = try await provider.complete(request, context: context)
+        var start = clock.now
+        let response: LLMResponse
+        if let slots = Self.requestSlots {
+            // The budget is checked holding the slot: a call that waited for one is paid for
+            // only if the budget still allows it.
+            response = try await slots.withSlot {
+                // What was true before waiting for the slot is checked again: the disk may have
+                // failed meanwhile (no answer could be kept), or the budget been spent.
+                if mode == .record, let failure = storeFailure.withLock({ $0 }) { throw CacheWriteError("not asked: \(failure)") }
+                try beforeCall?()
+                start = clock.now
+                do {
+                    return try await provider.complete(request, context: context)
+                } catch let error as LLMError where ![.truncated, .noScriptedAnswer, .cancelled].contains(error.kind) {
+                    // A failure that would fail every call (the engine stops the run for it):
+                    // closed before this slot is given on, so no waiting item asks.
+                    slots.close(throwing: RequestSlots.Closed("the provider failed for an earlier item"))
+                    throw error
+                }
+            }
+        } else {
+            try beforeCall?()
+            response = try await provider.complete(request, context: context)
+        }
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         let record = ExchangeRecord(

@@ -261,6 +261,9 @@ public struct ModelCallRunner: Sendable {
                 throw ItemFailureError(
                     reason: reason, attempts: attempt, errors: [error.message], rejections: rejections,
                     refusals: [Refusal(error.kind == .truncated ? .wellFormed : .stageRules, error.message)])
+            } catch let closed as RequestSlots.Closed {
+                // Started beside the provider's slots, never asked: as an item not started.
+                throw ItemFailureError(reason: .provider, attempts: 0, errors: ["not started: \(closed.reason)"], rejections: rejections)
             } catch let error as CacheWriteError {
                 throw ItemFailureError(reason: .internal, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch let error as CacheError {

@@ -134,9 +134,14 @@ public struct JobRunner: Sendable {
                 shard: $0, sharedStages: Set(type(of: job).sharedStages.map(\.rawValue)),
                 gatheringStages: Set(type(of: job).gatheringStages.map(\.rawValue)))
         }
-        let engine = Engine(modelConcurrency: concurrency, events: events, shard: filter)
+        // Checks off the scheduling path: the provider's `concurrency` slots bound the requests
+        // (`RequestSlots`), and the engine runs twice as many model items, so an item checking
+        // its answer (or building its prompt, or reading the cache) holds no slot and the next
+        // request goes out meanwhile. A batch run starts every ready item at once already.
+        let slots = spec.model.batch == true ? nil : RequestSlots(limit: concurrency)
+        let engine = Engine(modelConcurrency: slots == nil ? concurrency : 2 * concurrency, events: events, shard: filter)
         let results = ResultStore()
-        let outcome = await engine.run(job.initialItems(), results: results)
+        let outcome = await Exchanger.$requestSlots.withValue(slots) { await engine.run(job.initialItems(), results: results) }
         // Whatever happens next, what was paid for is on disk.
         exchanger.flush()
         let totals = ledger.totals
