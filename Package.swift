@@ -77,6 +77,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-tex", dependencies: ["TeXMath"], path: "benchmarks/TeXBench"),
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
+        .executableTarget(name: "lectern-bench-checks", dependencies: ["LecternPipeline"], path: "benchmarks/CheckBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
         .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom", "CLecternSystem"]),

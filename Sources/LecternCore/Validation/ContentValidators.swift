@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One problem with generated content. Errors make the item invalid (it is repaired by re-asking
 /// or reported); warnings are flags kept in the event log and counted in the run's summary.
@@ -366,7 +367,7 @@ public enum QuestionRules {
             // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers. So is a
             // code negation, which the punctuation trimmed below would drop: `if !is_broken` is
             // not `if is_broken:`, nor `x != 5` `x = 5`.
-            let negations = text.replacing("!=", with: " ≠ ").replacing(/!(?=[A-Za-z_(])/, with: "not ")
+            let negations = text.replacing("!=", with: " ≠ ").replacing(CompiledPatterns.bangBeforeName, with: "not ")
             return TextKey.normalize(negations, language: language).split(whereSeparator: \.isWhitespace)
                 .compactMap { raw in
                     var word = String(raw).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟"))
@@ -461,9 +462,8 @@ public enum QuestionRules {
     public static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
         // A question quoted inside the stem ("If someone asks 'What is this?', what would you
         // say?") is part of the one question: a mark right before a closing quote does not end it.
-        let prose = prose(text).replacing(/\$\$?[^$]*\$\$?/, with: " ")
-            .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
-        let questions = prose.matches(of: /[^.!?؟\n]*[?؟]/).map { String($0.output).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
+        let prose = ProseScan.removingMarksBeforeQuotes(ProseScan.replacingDollarMath(prose(text)) { _ in " " })
+        let questions = ProseScan.questionSentences(prose, repeated: false).map { String(prose[$0]).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
         guard questions.count > 1 else { return [] }
         let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")
         return [
@@ -476,7 +476,7 @@ public enum QuestionRules {
     /// A text's prose: its fenced code blocks' lines left empty and its inline code blanked, so a
     /// check of wording does not read code.
     static func prose(_ text: String) -> String {
-        TextIntegrity.outsideFencedCode(text).replacing(/`[^`\n]*`/, with: " ")
+        ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { _ in " " }
     }
 
     /// What a course question's prompt is held to as a question put to a learner who read the
@@ -513,8 +513,8 @@ public enum QuestionRules {
     /// white space set aside, fences and backticks out; at least 12 characters of it.
     public static func asksTheSameCode(_ a: String, _ b: String) -> Bool {
         func code(_ text: String) -> String {
-            let fenced = text.matches(of: /```[A-Za-z0-9_+-]*\s([\s\S]*?)```/).map { String($0.output.1) }
-            let inline = text.replacing(/```[A-Za-z0-9_+-]*\s[\s\S]*?```/, with: " ").matches(of: /`([^`\n]+)`/).map { String($0.output.1) }
+            let fenced = text.matches(of: CompiledPatterns.fencedCodeBody).map { String($0.output.1) }
+            let inline = text.replacing(CompiledPatterns.fencedCode, with: " ").matches(of: CompiledPatterns.inlineCodeBody).map { String($0.output.1) }
             return (fenced + inline).joined().filter { !$0.isWhitespace }
         }
         let asksWhatItDoes = /(?i)\b(happens?|print(s|ed)?|outputs?|display(s|ed)?|results?|value)\b/
@@ -527,7 +527,7 @@ public enum QuestionRules {
     /// up a value in a dictionary?" asks what "How do you look up a value in a dictionary?" asks —
     /// python-collections' practice questions 2 and 4 on dictionaries.
     public static func howForm(_ prompt: String) -> String {
-        prompt.replacing(/(?i)^\s*what (is|are) the ((correct|best|right|proper|usual|easiest) )?ways? to\s+/, with: "How do you ")
+        prompt.replacing(CompiledPatterns.whatIsTheWayTo, with: "How do you ")
     }
 
     /// A question asking what a named list, dictionary or variable holds (python-collections'
@@ -578,7 +578,7 @@ public enum QuestionRules {
         let claims = ArithmeticClaims.claims(in: explanation + "\n\n" + key.feedback)
         // The working quoted: its last true step, or its last step.
         guard let last = claims.last(where: \.holds) ?? claims.last else { return [] }
-        let numbers = [value.doubleValue] + key.text.matches(of: /\d+(\.\d+)?/).compactMap { Double(String($0.output.0)) }
+        let numbers = [value.doubleValue] + key.text.matches(of: CompiledPatterns.decimalNumber).compactMap { Double(String($0.output.0)) }
         let agrees = { (other: ExactValue) in numbers.contains { abs(other.doubleValue - $0) <= 1e-9 * max(1, abs($0)) } }
         guard !claims.contains(where: { agrees($0.left.value) || agrees($0.right.value) }) else { return [] }
         return [
@@ -661,17 +661,14 @@ public enum QuestionRules {
     /// how we can organize our toys using variables? Let's try it out with a simple example!?".
     public static func askedQuestions(_ text: String) -> [(question: String, after: Substring)] {
         // Code and math are kept for quoting, with their sentence marks taken out.
-        let unmarked: (Substring) -> String = { String($0).replacing(/[?؟!.\n]/, with: "·") }
-        let prose = TextIntegrity.outsideFencedCode(text)
-            .replacing(/`[^`\n]*`/) { unmarked($0.output) }
-            .replacing(/\$\$?[^$]*\$\$?/) { unmarked($0.output) }
-            .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
-        return prose.matches(of: /[^.!?؟\n]*[?؟]+/).compactMap { match in
-            let sentence = String(match.output).trimmed
-            let start = match.range.lowerBound
+        let prose = ProseScan.removingMarksBeforeQuotes(
+            ProseScan.replacingDollarMath(ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text), ProseScan.unmarked), ProseScan.unmarked))
+        return ProseScan.questionSentences(prose, repeated: true).compactMap { range in
+            let sentence = String(prose[range]).trimmed
+            let start = range.lowerBound
             let exclaimed = start > prose.startIndex && prose[prose.index(before: start)] == "!"
             guard sentence.count > 1, !exclaimed, sentence.firstMatch(of: Self.rhetorical) == nil else { return nil }
-            return (sentence, prose[match.range.upperBound...])
+            return (sentence, prose[range.upperBound...])
         }
     }
 
@@ -813,7 +810,7 @@ public enum QuestionRules {
         // A fence sharing its line with code or prose: python-basics' level-3 pool question asked
         // "What will happen if you execute this code snippet? ```python myName = 'Alice'
         // print(myName) ```?", which Markdown shows as one line of inline code.
-        if let line = text.components(separatedBy: "\n").first(where: { $0.contains("```") && $0.trimmed.firstMatch(of: /^```[A-Za-z0-9_+-]*$/) == nil }) {
+        if let line = text.components(separatedBy: "\n").first(where: { $0.contains("```") && $0.trimmed.firstMatch(of: CompiledPatterns.fenceLine) == nil }) {
             return [
                 .error(
                     "'\(field)' shows code outside a code block (a fence sharing its line: '\(line.trimmed.prefix(60))'): Markdown shows it as inline code; put each ``` on a line of its own, the code between them"
@@ -870,11 +867,11 @@ public enum QuestionRules {
         if TextIntegrity.outsideFencedCode(trimmed).filter({ $0 == "`" }).count % 2 == 1 {
             return [.error("'\(field)' stops in the middle of a sentence ('…\(trimmed.suffix(50))'): \(finish)", check: .questionForm)]
         }
-        if last.isNumber, trimmed.firstMatch(of: /[=≈]\s*[-+−]?[\d.,\/]*\d\s*(%|\))?\z/) != nil { return [] }
+        if last.isNumber, trimmed.firstMatch(of: CompiledPatterns.endsWithAValue) != nil { return [] }
         // A straight quote may close as well as open: not counted.
         let open = last.isLetter || last.isNumber || ",;-–—([{“‘«".contains(last)
         guard open else { return [] }
-        let body = trimmed.dropLast().replacing(/`[^`\n]*`/, with: " ").replacing(/\$[^$]*\$/, with: " ")
+        let body = ProseScan.replacingCodeSpans(String(trimmed.dropLast())) { _ in " " }.replacing(CompiledPatterns.dollarMathSpan, with: " ")
         guard body.contains(where: { ".?!؟".contains($0) }) else { return [] }
         let tail = trimmed.suffix(50)
         return [.error("'\(field)' stops in the middle of a sentence ('…\(tail)'): \(finish)", check: .questionForm)]
@@ -1322,13 +1319,27 @@ extension ProjectRules {
 
     /// Whether `text` mentions `term`, in the singular or the plural, as whole words.
     static func mentions(_ text: String, _ term: String) -> Bool {
+        // Case-insensitive matching rather than a lowercased copy: `text` is a subject's lectures,
+        // read once per term.
+        guard let pattern = termPattern(term) else { return false }
+        return pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    /// The pattern of `mentions`, compiled once per term (`String.range(of:options:)` compiled
+    /// it again on every call: a tenth of a replay's CPU went to ICU's regex compiler).
+    static func termPattern(_ term: String) -> NSRegularExpression? {
+        if let known = termPatterns.withLock({ $0[term] }) { return known }
         let escaped = NSRegularExpression.escapedPattern(for: term.lowercased())
         let plural = term.hasSuffix("x") ? "(es|ices)?" : term.hasSuffix("y") ? "(ies)?" : "(s|es)?"
         let stem = term.hasSuffix("y") ? String(escaped.dropLast()) + "(y|ies)" : escaped + plural
-        // Case-insensitive matching rather than a lowercased copy: `text` is a subject's lectures,
-        // read once per term.
-        return text.range(of: "(?<![\\p{L}\\p{N}])" + stem + "(?![\\p{L}\\p{N}])", options: [.regularExpression, .caseInsensitive]) != nil
+        guard let pattern = try? NSRegularExpression(pattern: "(?<![\\p{L}\\p{N}])" + stem + "(?![\\p{L}\\p{N}])", options: [.caseInsensitive]) else {
+            return nil
+        }
+        termPatterns.withLock { $0[term] = pattern }
+        return pattern
     }
+
+    static let termPatterns = Mutex<[String: NSRegularExpression]>([:])
 
     /// A project's requirements and deliverables, each with its field name for a message.
     static func requirementTexts(_ project: EndingProject) -> [(field: String, text: String)] {

@@ -1020,10 +1020,10 @@ extension TextIntegrity {
     /// Only the converter's command names (`commands`) count, so a Windows path or a `\n` in prose
     /// is no formula.
     public static func commandsOutsideMath(_ markdown: String) -> [String] {
-        let text = outsideFencedCode(markdown).replacing(/\$\$[\s\S]*?\$\$/, with: " ").replacing(/\\\[[\s\S]*?\\\]/, with: " ").replacing(/\\\([\s\S]*?\\\)/, with: " ")
-            .replacing("\\$", with: " ").replacing(/\$[^$\n]+?\$/, with: " ").replacing(/`+[^`\n]*`+/, with: " ")
+        let text = outsideFencedCode(markdown).replacing(CompiledPatterns.displayDollarMath, with: " ").replacing(CompiledPatterns.bracketMath, with: " ").replacing(CompiledPatterns.parenMath, with: " ")
+            .replacing("\\$", with: " ").replacing(CompiledPatterns.inlineDollarMath, with: " ").replacing(CompiledPatterns.codeSpanAnyTicks, with: " ")
         var found: [String] = []
-        for match in text.matches(of: /\\([A-Za-z]+)/) {
+        for match in text.matches(of: CompiledPatterns.commandName) {
             let name = String(match.output.1)
             if commands.contains(name), !found.contains(name) { found.append(name) }
         }
@@ -1038,10 +1038,10 @@ extension TextIntegrity {
     public static func strayQuotes(_ markdown: String) -> [String] {
         // Code and math stand as "…" (in snippets too): a quote right after a formula closes
         // (`… is $\frac{1}{6}$")`).
-        let prose = outsideFencedCode(markdown).replacing(/`[^`\n]*`/, with: "…").replacing(/\$\$[\s\S]*?\$\$/, with: "…")
-            .replacing(/\$[^$\n]*\$/, with: "…")
+        let prose = outsideFencedCode(markdown).replacing(CompiledPatterns.codeSpan, with: "…").replacing(CompiledPatterns.displayDollarMath, with: "…")
+            .replacing(CompiledPatterns.inlineDollarMathOrEmpty, with: "…")
         var found: [String] = []
-        for paragraph in prose.split(separator: /\n[ \t]*\n/) {
+        for paragraph in prose.split(separator: CompiledPatterns.blankLine) {
             let chars = Array(paragraph)
             var open = false
             for (i, c) in chars.enumerated() where c == "\"" {

@@ -55,7 +55,7 @@ public struct ContentInspector: Sendable {
             issues += TextIntegrity.inspect(text.markdown).problems.map { .error("\(text.field) \($0)", check: .textIntegrity) }
             // A field of the answer's JSON written into a text: the local model ended a bonus
             // question with "… a variable named 'money'. reference_answer:".
-            let prose = TextIntegrity.outsideFencedCode(text.markdown).replacing(/`[^`\n]*`/, with: " ")
+            let prose = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text.markdown)) { _ in " " }
             if let leaked = prose.firstMatch(of: Self.fieldName) {
                 issues.append(
                     .error(

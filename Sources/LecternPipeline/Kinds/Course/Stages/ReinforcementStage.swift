@@ -96,8 +96,8 @@ public struct ReinforcementStage: Sendable {
         for line in TextIntegrity.outsideFencedCode(excerpt).split(separator: "\n") {
             var text = line.trimmingCharacters(in: .whitespaces)
             if text.hasPrefix("#") || text.hasPrefix(">") || text.hasPrefix("|") { continue }
-            if let bullet = text.firstMatch(of: /^([-*+]|\d+[.)])\s+/) { text = String(text[bullet.range.upperBound...]) }
-            for match in text.matches(of: /[^.!?]+[.!?]+/) {
+            if let bullet = text.firstMatch(of: Self.listBullet) { text = String(text[bullet.range.upperBound...]) }
+            for match in text.matches(of: Self.sentence) {
                 let sentence = String(match.output).trimmingCharacters(in: .whitespaces)
                 guard sentence.hasSuffix(".") || sentence.hasSuffix("!"), !sentence.hasSuffix("..."),
                     (8...40).contains(sentence.split(whereSeparator: \.isWhitespace).count)
@@ -111,6 +111,10 @@ public struct ReinforcementStage: Sendable {
         }
         return best.map { ($0.sentence, $0.paragraph) }
     }
+
+    /// A list item's bullet or number, and a sentence with its end marks (compiled once).
+    nonisolated(unsafe) static let listBullet = /^([-*+]|\d+[.)])\s+/
+    nonisolated(unsafe) static let sentence = /[^.!?]+[.!?]+/
 
     static let multipleChoiceNote = "\n" + MultipleChoice.instruction + "\n"
 

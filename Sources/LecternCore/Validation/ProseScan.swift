@@ -1,0 +1,142 @@
+/// Scanners for the patterns the question checks read on every answer, each doing in one pass
+/// over the text's characters what a Swift Regex did by trying every start position (the
+/// question-sentence pattern backtracked over each sentence from each of its characters: a third
+/// of a replay's CPU). Each one's doc names the pattern it stands for; `ProseScanTests` holds
+/// every one to its pattern on every text of every committed cassette, and on edge cases.
+/// Characters (grapheme clusters) are compared, as a Swift Regex compares them.
+public enum ProseScan {
+    /// Sentence ends the question patterns stop at (`[^.!?؟\n]`).
+    static func endsSentence(_ c: Character) -> Bool { c == "." || c == "!" || c == "?" || c == "؟" || c == "\n" }
+
+    static func isQuestionMark(_ c: Character) -> Bool { c == "?" || c == "؟" }
+
+    /// The matches of `/[^.!?؟\n]*[?؟]+/` (`repeated`: the marks after the first are the
+    /// match's too) or `/[^.!?؟\n]*[?؟]/`, left to right: a stretch without a sentence end,
+    /// ended by a question mark.
+    public static func questionSentences(_ text: String, repeated: Bool) -> [Range<String.Index>] {
+        var found: [Range<String.Index>] = []
+        var start = text.startIndex
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if isQuestionMark(c) {
+                var end = text.index(after: i)
+                if repeated {
+                    while end < text.endIndex, isQuestionMark(text[end]) { end = text.index(after: end) }
+                }
+                found.append(start..<end)
+                start = end
+                i = end
+            } else if endsSentence(c) {
+                // A stretch ended by '.', '!' or a line break matches nothing; the next begins after it.
+                i = text.index(after: i)
+                start = i
+            } else {
+                i = text.index(after: i)
+            }
+        }
+        return found
+    }
+
+    /// `text.replacing(/`[^`\n]*`/, with: replacement)`: each inline code span (backticks around
+    /// a stretch with neither backtick nor line break) replaced by `replacement(span)`.
+    public static func replacingCodeSpans(_ text: String, _ replacement: (Substring) -> String) -> String {
+        var out = ""
+        var copied = text.startIndex
+        var i = text.startIndex
+        while i < text.endIndex {
+            guard text[i] == "`" else {
+                i = text.index(after: i)
+                continue
+            }
+            var j = text.index(after: i)
+            while j < text.endIndex, text[j] != "`", text[j] != "\n" { j = text.index(after: j) }
+            if j < text.endIndex, text[j] == "`" {
+                let end = text.index(after: j)
+                out += text[copied..<i]
+                out += replacement(text[i..<end])
+                copied = end
+                i = end
+            } else {
+                // No closing backtick on the line: this one is text, and so is what follows it
+                // up to the line break (it holds no backtick).
+                i = j
+            }
+        }
+        out += text[copied...]
+        return out
+    }
+
+    /// `text.replacing(/\$\$?[^$]*\$\$?/, with: replacement)`: each `$…$` or `$$…$$` stretch (a
+    /// third `$` taken by the closing one, as the pattern's greedy `\$?` takes it) replaced.
+    public static func replacingDollarMath(_ text: String, _ replacement: (Substring) -> String) -> String {
+        var out = ""
+        var copied = text.startIndex
+        var i = text.startIndex
+        /// The first `$` at or after `from`.
+        func nextDollar(_ from: String.Index) -> String.Index? {
+            var k = from
+            while k < text.endIndex {
+                if text[k] == "$" { return k }
+                k = text.index(after: k)
+            }
+            return nil
+        }
+        while i < text.endIndex {
+            guard text[i] == "$" else {
+                i = text.index(after: i)
+                continue
+            }
+            let afterFirst = text.index(after: i)
+            var close: String.Index?
+            // `\$\$?` tries two dollars first, then one; `[^$]*` runs to the next `$`.
+            if afterFirst < text.endIndex, text[afterFirst] == "$", let r = nextDollar(text.index(after: afterFirst)) {
+                close = r
+            } else {
+                close = nextDollar(afterFirst)
+            }
+            guard let r = close else {
+                i = afterFirst
+                continue
+            }
+            var end = text.index(after: r)
+            if end < text.endIndex, text[end] == "$" { end = text.index(after: end) }
+            out += text[copied..<i]
+            out += replacement(text[i..<end])
+            copied = end
+            i = end
+        }
+        out += text[copied...]
+        return out
+    }
+
+    /// `text.replacing(/[?؟!.]+(?=["'”’»])/, with: "")`: sentence marks right before a closing
+    /// quotation mark taken out.
+    public static func removingMarksBeforeQuotes(_ text: String) -> String {
+        func isMark(_ c: Character) -> Bool { c == "?" || c == "؟" || c == "!" || c == "." }
+        func isQuote(_ c: Character) -> Bool { c == "\"" || c == "'" || c == "”" || c == "’" || c == "»" }
+        var out = ""
+        var copied = text.startIndex
+        var i = text.startIndex
+        while i < text.endIndex {
+            guard isMark(text[i]) else {
+                i = text.index(after: i)
+                continue
+            }
+            var j = text.index(after: i)
+            while j < text.endIndex, isMark(text[j]) { j = text.index(after: j) }
+            if j < text.endIndex, isQuote(text[j]) {
+                out += text[copied..<i]
+                copied = j
+            }
+            i = j
+        }
+        out += text[copied...]
+        return out
+    }
+
+    /// `text.replacing(/[?؟!.\n]/, with: "·")`.
+    public static func unmarked(_ text: Substring) -> String {
+        String(text.map { c -> Character in c == "?" || c == "؟" || c == "!" || c == "." || c == "\n" ? "·" : c })
+    }
+}
