@@ -170,6 +170,17 @@ public enum BundleDiff {
             for key in ["files", "usage", "cost_usd", "contents", "incomplete_items"] { manifestFields[key] = nil }
             items["manifest"] = canonical(manifestFields)
         }
+        // Where review left each item (review.json): its state, who and when, the answer's hash.
+        if let data = read(ReviewSeal.fileName), let seal = try? ReviewSeal.read(data) {
+            covered.insert(ReviewSeal.fileName)
+            for item in seal.items {
+                var fields: [String: Any] = ["state": item.state.rawValue, "content": item.content]
+                fields["by"] = item.by
+                fields["at"] = item.at
+                fields["rejected"] = item.rejected
+                items["review/" + item.id] = canonical(fields)
+            }
+        }
         if manifest.kind == "quotes" {
             // A quote by its id (from its text and author), a template bank by emotion.
             guard let data = read("quotes.json"), let database = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {

@@ -61,6 +61,10 @@ public struct JobSpec: Sendable, Hashable {
     /// nil: the project of `baseDirectory`.
     public var fileRoots: FileRoots?
 
+    /// The review decisions on this job's items (`review_file:`, else `<spec name>.review.yaml`
+    /// beside the spec; docs/review.md); not part of the hash. nil: none (a spec read from text).
+    public var reviewFile: URL?
+
     /// `fileRoots`, or the project of the base directory (the current directory when none).
     public var resolvedFileRoots: FileRoots {
         fileRoots ?? FileRoots(specDirectory: baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))

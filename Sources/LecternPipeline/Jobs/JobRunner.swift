@@ -97,7 +97,30 @@ public struct JobRunner: Sendable {
     /// The stages of this spec's kind, in the order a run reaches them.
     public var stageOrder: [StageName] { JobKinds.stageOrder(of: spec.kind) }
 
-    func makeJob(ledger: Ledger) throws -> any GenerationJob {
+    /// The spec's review decisions, read and checked — every problem at its line and column, an
+    /// item id that is none of this kind's — or an empty book when the spec has no review file.
+    public func reviewBook() throws -> ReviewBook {
+        guard let url = spec.reviewFile else { return ReviewBook() }
+        let current = FileManager.default.currentDirectoryPath
+        let display = url.path.hasPrefix(current + "/") ? String(url.path.dropFirst(current.count + 1)) : url.path
+        let file = try ReviewFile.read(url, displayName: display)
+        let stages = Set(stageOrder.map(\.rawValue))
+        let unknown = file.decisions.values.filter { !stages.contains(String($0.item.split(separator: "/").first ?? "")) }
+            .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
+        if !unknown.isEmpty {
+            throw SpecError(
+                unknown.map {
+                    SpecDiagnostic(
+                        file: display, line: $0.line, column: $0.column, message: "'\($0.item)' is no item of a \(spec.kind.rawValue) job",
+                        hint: "its items start with " + stageOrder.map(\.rawValue).joined(separator: ", ") + "; the bundle's review.json lists them")
+                })
+        }
+        let base = spec.baseDirectory?.path ?? current
+        let name = url.path.hasPrefix(base + "/") ? String(url.path.dropFirst(base.count + 1)) : url.lastPathComponent
+        return ReviewBook(file: file, fileName: FileManager.default.fileExists(atPath: url.path) ? name : nil)
+    }
+
+    func makeJob(ledger: Ledger, review: ReviewBook? = nil) throws -> any GenerationJob {
         var runner = ModelCallRunner(
             exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
@@ -105,6 +128,7 @@ public struct JobRunner: Sendable {
             solver: spec.review.blindSolve ? try BlindSolver(model: spec.review.model) : nil)
         runner.frequencyPenalty = spec.model.frequencyPenalty
         runner.mending = try FeedbackMending(language: spec.language)
+        runner.review = review
         let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer, speech: speech)
         return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
     }
@@ -113,7 +137,7 @@ public struct JobRunner: Sendable {
     /// before the first call (an imported set that does not parse, a corpus that cannot serve the
     /// blueprint) throws here, so `validate` refuses the same specs as `run`.
     public func prepare() throws {
-        _ = try makeJob(ledger: Ledger())
+        _ = try makeJob(ledger: Ledger(), review: try reviewBook())
     }
 
     public func run(options: Options) async throws -> Result {
@@ -126,7 +150,8 @@ public struct JobRunner: Sendable {
 
     func generate(options: Options) async throws -> Result {
         let ledger = Ledger()
-        let job = try makeJob(ledger: ledger)
+        let review = try reviewBook()
+        let job = try makeJob(ledger: ledger, review: review)
         // A batch run starts every ready item at once: their requests make the round.
         let concurrency = spec.model.batch == true ? exchanger.maxConcurrency : options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
         let filter = options.shard.map {
@@ -139,6 +164,8 @@ public struct JobRunner: Sendable {
         let outcome = await engine.run(job.initialItems(), results: results)
         // Whatever happens next, what was paid for is on disk.
         exchanger.flush()
+        // An edit the checks refused is the review file's to fix: the run stops (exit 2).
+        if let refused = review.refusedEditsError { throw refused }
         let totals = ledger.totals
         let itemCount = outcome.completed.count + outcome.failures.count
         if outcome.cancelled {
@@ -172,9 +199,12 @@ public struct JobRunner: Sendable {
                 status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
                 reports: outcome.reports)
         }
-        let quality = Self.qualityReport(
+        let seal = review.seal(reviewFileSHA256: spec.reviewFile.flatMap { FileManager.default.contents(atPath: $0.path) }.map(SHA256Digest.hex))
+        assembled.files[ReviewSeal.fileName] = try seal.jsonData()
+        var quality = Self.qualityReport(
             stages: stageOrder.map(\.rawValue), reports: outcome.completed.compactMap { outcome.reports[$0] }, failures: outcome.failures,
             files: assembled.files, language: spec.language)
+        quality.review = seal.counts
         assembled.files[QualityReport.fileName] = try quality.jsonData()
         let base = Manifest(
             kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
