@@ -167,7 +167,7 @@ struct ExamRunTests {
         #expect(exam.documents.map(\.id) == ["exam-corpus/rivers.md"])
         let report = try BundleVerifier.verify(dir)
         #expect(report.problems.isEmpty, "\(report.problems)")
-        #expect(report.manifest.kind == "exam")
+        #expect(report.manifest.kind == .exam)
         #expect(result.entryDocument == "forms/form-a.xhtml")
     }
 

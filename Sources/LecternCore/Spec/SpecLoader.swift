@@ -8,6 +8,10 @@ public struct SpecLoader: Sendable {
     /// Directories beyond the spec's project that its files may be read from (`--corpus-root`).
     public let allowedRoots: [URL]
 
+    /// The spec reader of each kind this loader reads: `kindReaders`, and any a program adds
+    /// for a kind of its own (`loader.readers[.glossary] = GlossarySpecReader.self`).
+    public var readers: [JobKind: any JobKindSpecReader.Type] = SpecLoader.kindReaders
+
     public init(presets: PresetLibrary, allowedRoots: [URL] = []) {
         self.presets = presets
         self.allowedRoots = allowedRoots
@@ -53,8 +57,9 @@ public struct SpecLoader: Sendable {
         var kindReader: (any JobKindSpecReader.Type)?
         if let kindNode = root.mapping?["kind"] {
             let kindText = kindNode.string ?? ""
-            if let known = JobKind(rawValue: kindText) {
-                if let found = Self.kindReaders[known] {
+            let named = JobKind(rawValue: kindText)
+            if JobKind.allCases.contains(named) || readers[named] != nil {
+                if let found = readers[named] {
                     kindReader = found
                 } else {
                     reader.report(

@@ -64,6 +64,17 @@ public struct TemplateBank: Sendable, Hashable {
         }
     }
 
+    /// A templates.json read back, its emotions in the file's order (the spec's).
+    public static func read(_ data: Data) throws -> TemplateBank {
+        struct File: Decodable { var templates: [String: [String]] }
+        let file = try JSONDecoder().decode(File.self, from: data)
+        // The decoder keeps no key order: each emotion's place is where its key stands in the text.
+        let text = String(decoding: data, as: UTF8.self)
+        func place(_ name: String) -> String.Index { text.range(of: JSONText.string(name) + ": [")?.lowerBound ?? text.endIndex }
+        let names = file.templates.keys.sorted { (place($0), $0) < (place($1), $1) }
+        return TemplateBank(emotions: names.map { ($0, file.templates[$0] ?? []) })
+    }
+
     public func json() -> Data {
         var out = "{\n  \"templates\": {"
         for (i, e) in emotions.enumerated() {

@@ -9,7 +9,7 @@ import LecternLLM
 /// at a time it writes them as reliably as the engagement question. The four calls share the
 /// prompt up to the level line, so a server with prompt caching reads the lecture once.
 public struct ReinforcementStage: Sendable {
-    public static let name: StageName = "reinforcement"
+    public static let name = CourseStages.reinforcement
     public static let occurrence = 7
     public static let levels = 1...4
 
