@@ -95,7 +95,7 @@ struct ReadSideTests {
             _ = try Exporters.export(dir, format: "epub")
             Issue.record("a quote database exported as EPUB")
         } catch {
-            #expect("\(error)" == "a quotes bundle does not export as epub; it exports as csv, json")
+            #expect("\(error)" == "a bundle of kind quotes does not export as epub; it exports as csv, json")
         }
 
         let facts = try MarketplacePackage.facts(of: OpenBundle(url: dir, manifest: try BundleVerifier.verify(dir).manifest), kinds: .builtIn)

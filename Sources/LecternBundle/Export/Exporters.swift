@@ -17,7 +17,8 @@ public protocol BundleExporter {
 
 public enum Exporters {
     public static let all: [any BundleExporter.Type] = [
-        EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, CardsTSVExporter.self, CardsCSVExporter.self, MoodleXMLExporter.self,
+        EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, CardsTSVExporter.self, CardsCSVExporter.self,
+        MoodleXMLExporter.self,
         QuotesJSONExporter.self,
     ]
 
@@ -52,7 +53,7 @@ public enum Exporters {
     static func export<Kind: BundleKind>(_ kind: Kind.Type, _ bundle: OpenBundle, format: String) throws -> Data {
         guard let entry = Kind.exporters.first(where: { $0.exporter.format == format }) else {
             throw PackageError(
-                "a \(Kind.kind) bundle does not export as \(format); it exports as " + Kind.exporters.map { $0.exporter.format }.joined(separator: ", "))
+                "a bundle of kind \(Kind.kind) does not export as \(format); it exports as " + Kind.exporters.map { $0.exporter.format }.joined(separator: ", "))
         }
         return try entry.write(try Kind.read(bundle), bundle)
     }
