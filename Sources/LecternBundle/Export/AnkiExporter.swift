@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import LecternCore
 
 /// An Anki deck package (.apkg, the format every Anki client imports: File › Import): a note
@@ -190,14 +190,20 @@ public enum AnkiExporter: BundleExporter {
         try db.execute(schema)
         try db.insert(
             "INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')",
-            rows: [[.integer(epochSeconds), .integer(epochSeconds * 1000), .integer(epochSeconds * 1000), .text(json(configuration)),
-                .text(json(models)), .text(json(decks)), .text(json(["1": deckConfiguration]))]])
+            rows: [
+                [
+                    .integer(epochSeconds), .integer(epochSeconds * 1000), .integer(epochSeconds * 1000), .text(json(configuration)),
+                    .text(json(models)), .text(json(decks)), .text(json(["1": deckConfiguration])),
+                ]
+            ])
         try db.insert(
             "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
             rows: notes.map { note in
                 let sortField = plainText(note.fields[0])
-                return [.integer(note.id), .text(note.guid), .integer(modelID(note.type)), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
-                    .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField))]
+                return [
+                    .integer(note.id), .text(note.guid), .integer(modelID(note.type)), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
+                    .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField)),
+                ]
             })
         // One new card a note (template 0), due in deck order.
         try db.insert(
@@ -244,7 +250,8 @@ public enum AnkiExporter: BundleExporter {
                 req: [])
         }
         let front = "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{Prompt}}</div>{{#Options}}<div class=\"options\">{{Options}}</div>{{/Options}}</div>"
-        let back = "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
+        let back =
+            "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
             + "{{#Explanation}}<div class=\"explanation\">{{Explanation}}</div>{{/Explanation}}<div class=\"source\">{{Source}}</div></div>"
         let fields: [[String: Any]] = fieldNames.enumerated().map { index, name in
             ["name": name, "ord": index, "sticky": false, "rtl": rtl, "font": "Arial", "size": 20, "media": [], "description": ""]
@@ -265,12 +272,14 @@ public enum AnkiExporter: BundleExporter {
     }
 
     /// Anki's stock deck options (schema 11): new cards 20 a day, reviews 200.
-    static var deckConfiguration: [String: Any] { [
-        "id": 1, "name": "Default", "mod": 0, "usn": 0, "maxTaken": 60, "autoplay": true, "timer": 0, "replayq": true, "dyn": false,
-        "new": ["bury": false, "delays": [1.0, 10.0], "initialFactor": 2500, "ints": [1, 4, 0], "order": 1, "perDay": 20],
-        "rev": ["bury": false, "ease4": 1.3, "ivlFct": 1.0, "maxIvl": 36500, "perDay": 200, "hardFactor": 1.2],
-        "lapse": ["delays": [10.0], "leechAction": 1, "leechFails": 8, "minInt": 1, "mult": 0.0],
-    ] }
+    static var deckConfiguration: [String: Any] {
+        [
+            "id": 1, "name": "Default", "mod": 0, "usn": 0, "maxTaken": 60, "autoplay": true, "timer": 0, "replayq": true, "dyn": false,
+            "new": ["bury": false, "delays": [1.0, 10.0], "initialFactor": 2500, "ints": [1, 4, 0], "order": 1, "perDay": 20],
+            "rev": ["bury": false, "ease4": 1.3, "ivlFct": 1.0, "maxIvl": 36500, "perDay": 200, "hardFactor": 1.2],
+            "lapse": ["delays": [10.0], "leechAction": 1, "leechFails": 8, "minInt": 1, "mult": 0.0],
+        ]
+    }
 
     static let css = """
         .card { font-family: system-ui, sans-serif; font-size: 20px; line-height: 1.5; text-align: start; color: black; background-color: white; }

@@ -75,10 +75,11 @@ public enum BundleContent {
     /// An XML `ID` (an NCName, also a QTI identifier) from an item or topic id: ASCII letters,
     /// digits, `-`, `_` and `.`, anything else `_`; a letter first.
     public static func identifier(_ text: String) -> String {
-        var out = String(text.unicodeScalars.map { scalar -> Character in
-            let c = Character(scalar)
-            return (c.isASCII && (c.isLetter || c.isNumber)) || c == "-" || c == "_" || c == "." ? c : "_"
-        })
+        var out = String(
+            text.unicodeScalars.map { scalar -> Character in
+                let c = Character(scalar)
+                return (c.isASCII && (c.isLetter || c.isNumber)) || c == "-" || c == "_" || c == "." ? c : "_"
+            })
         if let first = out.first, !(first.isASCII && first.isLetter) { out = "t" + out }
         return out.isEmpty ? "t" : out
     }

@@ -54,7 +54,8 @@ public enum CommonCartridgeExporter: BundleExporter {
         }
         guard !resources.isEmpty else { throw PackageError("the course has no lectures or questions to put in a cartridge") }
         let lang = BundleContent.xmlEscaped(language)
-        files["imsmanifest.xml"] = Data("""
+        files["imsmanifest.xml"] = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <manifest identifier="\(BundleContent.identifier("lectern-\(manifest.id)-\(manifest.version)"))"
               xmlns="http://www.imsglobal.org/xsd/imsccv1p3/imscp_v1p1"
@@ -138,7 +139,8 @@ public enum CommonCartridgeExporter: BundleExporter {
                 xml += "        <resprocessing>\n          <outcomes><decvar maxvalue=\"100\" minvalue=\"0\" varname=\"SCORE\" vartype=\"Decimal\"/></outcomes>\n"
                 xml += "          <respcondition continue=\"No\"><conditionvar><other/></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"general_fb\"/></respcondition>\n"
                 xml += "        </resprocessing>\n"
-                let reference = "<p><strong>\(label("Reference answer", "الإجابة النموذجية"))</strong></p>"
+                let reference =
+                    "<p><strong>\(label("Reference answer", "الإجابة النموذجية"))</strong></p>"
                     + BundleContent.fragment(q.referenceAnswer ?? "", language: language) + explanation
                 xml += "        <itemfeedback ident=\"general_fb\"><flow_mat><material>\(mattext(reference))</material></flow_mat></itemfeedback>\n"
                 xml += "      </item>\n"
@@ -154,11 +156,16 @@ public enum CommonCartridgeExporter: BundleExporter {
             xml += "        <resprocessing>\n          <outcomes><decvar maxvalue=\"100\" minvalue=\"0\" varname=\"SCORE\" vartype=\"Decimal\"/></outcomes>\n"
             xml += "          <respcondition continue=\"Yes\"><conditionvar><other/></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"general_fb\"/></respcondition>\n"
             for letter in letters {
-                xml += "          <respcondition continue=\"Yes\"><conditionvar><varequal respident=\"response1\">\(letter)</varequal></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"\(letter)_fb\"/></respcondition>\n"
+                xml +=
+                    "          <respcondition continue=\"Yes\"><conditionvar><varequal respident=\"response1\">\(letter)</varequal></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"\(letter)_fb\"/></respcondition>\n"
             }
             // Full marks for the key: the one right option, or exactly the right ones.
-            let condition = multiple
-                ? "<and>" + options.indices.map { keys.contains($0) ? "<varequal respident=\"response1\">\(letters[$0])</varequal>" : "<not><varequal respident=\"response1\">\(letters[$0])</varequal></not>" }.joined() + "</and>"
+            let condition =
+                multiple
+                ? "<and>"
+                    + options.indices.map {
+                        keys.contains($0) ? "<varequal respident=\"response1\">\(letters[$0])</varequal>" : "<not><varequal respident=\"response1\">\(letters[$0])</varequal></not>"
+                    }.joined() + "</and>"
                 : keys.map { "<varequal respident=\"response1\">\(letters[$0])</varequal>" }.joined()
             xml += "          <respcondition continue=\"No\"><conditionvar>\(condition)</conditionvar><setvar action=\"Set\" varname=\"SCORE\">100</setvar></respcondition>\n"
             xml += "        </resprocessing>\n"

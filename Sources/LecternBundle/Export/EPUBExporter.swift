@@ -46,14 +46,30 @@ public enum EPUBExporter: BundleExporter {
         let title = manifest.title
         let direction = rtl ? "rtl" : "ltr"
         files.append(("OEBPS/cover.svg", Data(coverSVG(title: title, subtitle: course.description, rtl: rtl).utf8)))
-        files.append(("OEBPS/cover.xhtml", Data(document(title: title, language: language, direction: direction, body: """
-            <section epub:type="cover"><img src="cover.svg" alt="\(escape(title))" style="width: 100%; height: auto"/></section>
-            """).utf8)))
-        files.append(("OEBPS/nav.xhtml", Data(document(title: title, language: language, direction: direction, body: """
-            <nav epub:type="toc" id="toc"><h1>\(escape(title))</h1>
-            <ol>
-            \(navigation)</ol></nav>
-            """).utf8)))
+        files.append(
+            (
+                "OEBPS/cover.xhtml",
+                Data(
+                    document(
+                        title: title, language: language, direction: direction,
+                        body: """
+                            <section epub:type="cover"><img src="cover.svg" alt="\(escape(title))" style="width: 100%; height: auto"/></section>
+                            """
+                    ).utf8)
+            ))
+        files.append(
+            (
+                "OEBPS/nav.xhtml",
+                Data(
+                    document(
+                        title: title, language: language, direction: direction,
+                        body: """
+                            <nav epub:type="toc" id="toc"><h1>\(escape(title))</h1>
+                            <ol>
+                            \(navigation)</ol></nav>
+                            """
+                    ).utf8)
+            ))
 
         // The package document.
         var manifestItems = """
@@ -155,7 +171,8 @@ public enum EPUBExporter: BundleExporter {
         let x = rtl ? 540 : 60
         var text = ""
         for (index, line) in lines(title, width: 18, max: 4).enumerated() {
-            text += "<text x=\"\(x)\" y=\"\(220 + index * 64)\" font-size=\"52\" font-weight=\"bold\" fill=\"#ffffff\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"
+            text +=
+                "<text x=\"\(x)\" y=\"\(220 + index * 64)\" font-size=\"52\" font-weight=\"bold\" fill=\"#ffffff\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"
         }
         for (index, line) in lines(subtitle, width: 36, max: 5).enumerated() {
             text += "<text x=\"\(x)\" y=\"\(520 + index * 36)\" font-size=\"24\" fill=\"#dbeef2\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"

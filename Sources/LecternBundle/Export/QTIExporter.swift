@@ -53,7 +53,8 @@ public enum QTIExporter: BundleExporter {
             if let xhtmlPath = passage.xhtmlPath, let xhtml = bundle.data(xhtmlPath) {
                 body = BundleContent.body(ofDocument: xhtml)
             }
-            files[path] = Data("""
+            files[path] = Data(
+                """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <qti-assessment-stimulus xmlns="\(namespace)" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
                   xsi:schemaLocation="\(namespace) \(schema)" identifier="\(key)" title="\(BundleContent.xmlEscaped(label("Passage", "نص")) + " " + BundleContent.xmlEscaped(id))" xml:lang="\(BundleContent.xmlEscaped(language))">

@@ -66,7 +66,8 @@ public enum SCORMExporter: BundleExporter {
         files["shared/lectern.css"] = css + Data(quizStylesheet.utf8)
         files["shared/lectern-scorm.js"] = Data(runtime.utf8)
         let id = BundleContent.identifier("lectern-\(manifest.id)-\(manifest.version)")
-        files["imsmanifest.xml"] = Data("""
+        files["imsmanifest.xml"] = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <manifest identifier="\(id)" version="\(BundleContent.xmlEscaped(manifest.version))"
               xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"

@@ -359,4 +359,3 @@ public struct ToneSpec: Codable, Sendable, Hashable {
         self.text = text
     }
 }
-

@@ -160,8 +160,9 @@ public struct SpecLoader: Sendable {
         // A key crosses the network only over TLS, or to this machine: the rule the provider
         // applies when it reads the key (``CredentialPolicy``), decided here from the spec alone
         // so that `validate` refuses what `run` would.
-        if provider.isRemote, let problem = CredentialPolicy.keyRouteProblem(
-            configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
+        if provider.isRemote,
+            let problem = CredentialPolicy.keyRouteProblem(
+                configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
         {
             reader.report(
                 "'model' would send \(problem)", at: m?.node("base_url") ?? m?.node,

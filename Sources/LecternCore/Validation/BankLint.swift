@@ -568,7 +568,10 @@ public enum BankLint {
                         + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0)) }
                     add(CourseItems.lecture(topic.id).rawValue, issues, prompt: nil)
                 } else {
-                    add(CourseItems.lecture(topic.id).rawValue, [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)")], prompt: nil)
+                    add(
+                        CourseItems.lecture(topic.id).rawValue,
+                        [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)")],
+                        prompt: nil)
                 }
             }
             for (id, question) in [(CourseItems.engagementQuestion(topic.id), topic.engagementQuestion), (CourseItems.bonusQuestion(topic.id), topic.bonusQuestion)] {

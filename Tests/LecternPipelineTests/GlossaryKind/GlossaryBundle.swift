@@ -11,7 +11,8 @@ enum GlossaryBundle: BundleKind {
     static func read(_ bundle: OpenBundle) throws -> Glossary { try bundle.decode(Glossary.self, document) }
 
     static func preview(_ glossary: Glossary, site: inout PreviewSite) throws -> String {
-        let html = "<h1>\(BundleContent.xmlEscaped(glossary.title))</h1>\n<dl>\n"
+        let html =
+            "<h1>\(BundleContent.xmlEscaped(glossary.title))</h1>\n<dl>\n"
             + glossary.entries.map { "<dt>\(BundleContent.xmlEscaped($0.term))</dt><dd>\(BundleContent.fragment($0.definition, language: site.page.language))</dd>\n" }
             .joined() + "</dl>\n"
         try site.write("terms.xhtml", title: glossary.title, body: html)

@@ -88,16 +88,16 @@ struct ToyKindTests {
         let keys = try PackageKeys.generate(in: ws.root.appendingPathComponent("keys"), name: "publisher")
         let listingURL = ws.root.appendingPathComponent("listing.yaml")
         try """
-            title: A first glossary
-            description: Forty words or so about the words a beginner meets in the first week of Python.
-            language: en
-            level: beginner
-            tags: [python]
-            author: { name: Test Author }
-            licence: CC-BY-4.0
-            free: true
-            free_samples: [loop]
-            """.write(to: listingURL, atomically: true, encoding: .utf8)
+        title: A first glossary
+        description: Forty words or so about the words a beginner meets in the first week of Python.
+        language: en
+        level: beginner
+        tags: [python]
+        author: { name: Test Author }
+        licence: CC-BY-4.0
+        free: true
+        free_samples: [loop]
+        """.write(to: listingURL, atomically: true, encoding: .utf8)
         let facts = try MarketplacePackage.listingFacts(of: v1, manifest: manifest, kinds: Self.kinds)
         #expect(facts.samples == ["loop", "variable"] && facts.samplesAre == "terms")
         let checked = try ListingReader.read(listingURL, bundle: facts)

@@ -48,8 +48,10 @@ public enum CourseBundle: BundleKind {
         course.subjects.flatMap { subject in
             subject.topics.flatMap { topic in
                 questions(of: topic).map { id, question in
-                    func make(_ role: String, _ heading: Wording, level: Int? = nil, format: String, difficulty: String = "", prompt: String,
-                        promptXHTML: String?, options: [Choice]?, referenceAnswer: String?, explanation: String) -> BundleQuestion {
+                    func make(
+                        _ role: String, _ heading: Wording, level: Int? = nil, format: String, difficulty: String = "", prompt: String,
+                        promptXHTML: String?, options: [Choice]?, referenceAnswer: String?, explanation: String
+                    ) -> BundleQuestion {
                         BundleQuestion(
                             id: id.rawValue, role: role, heading: heading, topicID: topic.id, topic: topic.title, subject: subject.title, level: level,
                             format: format, difficulty: difficulty, prompt: prompt, promptXHTML: promptXHTML, options: options ?? [],
@@ -119,10 +121,12 @@ public enum CourseBundle: BundleKind {
                 let cards = topic.flashcards ?? []
                 if !cards.isEmpty {
                     let path = "flashcards/\(topic.id).xhtml"
-                    let html = "<ol class=\"lectern-flashcards\">\n" + cards.map { card in
-                        "<li><details><summary>\(BundleContent.inline(BundleContent.fragment(card.front, language: site.page.language)))</summary>"
-                            + BundleContent.fragment(card.back, language: site.page.language) + "</details></li>"
-                    }.joined(separator: "\n") + "\n</ol>"
+                    let html =
+                        "<ol class=\"lectern-flashcards\">\n"
+                        + cards.map { card in
+                            "<li><details><summary>\(BundleContent.inline(BundleContent.fragment(card.front, language: site.page.language)))</summary>"
+                                + BundleContent.fragment(card.back, language: site.page.language) + "</details></li>"
+                        }.joined(separator: "\n") + "\n</ol>"
                     try site.write(path, title: topic.title, body: "<h1>\(escape(topic.title))</h1>\n<h2>\(label("Flashcards", "البطاقات"))</h2>\n" + html)
                     links.append("<a href=\"\(escape(path))\">\(label("flashcards", "البطاقات")) (\(cards.count))</a>")
                 }

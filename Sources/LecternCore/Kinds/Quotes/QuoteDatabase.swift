@@ -211,7 +211,9 @@ public enum QuoteRules {
     /// otherwise each emotion first gets quotes up to `minPerEmotion` (in id order, which is stable
     /// and unrelated to the corpus order), then the rest in id order. Problems: fewer quotes than
     /// the target, an emotion under its minimum, an empty fallback emotion.
-    public static func select(_ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec)
+    public static func select(
+        _ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec
+    )
         -> (database: QuoteDatabase, coverage: Coverage, shortfalls: [String])
     {
         let kept = candidates.filter { verdicts[$0.id]?.rejected == nil && verdicts[$0.id] != nil }.sorted { $0.id < $1.id }

@@ -437,7 +437,8 @@ public enum LessonDuration {
     public static func seconds(of topic: Topic) -> Int {
         var seconds = 0
         if let lecture = topic.lecture {
-            seconds += lecture.audio.map { Int($0.seconds.rounded(.up)) }
+            seconds +=
+                lecture.audio.map { Int($0.seconds.rounded(.up)) }
                 ?? Int((Double(lecture.wordCount) / readingWordsPerMinute * 60).rounded(.up))
         }
         let questions = [topic.engagementQuestion, topic.bonusQuestion].compactMap { $0 }.count
