@@ -5,7 +5,7 @@ let package = Package(
     name: "Lectern",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "lectern", targets: ["lectern"]),
+        .executable(name: "lectern", targets: ["lectern"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -56,7 +56,8 @@ struct PlanCommand: AsyncParsableCommand {
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
                 "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
-                "estimated": .bool(plan.estimated), "estimate_note": plan.estimateNote.map(JSONValue.string) ?? .null, "batch_price": .bool(batchPrice), "cache_dir": .string(cacheOptions.root(environment).path),
+                "estimated": .bool(plan.estimated), "estimate_note": plan.estimateNote.map(JSONValue.string) ?? .null, "batch_price": .bool(batchPrice),
+                "cache_dir": .string(cacheOptions.root(environment).path),
                 "cassettes": .array(cassettes.map { .string($0) }),
             ]
             object["stages"] = .object(

@@ -76,7 +76,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Send the requests through the provider's batch API (OpenAI, Anthropic; like model.batch: true): half the price, answers within hours. Rounds: the items ready together, then the ones their answers unlock; an interrupted run picks up its batches in flight."))
+            "Send the requests through the provider's batch API (OpenAI, Anthropic; like model.batch: true): half the price, answers within hours. Rounds: the items ready together, then the ones their answers unlock; an interrupted run picks up its batches in flight."
+        ))
     var batch = false
 
     @OptionGroup var specOptions: SpecOptions
@@ -113,7 +114,8 @@ struct RunCommand: AsyncParsableCommand {
                 try ExchangeCache.writeCassette(used, to: URL(fileURLWithPath: recordCassette))
                 Console.error("recorded \(used.count) exchanges to \(recordCassette)")
             } catch {
-                Console.error("error: cannot write the cassette \(recordCassette): \(error.localizedDescription); the answers are in the cache, so a re-run with --cache replay writes it without model calls")
+                Console.error(
+                    "error: cannot write the cassette \(recordCassette): \(error.localizedDescription); the answers are in the cache, so a re-run with --cache replay writes it without model calls")
                 worst = LecternExit.worse(worst, LecternExit.runtime.rawValue)
             }
         }

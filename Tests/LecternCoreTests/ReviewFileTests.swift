@@ -62,14 +62,26 @@ struct ReviewFileTests {
     @Test func badEntriesAreRefusedAtTheirLine() {
         let hash = ReviewFile.contentHash("x")
         let cases: [(String, String)] = [
-            ("format: 1\ndecisions:\n  lecture/s01-t01:\n    decision: aprove\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "4:15 'decisions.lecture/s01-t01.decision' is 'aprove'"),
+            (
+                "format: 1\ndecisions:\n  lecture/s01-t01:\n    decision: aprove\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "4:15 'decisions.lecture/s01-t01.decision' is 'aprove'"
+            ),
             ("decisions:\n  lecture/s01-t01:\n    decision: reject\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "3:5 a rejection needs a 'note'"),
             ("decisions:\n  ../etc/passwd:\n    decision: reject\n    note: n\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "2:3 '../etc/passwd' is not an item id"),
             ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: \(hash)\n    by: A\n    at: yesterday\n", "6:9 'decisions.lecture/s01-t01.at' is 'yesterday'"),
             ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: nothex\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "4:14 'decisions.lecture/s01-t01.content' is not a SHA-256"),
-            ("decisions:\n  lecture/s01-t01:\n    decision: edit\n    content: \(hash)\n    basis: \(hash)\n    answer: y\n    fields: { \"a..b\": z }\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "'a..b' is not a field of an answer"),
-            ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: \(hash)\n    basis: \(hash)\n    answer: not x\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "is not the answer its 'content' hash names"),
-            ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    verdict: ok\n    content: \(hash)\n    basis: \(hash)\n    answer: x\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "4:5 unknown key 'verdict'"),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: edit\n    content: \(hash)\n    basis: \(hash)\n    answer: y\n    fields: { \"a..b\": z }\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "'a..b' is not a field of an answer"
+            ),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: \(hash)\n    basis: \(hash)\n    answer: not x\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "is not the answer its 'content' hash names"
+            ),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: approve\n    verdict: ok\n    content: \(hash)\n    basis: \(hash)\n    answer: x\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "4:5 unknown key 'verdict'"
+            ),
             ("decisions: [\n", "invalid YAML"),
         ]
         for (yaml, expected) in cases {
@@ -77,7 +89,8 @@ struct ReviewFileTests {
             #expect(found.contains { $0.contains(expected) } || (expected == "invalid YAML" && !found.isEmpty), "\(expected): \(found)")
         }
         // The same item twice is a YAML duplicate key, reported at the second.
-        let twice = "decisions:\n  lecture/s01-t01: { decision: reject, note: a, content: \(hash), by: A, at: '2026-11-28T10:12:00Z' }\n"
+        let twice =
+            "decisions:\n  lecture/s01-t01: { decision: reject, note: a, content: \(hash), by: A, at: '2026-11-28T10:12:00Z' }\n"
             + "  lecture/s01-t01: { decision: reject, note: b, content: \(hash), by: A, at: '2026-11-28T10:12:00Z' }\n"
         #expect(Self.problems(twice).contains { $0.hasPrefix("3:") }, "\(Self.problems(twice))")
     }

@@ -240,7 +240,7 @@ struct QuotesRunTests {
 
         // The manifest and the summary carry the coverage.
         let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(files["manifest.json"]))
-        #expect(manifest.kind == "quotes")
+        #expect(manifest.kind == .quotes)
         #expect(manifest.contents?["emotions"]?.values.reduce(0, +) == output.quotes.reduce(0) { $0 + $1.emotionTags.count })
         #expect(manifest.contents?["quotes"]?["selected"] == 20)
         #expect(result.summary.contains { $0.contains("by emotion:") && $0.contains("Reflection") })

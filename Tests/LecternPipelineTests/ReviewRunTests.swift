@@ -169,15 +169,15 @@ struct ReviewRunTests {
         var spec = try Workspace.spec(Specs.python)
         spec.reviewFile = ws.root.appendingPathComponent("python-basics.review.yaml")
         try """
-            format: 1
-            decisions:
-              exam-item/verbal/x/medium-01:
-                decision: reject
-                note: wrong kind
-                content: \(String(repeating: "c", count: 64))
-                by: Ada
-                at: 2026-11-28T10:12:00Z
-            """.write(to: try #require(spec.reviewFile), atomically: true, encoding: .utf8)
+        format: 1
+        decisions:
+          exam-item/verbal/x/medium-01:
+            decision: reject
+            note: wrong kind
+            content: \(String(repeating: "c", count: 64))
+            by: Ada
+            at: 2026-11-28T10:12:00Z
+        """.write(to: try #require(spec.reviewFile), atomically: true, encoding: .utf8)
         let provider = try RecordingProvider(script: ws.script())
         do {
             _ = try await ws.run(spec, provider: provider)

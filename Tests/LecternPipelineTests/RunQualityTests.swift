@@ -104,7 +104,10 @@ struct RunQualityTests {
             ("the lecture does not seem to be about 'Loops'", .grounding),
             ("the rubric's points add up to 115 (40 + 40 + 35), not 100; give the criteria points that add up to 100", .projectScope),
             ("requirements[3] ('Organising code into functions') needs 'function', which the course does not teach up to this subject; require only what its topics teach", .projectScope),
-            ("'prompt' asks 3 questions ('What is a value?', 'Why?', 'How?'): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one", .questionForm),
+            (
+                "'prompt' asks 3 questions ('What is a value?', 'Why?', 'How?'): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one",
+                .questionForm
+            ),
             ("'the level-4 question's prompt' goes on after its question ('What would you use?' is followed by 'A number! …', 34 words)", .questionForm),
             ("'the level-3 question's prompt' asks nothing ('… a simple example!?'): it tells a story or explains", .questionForm),
             ("'explanation' speaks about the question instead of to the learner ('This question is designed')", .questionForm),

@@ -39,8 +39,7 @@ struct ShardTests {
 
     /// docs/scale.md's steps for `spec` in `count` shards through the `lectern` binary; the bundle
     /// is assembled into `output`.
-    static func sharded(_ spec: URL, count: Int, server: MockLLMServer, scratch: Scratch, output: URL, maxRounds: Int = 3) async throws -> ShardedRun
-    {
+    static func sharded(_ spec: URL, count: Int, server: MockLLMServer, scratch: Scratch, output: URL, maxRounds: Int = 3) async throws -> ShardedRun {
         let root = scratch.root
         func lectern(_ arguments: [String]) async throws -> LecternProcess.Output {
             let output = try await LecternProcess.run(arguments, in: root)

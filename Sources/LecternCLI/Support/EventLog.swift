@@ -1,4 +1,5 @@
 import Foundation
+import LecternCore
 import LecternLLM
 import LecternPipeline
 import Synchronization

@@ -41,9 +41,10 @@ final class ReviewSite: @unchecked Sendable {
     /// The token a page's form carries: the item's answer and its decision as the page showed
     /// them. A decision posted with another is refused (409): something changed since.
     func token(_ item: ReviewSeal.Item, _ decision: ReviewFile.Decision?) -> String {
-        let decided = decision.map { d in
-            [d.kind.rawValue, d.content, d.note ?? "", d.by, d.at] + d.fields.flatMap { [$0.path, $0.text] }
-        } ?? []
+        let decided =
+            decision.map { d in
+                [d.kind.rawValue, d.content, d.note ?? "", d.by, d.at] + d.fields.flatMap { [$0.path, $0.text] }
+            } ?? []
         return SHA256Digest.hex(([secret, item.content] + decided).joined(separator: "\u{1F}"))
     }
 
@@ -198,7 +199,8 @@ final class ReviewSite: @unchecked Sendable {
         var inner = ""
         for field in fields where !(field.path == "text" && fields.count > 1) {
             let rows = min(20, max(2, field.text.count / 80 + field.text.filter { $0 == "\n" }.count + 1))
-            inner += "<label>\(Self.escape(field.path))<br/><textarea name=\"field:\(Self.escape(field.path))\" rows=\"\(rows)\" cols=\"80\">"
+            inner +=
+                "<label>\(Self.escape(field.path))<br/><textarea name=\"field:\(Self.escape(field.path))\" rows=\"\(rows)\" cols=\"80\">"
                 + Self.escape(edited[field.path] ?? field.text) + "</textarea></label><br/>"
         }
         html += form("edit", inner, "Save the edit")

@@ -8,6 +8,10 @@ public struct SpecLoader: Sendable {
     /// Directories beyond the spec's project that its files may be read from (`--corpus-root`).
     public let allowedRoots: [URL]
 
+    /// The spec reader of each kind this loader reads: `kindReaders`, and any a program adds
+    /// for a kind of its own (`loader.readers[.glossary] = GlossarySpecReader.self`).
+    public var readers: [JobKind: any JobKindSpecReader.Type] = SpecLoader.kindReaders
+
     public init(presets: PresetLibrary, allowedRoots: [URL] = []) {
         self.presets = presets
         self.allowedRoots = allowedRoots
@@ -61,8 +65,9 @@ public struct SpecLoader: Sendable {
         var kindReader: (any JobKindSpecReader.Type)?
         if let kindNode = root.mapping?["kind"] {
             let kindText = kindNode.string ?? ""
-            if let known = JobKind(rawValue: kindText) {
-                if let found = Self.kindReaders[known] {
+            let named = JobKind(rawValue: kindText)
+            if JobKind.allCases.contains(named) || readers[named] != nil {
+                if let found = readers[named] {
                     kindReader = found
                 } else {
                     reader.report(
@@ -170,8 +175,9 @@ public struct SpecLoader: Sendable {
         // A key crosses the network only over TLS, or to this machine: the rule the provider
         // applies when it reads the key (``CredentialPolicy``), decided here from the spec alone
         // so that `validate` refuses what `run` would.
-        if provider.isRemote, let problem = CredentialPolicy.keyRouteProblem(
-            configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
+        if provider.isRemote,
+            let problem = CredentialPolicy.keyRouteProblem(
+                configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
         {
             reader.report(
                 "'model' would send \(problem)", at: m?.node("base_url") ?? m?.node,

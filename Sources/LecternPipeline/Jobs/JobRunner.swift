@@ -80,6 +80,11 @@ public struct JobRunner: Sendable {
     public let generator: String
     /// Speech synthesis for the `narration` add-on (the CLI sets it from the spec's `speech`).
     public var speech: SpeechSetup?
+    /// The pipeline of each kind this runner runs: `JobKinds.all`, and any a program adds for a
+    /// kind of its own (`runner.pipelines[.glossary] = GlossaryJob.self`).
+    public var pipelines: [JobKind: any GenerationJob.Type] = JobKinds.all
+    /// The read side of each kind, for the quality report's lint: `BundleKinds.builtIn` unless set.
+    public var bundleKinds: BundleKinds = .builtIn
 
     public init(
         spec: JobSpec, presets: PresetLibrary, exchanger: Exchanger, renderer: (any DocumentRenderer)?, events: any EngineEventSink,
@@ -95,7 +100,7 @@ public struct JobRunner: Sendable {
     }
 
     /// The stages of this spec's kind, in the order a run reaches them.
-    public var stageOrder: [StageName] { JobKinds.stageOrder(of: spec.kind) }
+    public var stageOrder: [StageName] { pipelines[spec.kind]?.stages.map(\.name) ?? [] }
 
     /// The spec's review decisions, read and checked — every problem at its line and column, an
     /// item id that is none of this kind's — or an empty book when the spec has no review file.
@@ -130,7 +135,8 @@ public struct JobRunner: Sendable {
         runner.mending = try FeedbackMending(language: spec.language)
         runner.review = review
         let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer, speech: speech)
-        return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
+        guard let pipeline = pipelines[spec.kind] else { throw PipelineError("kind '\(spec.kind)' is not supported by this version of Lectern") }
+        return try pipeline.init(environment: environment)
     }
 
     /// Builds this spec's job as `run` does, without running anything: what its kind refuses
@@ -203,11 +209,12 @@ public struct JobRunner: Sendable {
         assembled.files[ReviewSeal.fileName] = try seal.jsonData()
         var quality = Self.qualityReport(
             stages: stageOrder.map(\.rawValue), reports: outcome.completed.compactMap { outcome.reports[$0] }, failures: outcome.failures,
-            files: assembled.files, language: spec.language)
+            files: assembled.files, linted: bundleKinds.all[spec.kind].flatMap { $0.lintedInQualityReport ? $0.document : nil },
+            language: spec.language)
         quality.review = seal.counts
         assembled.files[QualityReport.fileName] = try quality.jsonData()
         let base = Manifest(
-            kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
+            kind: spec.kind, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
             generator: generator, specHash: spec.hash, models: Array(totals.models), promptTemplates: Array(totals.templates),
             usage: Manifest.Usage(
                 promptTokens: totals.usage.promptTokens, completionTokens: totals.usage.completionTokens,
@@ -222,12 +229,12 @@ public struct JobRunner: Sendable {
     }
 
     /// The bundle's quality report: the items' reports, and `lectern check`'s lint of the
-    /// bank the bundle holds (course.json or exam.json).
-    static func qualityReport(stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], language: String)
-        -> QualityReport
-    {
-        let bankFile = ["course.json", "exam.json"].first { files[$0] != nil }
-        let bank = bankFile.flatMap { file in try? BankLint.check(data: files[file]!, file: file, language: language) }
+    /// document its kind has linted (`BundleKind.lintedInQualityReport`: a course's course.json,
+    /// an exam's exam.json).
+    static func qualityReport(
+        stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], linted: String?, language: String
+    ) -> QualityReport {
+        let bank = linted.flatMap { file in files[file].flatMap { try? BankLint.check(data: $0, file: file, language: language) } }
         return QualityReport(stages: stages, reports: reports, failures: failures, bank: bank)
     }
 }

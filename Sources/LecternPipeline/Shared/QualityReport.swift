@@ -62,7 +62,8 @@ public enum QualityCheck: String, CaseIterable, Sendable, Codable {
         if has("states false arithmetic") { return .arithmetic }
         if has("does not render as written") { return .rendering }
         if has("the json escape", "lost its backslash", "without its backslash", "control character") { return .textIntegrity }
-        if has("not complete, valid json", "is not valid json", "was cut off", "is missing", "missing required key", "needs 'correct_answer'", "json field name",
+        if has(
+            "not complete, valid json", "is not valid json", "was cut off", "is missing", "missing required key", "needs 'correct_answer'", "json field name",
             "closes no quotation")
         {
             return .wellFormed
@@ -71,7 +72,8 @@ public enum QualityCheck: String, CaseIterable, Sendable, Codable {
         if has("calls it right", "calls it wrong") { return .feedbackAgreesWithKey }
         if has("without the key chose", QuestionRules.keyAgainstWorking, QuestionRules.keyAgainstIndexing) { return .answerKey }
         if has("are the same (", "are the same", "have the same feedback", "every option must differ", "written twice") { return .distinctOptions }
-        if has("does not occur in the source", "source quote", "source_quote", "to show where the answer comes from", "seem to be about", "must be about topic",
+        if has(
+            "does not occur in the source", "source quote", "source_quote", "to show where the answer comes from", "seem to be about", "must be about topic",
             "which the lecture does not teach")
         {
             return .grounding
