@@ -78,6 +78,7 @@ let package = Package(
 
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
+        .executableTarget(name: "lectern-bench-review", dependencies: ["LecternCore"], path: "benchmarks/ReviewBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
         .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom", "CLecternSystem"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),

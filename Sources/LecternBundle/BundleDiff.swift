@@ -183,12 +183,12 @@ public enum BundleDiff {
             for key in ["files", "usage", "cost_usd", "contents", "incomplete_items"] { fields[key] = nil }
             units.add("manifest", JSONValue.object(fields))
         }
-        // Where review left each item (review.json, every kind's): its state, who and when, the
-        // answer's hash.
+        // Where review left each item (review.json, every kind's): its state, who and when. (A
+        // changed answer shows as its item's change.)
         if let data = bundle.data(ReviewSeal.fileName), let seal = try? ReviewSeal.read(data) {
             units.covered.insert(ReviewSeal.fileName)
             for item in seal.items {
-                var fields: [String: JSONValue] = ["state": .string(item.state.rawValue), "content": .string(item.content)]
+                var fields: [String: JSONValue] = ["state": .string(item.state.rawValue)]
                 if let by = item.by { fields["by"] = .string(by) }
                 if let at = item.at { fields["at"] = .string(at) }
                 if let rejected = item.rejected { fields["rejected"] = .string(rejected) }

@@ -56,11 +56,11 @@ struct PackageCommandTests {
                     + " print(len(z.namelist()), l['contents']['counts']['lectures'], l['contents']['total_minutes'], l['price']['amount'], l['author']['avatar']['path'])",
                 package.path,
             ], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
-        #expect(listed.stdout == "17 4 9 499 listing/avatar.png\n", "\(listed)")
+        #expect(listed.stdout == "18 4 9 499 listing/avatar.png\n", "\(listed)")
 
         // Verify: the right key passes; a folder of trusted keys too.
         let ok = try await CLITests.lectern(["verify", package.path, "--public-key", keys.appendingPathComponent("publisher.pub").path], in: dir.root)
-        #expect(ok.status == 0 && ok.stdout.contains("ok (17 files, python-basics 1.0.0"), "\(ok)")
+        #expect(ok.status == 0 && ok.stdout.contains("ok (18 files, python-basics 1.0.0"), "\(ok)")
         #expect(try await CLITests.lectern(["verify", package.path, "--trusted-keys", keys.path], in: dir.root).status == 0)
         let noKey = try await CLITests.lectern(["verify", package.path], in: dir.root)
         #expect(noKey.status == 2 && noKey.stderr.contains("give --public-key KEY.pub or --trusted-keys DIR"))
