@@ -37,7 +37,7 @@ struct PlanCommand: AsyncParsableCommand {
             jobSpec.model.batch = true
         }
         // A spec `run` would refuse before its first call is refused here too (exit 2).
-        _ = try JobSetup.preflight(spec: jobSpec, presets: presets, specURL: specURL, path: spec, environment: environment, cache: .offline)
+        _ = try JobSetup.preflight(spec: jobSpec, presets: presets, specURL: specURL, path: spec, environment: environment, cache: .offline).problems
         let batchPrice = jobSpec.model.batch == true
         // The answers a replay of this spec would have: the cache, every --cassette, and without
         // one the spec's recorded cassette (the same choice `run --cache offline` makes).
