@@ -5,7 +5,7 @@ let package = Package(
     name: "Lectern",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "lectern", targets: ["lectern"]),
+        .executable(name: "lectern", targets: ["lectern"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +79,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .executableTarget(name: "lectern-bench-checks", dependencies: ["LecternPipeline"], path: "benchmarks/CheckBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
+        .executableTarget(name: "lectern-bench-review", dependencies: ["LecternCore"], path: "benchmarks/ReviewBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.
         .target(name: "LecternMockLLM", dependencies: ["LecternLLM", "LecternRandom", "CLecternSystem"]),
         .executableTarget(name: "lectern-mock-llm", dependencies: ["LecternMockLLM"], path: "benchmarks/MockLLM"),

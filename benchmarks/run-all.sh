@@ -7,3 +7,4 @@ echo "== http";   benchmarks/run-http.sh
 if [ -x benchmarks/run-render.sh ]; then echo "== render"; benchmarks/run-render.sh; fi
 echo "== orchestration"; benchmarks/run-orchestration.sh
 echo "== quotes"; benchmarks/run-quotes.sh
+echo "== review"; benchmarks/run-review.sh

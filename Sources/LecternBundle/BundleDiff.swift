@@ -5,13 +5,15 @@ import LecternLLM
 /// What changed between two bundles of one job, item by item: `lectern diff OLD NEW`, the review
 /// step when CI regenerates fixtures or a publisher a catalogue.
 ///
-/// Items are named as the pipeline names them: `manifest` (the bundle's id, version, title,
-/// language, kind, generator, spec hash, models and prompt templates); a course's
-/// `lecture/s01-t02` (compared by its Markdown, with a line diff), `engagement-question/…`, `bonus-question/…`,
-/// `reinforcement/s01-t02/level-3`, `ending-project/s01` and `course` (title, description, tone);
-/// an exam's `item/<id>`, `passage/<id>`, `form/<id>` and `exam`. Files the items do not cover
-/// (`file/lectern.css`, figures) are compared by their manifest hash. A changed structured item
-/// says which fields changed, old → new.
+/// Items are `manifest` (the bundle's id, version, title, language, kind, generator, spec hash,
+/// models and prompt templates) and the units of the bundle's kind (`BundleKind.diffUnits`),
+/// named as the pipeline names them: a course's `lecture/s01-t02` (compared by its Markdown, with
+/// a line diff), `engagement-question/…`, `bonus-question/…`, `reinforcement/s01-t02/level-3`,
+/// `practice/s01-t02/q-01`, `ending-project/s01` and `course` (title, description, tone); an
+/// exam's `item/<id>`, `passage/<id>`, `form/<id>` and `exam`; a quote database's `quote/<id>`
+/// and `templates/<emotion>`; a deck's `card/<id>`, `matching` and `source`. Files the items do
+/// not cover (`file/lectern.css`, figures) are compared by their manifest hash. A changed
+/// structured item says which fields changed, old → new.
 public enum BundleDiff {
     public struct Change: Codable, Sendable, Hashable {
         public var id: String
@@ -91,19 +93,27 @@ public enum BundleDiff {
     }
 
     /// An item's comparable content: text (diffed by line) or canonical JSON.
-    enum Content: Equatable {
+    public enum Content: Equatable, Sendable {
         case text(String)
         case data(Data)
+
+        /// `value` as canonical JSON: sorted keys, so equal values give equal bytes.
+        static func json(_ value: some Encodable) -> Content {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return .data((try? encoder.encode(value)) ?? Data())
+        }
     }
 
-    public static func compare(_ old: URL, _ new: URL) throws -> Report {
-        let (oldManifest, oldItems) = try items(of: old)
-        let (newManifest, newItems) = try items(of: new)
+    public static func compare(_ old: URL, _ new: URL, kinds: BundleKinds = .builtIn) throws -> Report {
+        let (oldManifest, oldItems, oldLeading) = try items(of: old, kinds: kinds)
+        let (newManifest, newItems, newLeading) = try items(of: new, kinds: kinds)
+        let leading = oldLeading.union(newLeading)
         guard oldManifest.kind == newManifest.kind else {
             throw BundleError(.invalid, "\(old.path) is a \(oldManifest.kind) bundle and \(new.path) a \(newManifest.kind) bundle: there is nothing to compare item by item")
         }
         var report = Report(added: [], removed: [], changed: [], unchanged: 0)
-        for id in Set(oldItems.keys).union(newItems.keys).sorted(by: order) {
+        for id in Set(oldItems.keys).union(newItems.keys).sorted(by: { order($0, $1, leading: leading) }) {
             switch (oldItems[id], newItems[id]) {
             case (nil, _?): report.added.append(id)
             case (_?, nil): report.removed.append(id)
@@ -145,100 +155,51 @@ public enum BundleDiff {
         return changes
     }
 
-    /// Pipeline order: `manifest`, then `course`/`exam`, then by id with numbers compared as numbers.
-    static func order(_ a: String, _ b: String) -> Bool {
-        let rank = { (id: String) in id == "manifest" ? -1 : id == "course" || id == "exam" ? 0 : id.hasPrefix("file/") ? 2 : 1 }
+    /// Pipeline order: `manifest`, then the kind's leading units (a course's `course`), then by id
+    /// with numbers compared as numbers, then the files no unit covers.
+    static func order(_ a: String, _ b: String, leading: Set<String>) -> Bool {
+        let rank = { (id: String) in id == "manifest" ? -1 : leading.contains(id) ? 0 : id.hasPrefix("file/") ? 2 : 1 }
         if rank(a) != rank(b) { return rank(a) < rank(b) }
         return a.compare(b, options: .numeric) == .orderedAscending
     }
 
-    static func items(of bundle: URL) throws -> (Manifest, [String: Content]) {
+    static func items(of bundle: URL, kinds: BundleKinds) throws -> (Manifest, [String: Content], Set<String>) {
         let report = try BundleVerifier.verify(bundle)
         guard report.problems.isEmpty else {
             throw BundleError(.invalid, "\(bundle.path) does not verify (\(report.problems.count) problems, the first: \(report.problems[0])); compare intact bundles")
         }
-        let manifest = report.manifest
-        func read(_ path: String) -> Data? { FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) }
-        func canonical(_ value: Any) -> Content {
-            .data((try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])) ?? Data())
-        }
-        var items: [String: Content] = [:]
-        var covered = Set<String>([Manifest.fileName])
+        let opened = OpenBundle(url: bundle, manifest: report.manifest)
+        let kind = try kinds.reader(for: opened.manifest)
+        let found = try items(kind, opened)
+        return (opened.manifest, found.items, found.leading)
+    }
+
+    static func items<Kind: BundleKind>(_ kind: Kind.Type, _ bundle: OpenBundle) throws -> (items: [String: Content], leading: Set<String>) {
+        let manifest = bundle.manifest
+        var units = Kind.diffUnits(try Kind.read(bundle), bundle: bundle)
         // The bundle's identity and provenance: what the manifest says beyond the files (which the
         // other items cover) and what the content cost to make (usage, cost_usd).
-        if let data = read(Manifest.fileName), var manifestFields = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            for key in ["files", "usage", "cost_usd", "contents", "incomplete_items"] { manifestFields[key] = nil }
-            items["manifest"] = canonical(manifestFields)
+        if case .object(var fields)? = try? JSONValue.parse(String(decoding: bundle.data(Manifest.fileName) ?? Data(), as: UTF8.self)) {
+            for key in ["files", "usage", "cost_usd", "contents", "incomplete_items"] { fields[key] = nil }
+            units.add("manifest", JSONValue.object(fields))
         }
-        if manifest.kind == "quotes" {
-            // A quote by its id (from its text and author), a template bank by emotion.
-            guard let data = read("quotes.json"), let database = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw BundleError(.invalid, "\(bundle.path) has no readable quotes.json")
+        // Where review left each item (review.json, every kind's): its state, who and when. (A
+        // changed answer shows as its item's change.)
+        if let data = bundle.data(ReviewSeal.fileName), let seal = try? ReviewSeal.read(data) {
+            units.covered.insert(ReviewSeal.fileName)
+            for item in seal.items {
+                var fields: [String: JSONValue] = ["state": .string(item.state.rawValue)]
+                if let by = item.by { fields["by"] = .string(by) }
+                if let at = item.at { fields["at"] = .string(at) }
+                if let rejected = item.rejected { fields["rejected"] = .string(rejected) }
+                units.add("review/" + item.id, JSONValue.object(fields))
             }
-            covered.insert("quotes.json")
-            for quote in database["quotes"] as? [[String: Any]] ?? [] { if let id = quote["id"] as? String { items["quote/" + id] = canonical(quote) } }
-            if let data = read("templates.json"), let bank = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["templates"] as? [String: Any] {
-                covered.insert("templates.json")
-                for (emotion, lines) in bank { items["templates/" + emotion] = .text(((lines as? [String]) ?? []).joined(separator: "\n") + "\n") }
-            }
-            for (path, entry) in manifest.files where !covered.contains(path) {
-                items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
-            }
-            return (manifest, items)
         }
-        if manifest.kind == "flashcards" {
-            // A card by its id, the matching rounds as one item, the import's report as another.
-            guard let data = read("deck.json"), let deck = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw BundleError(.invalid, "\(bundle.path) has no readable deck.json")
-            }
-            covered.insert("deck.json")
-            for card in deck["cards"] as? [[String: Any]] ?? [] { if let id = card["id"] as? String { items["card/" + id] = canonical(card) } }
-            items["matching"] = canonical(["matching": deck["matching"] ?? [], "unmatched": deck["unmatched"] ?? []])
-            if let source = deck["source"] { items["source"] = canonical(source) }
-            for (path, entry) in manifest.files where !covered.contains(path) {
-                items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
-            }
-            return (manifest, items)
+        units.covered.insert(Manifest.fileName)
+        for (path, entry) in manifest.files where !units.covered.contains(path) {
+            units.items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
         }
-        let document = try BundleContent.document(of: bundle, manifest: manifest)
-        if manifest.kind == "exam" {
-            let exam = document
-            covered.insert("exam.json")
-            for item in exam["items"] as? [[String: Any]] ?? [] { if let id = item["id"] as? String { items["item/" + id] = canonical(item) } }
-            for passage in exam["passages"] as? [[String: Any]] ?? [] {
-                if let id = passage["id"] as? String { items["passage/" + id] = (passage["text"] as? String).map(Content.text) ?? canonical(passage) }
-            }
-            for form in exam["forms"] as? [[String: Any]] ?? [] { if let id = form["id"] as? String { items["form/" + id] = canonical(form) } }
-            items["exam"] = canonical(exam.filter { !["items", "passages", "forms"].contains($0.key) })
-        } else {
-            let course = document
-            covered.insert("course.json")
-            for subject in course["subjects"] as? [[String: Any]] ?? [] {
-                let subjectID = subject["id"] as? String ?? "?"
-                if let project = subject["project"] { items["ending-project/" + subjectID] = canonical(project) }
-                for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                    let id = topic["id"] as? String ?? "?"
-                    if let lecture = topic["lecture"] as? [String: Any], let path = lecture["path"] as? String {
-                        covered.insert(path)
-                        if let xhtml = lecture["xhtml_path"] as? String { covered.insert(xhtml) }
-                        items["lecture/" + id] = .text(read(path).map { String(decoding: $0, as: UTF8.self) } ?? "")
-                    }
-                    var rest = topic
-                    for key in ["lecture", "engagement_question", "bonus_question", "reinforcement"] { rest[key] = nil }
-                    items["topic/" + id] = canonical(rest)
-                }
-                var rest = subject
-                rest["topics"] = nil
-                rest["project"] = nil
-                items["subject/" + subjectID] = canonical(rest)
-            }
-            for question in BundleContent.questions(in: course, kind: "course") { items[question.id] = canonical(question.fields) }
-            items["course"] = canonical(course.filter { $0.key != "subjects" })
-        }
-        for (path, entry) in manifest.files where !covered.contains(path) {
-            items["file/" + path] = .data(Data((entry.sha256 + " \(entry.bytes)").utf8))
-        }
-        return (manifest, items)
+        return (units.items, units.leading)
     }
 }
 

@@ -35,7 +35,8 @@ public struct Manifest: Codable, Sendable, Hashable {
     }
 
     public var formatVersion: Int = Manifest.currentFormat
-    public var kind: String
+    /// The job kind that wrote it: what reads it (`BundleKinds`).
+    public var kind: JobKind
     public var id: String
     public var version: String
     public var title: String
@@ -57,7 +58,7 @@ public struct Manifest: Codable, Sendable, Hashable {
     public var contents: [String: [String: Int]]?
 
     public init(
-        kind: String, id: String, version: String, title: String, language: String, generator: String, specHash: String,
+        kind: JobKind, id: String, version: String, title: String, language: String, generator: String, specHash: String,
         models: [String], promptTemplates: [String], usage: Usage, costUSD: Double, incompleteItems: [String], files: [String: FileEntry],
         contents: [String: [String: Int]]? = nil
     ) {

@@ -8,7 +8,8 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write a verified bundle in a format other tools read: " + Exporters.all.map { $0.format }.joined(separator: ", ") + ".",
         discussion: Exporters.all.map { "\($0.format): \($0.summary)." }.joined(separator: " ")
-            + " The bundle is verified first; the same bundle gives the same file. Each format has a file name of its own, so exports of one bundle never replace each other; an existing file is replaced only with --force.")
+            + " The bundle is verified first; the same bundle gives the same file. Each format has a file name of its own, so exports of one bundle never replace each other; an existing file is replaced only with --force."
+    )
 
     @Argument(help: ArgumentHelp("The bundle directory, e.g. output/intro-probability/1.0.0.", valueName: "BUNDLE"))
     var bundle: String

@@ -21,7 +21,7 @@ public struct LecternCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             RunCommand.self, PlanCommand.self, ValidateCommand.self, RenderCommand.self, VerifyCommand.self, CheckCommand.self, CacheCommand.self,
-            ModelsCommand.self, KeysCommand.self, PackageCommand.self, DiffCommand.self, ExportCommand.self, PreviewCommand.self,
+            ModelsCommand.self, KeysCommand.self, PackageCommand.self, DiffCommand.self, ExportCommand.self, PreviewCommand.self, ReviewCommand.self,
         ])
 
     public init() {}

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import LecternBundle
 import LecternCore
+import LecternPipeline
 
 /// `lectern keys generate`: an Ed25519 key pair for signing packages.
 struct KeysCommand: ParsableCommand {
@@ -69,7 +70,13 @@ struct PackageCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where to write the package (default: <id>-<version>.lectern here).", valueName: "FILE"))
     var output: String?
 
+    @Flag(
+        name: .customLong("require-review"),
+        help: "Refuse a bundle with any item a person has not approved or edited (its review.json), naming them; exit 1.")
+    var requireReview = false
+
     func run() throws {
+        if requireReview { try Self.requireReviewed(URL(fileURLWithPath: bundle, isDirectory: true), name: bundle) }
         // Everything wrong is said at once: the bundle's problems, then every problem of the
         // listing at its line, including what it says that the bundle contradicts.
         let bundleURL = URL(fileURLWithPath: bundle, isDirectory: true)
@@ -105,6 +112,27 @@ struct PackageCommand: ParsableCommand {
         let destination = URL(fileURLWithPath: output ?? package.fileName)
         try writeOutput(package.data, to: destination)
         Console.out("wrote \(destination.path) (\(package.data.count) bytes), signed by \(PackageKeys.fingerprint(signingKey.publicKey.rawRepresentation))")
+    }
+}
+
+extension PackageCommand {
+    /// Refuses (exit 1) a bundle whose `review.json` holds an item not approved or edited, or
+    /// which has none.
+    static func requireReviewed(_ bundle: URL, name: String) throws {
+        guard let data = FileManager.default.contents(atPath: bundle.appendingPathComponent(ReviewSeal.fileName).path),
+            let seal = try? ReviewSeal.read(data)
+        else {
+            Console.error("error: --require-review: \(name) has no readable \(ReviewSeal.fileName); run the job again to write one, then review it")
+            throw LecternExit.itemsFailed
+        }
+        let unreviewed = seal.items.filter { $0.state == .pending }
+        guard unreviewed.isEmpty else {
+            Console.error(
+                "error: --require-review: \(unreviewed.count) of \(seal.items.count) items are not approved or edited: "
+                    + unreviewed.prefix(20).map(\.id).joined(separator: ", ") + (unreviewed.count > 20 ? ", …" : ""))
+            Console.error("  review them with `lectern review \(name) --spec SPEC`, run the job again, and package the new bundle")
+            throw LecternExit.itemsFailed
+        }
     }
 }
 

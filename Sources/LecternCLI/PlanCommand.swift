@@ -37,7 +37,7 @@ struct PlanCommand: AsyncParsableCommand {
             jobSpec.model.batch = true
         }
         // A spec `run` would refuse before its first call is refused here too (exit 2).
-        _ = try JobSetup.preflight(spec: jobSpec, presets: presets, specURL: specURL, path: spec, environment: environment, cache: .offline)
+        _ = try JobSetup.preflight(spec: jobSpec, presets: presets, specURL: specURL, path: spec, environment: environment, cache: .offline).problems
         let batchPrice = jobSpec.model.batch == true
         // The answers a replay of this spec would have: the cache, every --cassette, and without
         // one the spec's recorded cassette (the same choice `run --cache offline` makes).
@@ -56,7 +56,8 @@ struct PlanCommand: AsyncParsableCommand {
                 "spec": .string(spec), "id": .string(jobSpec.id), "version": .string(jobSpec.version),
                 "items": .number(Double(plan.totalItems)), "calls": .number(Double(plan.totalCalls)), "cached": .number(Double(plan.totalCached)),
                 "estimated_tokens": .number(Double(plan.totalTokens)), "estimated_cost_usd": .number(plan.estimatedCostUSD),
-                "estimated": .bool(plan.estimated), "estimate_note": plan.estimateNote.map(JSONValue.string) ?? .null, "batch_price": .bool(batchPrice), "cache_dir": .string(cacheOptions.root(environment).path),
+                "estimated": .bool(plan.estimated), "estimate_note": plan.estimateNote.map(JSONValue.string) ?? .null, "batch_price": .bool(batchPrice),
+                "cache_dir": .string(cacheOptions.root(environment).path),
                 "cassettes": .array(cassettes.map { .string($0) }),
             ]
             object["stages"] = .object(

@@ -32,10 +32,12 @@ struct PreviewCommand: ParsableCommand {
 
     func run() throws {
         let source = URL(fileURLWithPath: bundle, isDirectory: true)
-        let folder = try output ?? reportingUsageErrors {
-            let manifest = try BundleVerifier.verify(source).manifest
-            return "preview/\(manifest.id)-\(manifest.version)"
-        }
+        let folder =
+            try output
+            ?? reportingUsageErrors {
+                let manifest = try BundleVerifier.verify(source).manifest
+                return "preview/\(manifest.id)-\(manifest.version)"
+            }
         let site = try reportingUsageErrors { try BundlePreview.write(bundle: source, to: URL(fileURLWithPath: folder, isDirectory: true)) }
         guard serve else {
             Console.out("wrote \(site.pages) pages; open \(site.index.path)")

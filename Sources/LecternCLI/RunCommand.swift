@@ -76,7 +76,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Send the requests through the provider's batch API (OpenAI, Anthropic; like model.batch: true): half the price, answers within hours. Rounds: the items ready together, then the ones their answers unlock; an interrupted run picks up its batches in flight."))
+            "Send the requests through the provider's batch API (OpenAI, Anthropic; like model.batch: true): half the price, answers within hours. Rounds: the items ready together, then the ones their answers unlock; an interrupted run picks up its batches in flight."
+        ))
     var batch = false
 
     @OptionGroup var specOptions: SpecOptions
@@ -113,7 +114,8 @@ struct RunCommand: AsyncParsableCommand {
                 try ExchangeCache.writeCassette(used, to: URL(fileURLWithPath: recordCassette))
                 Console.error("recorded \(used.count) exchanges to \(recordCassette)")
             } catch {
-                Console.error("error: cannot write the cassette \(recordCassette): \(error.localizedDescription); the answers are in the cache, so a re-run with --cache replay writes it without model calls")
+                Console.error(
+                    "error: cannot write the cassette \(recordCassette): \(error.localizedDescription); the answers are in the cache, so a re-run with --cache replay writes it without model calls")
                 worst = LecternExit.worse(worst, LecternExit.runtime.rawValue)
             }
         }
@@ -139,18 +141,6 @@ struct RunCommand: AsyncParsableCommand {
             }
             spec.model.batch = true
         }
-        // What `validate` refuses, in the same code: the job built from the spec, the provider
-        // and speech set-up it needs.
-        do {
-            if let problem = try JobSetup.preflight(
-                spec: spec, presets: presets, specURL: specURL, path: path, environment: environment, cache: cache
-            ).first {
-                Console.error("\(path): error: \(problem.message)")
-                return (problem.exit.rawValue, [])
-            }
-        } catch {
-            return (LecternExit.code(for: error), [])
-        }
         let terminal = logFormat == .auto && Console.stderrIsTerminal
         let progress = terminal ? TerminalProgressSink(verbose: verbose) : nil
         let display: any EngineEventSink =
@@ -166,25 +156,27 @@ struct RunCommand: AsyncParsableCommand {
         defer { ownLog?.close() }
         let log = sharedLog ?? ownLog
         let events: any EngineEventSink = log.map { FanOutEventSink(sinks: [display, $0]) } ?? display
-        var provider: (any LLMProvider)?
-        if cache == .record || cache == .off {
-            if spec.model.provider == .local {
-                // The local model server starts on the first cache miss, so a fully cached run
-                // never loads a model.
-                let specCopy = spec
-                provider = LazyProvider(kind: spec.model.provider.rawValue, maxConcurrency: spec.model.maxConcurrency) {
-                    try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
-                }
-            } else {
-                // Made now, so a missing key or script is a clear error before any work starts.
-                do {
-                    provider = try JobSetup.makeProvider(
-                        spec: spec, specURL: specURL, environment: environment, events: events,
-                        batchJournal: cacheStore.root.appendingPathComponent("batches"))
-                } catch {
-                    Console.error("\(path): error: \((error as? LLMError)?.message ?? "\(error)")")
-                    return (LecternExit.code(for: error), [])
-                }
+        // What `validate` refuses, in the same code: the job built from the spec, the provider
+        // and the speech set-up it needs — made here, before any work starts, and used below.
+        let made: JobSetup.Preflight
+        do {
+            made = try JobSetup.preflight(
+                spec: spec, presets: presets, specURL: specURL, path: path, environment: environment, cache: cache, events: events,
+                cacheRoot: cacheStore.root)
+        } catch {
+            return (LecternExit.code(for: error), [])
+        }
+        if let problem = made.problems.first {
+            Console.error("\(path): error: \(problem.message)")
+            return (problem.exit.rawValue, [])
+        }
+        var provider = made.provider
+        if cache == .record || cache == .off, spec.model.provider == .local {
+            // The local model server starts on the first cache miss, so a fully cached run never
+            // loads a model.
+            let specCopy = spec
+            provider = LazyProvider(kind: spec.model.provider.rawValue, maxConcurrency: spec.model.maxConcurrency) {
+                try JobSetup.makeProvider(spec: specCopy, specURL: specURL, environment: environment, events: events)
             }
         }
         var cacheStore = cacheStore
@@ -200,16 +192,7 @@ struct RunCommand: AsyncParsableCommand {
         var runner = JobRunner(
             spec: spec, presets: presets, exchanger: exchanger, renderer: RendererSetup.make(), events: events,
             cost: PricingSetup.cost(batch: spec.model.batch == true), generator: "lectern \(LecternCommand.version)")
-        if let course = spec.course, course.addons.narration {
-            // Made now, so a missing espeak-ng or key is a clear error before any call is paid.
-            do {
-                runner.speech = try JobSetup.makeSpeech(
-                    course.speech, language: spec.language, cacheRoot: cacheStore.root, offline: cache == .offline, environment: environment)
-            } catch {
-                Console.error("\(path): error: \(error)")
-                return ((error is SpeechVoiceError ? LecternExit.usage : LecternExit.provider).rawValue, [])
-            }
-        }
+        runner.speech = made.speech
         progress?.useStageOrder(runner.stageOrder)
         let task = Task {
             try await runner.run(

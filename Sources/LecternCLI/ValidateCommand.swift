@@ -28,6 +28,7 @@ struct ValidateCommand: ParsableCommand {
                 // The checks `run` makes before its first call, in the same code (JobSetup.preflight).
                 let (spec, presets, url) = try JobSetup.loadSpec(path, options: specOptions)
                 let missing = try JobSetup.preflight(spec: spec, presets: presets, specURL: url, path: path, environment: environment, cache: .record)
+                    .problems
                 Console.out("\(path): ok (\(spec.kind.rawValue) '\(spec.id)' \(spec.version))")
                 for problem in missing {
                     Console.error("\(path): warning: `run` on this machine would stop before its first call: \(problem.message)")

@@ -73,10 +73,11 @@ public final class ScriptedProvider: LLMProvider {
             if case .number(let a)? = entry["attempt"] { attempt = Int(a) }
             var times: Int?
             if case .number(let t)? = entry["times"] { times = Int(t) }
-            answers.append(Answer(
-                stage: entry["stage"]?.stringValue, item: entry["item"]?.stringValue, attempt: attempt,
-                content: content ?? "", finishReason: entry["finish_reason"]?.stringValue.flatMap(FinishReason.init(rawValue:)) ?? .stop,
-                usage: usage, error: error, times: times))
+            answers.append(
+                Answer(
+                    stage: entry["stage"]?.stringValue, item: entry["item"]?.stringValue, attempt: attempt,
+                    content: content ?? "", finishReason: entry["finish_reason"]?.stringValue.flatMap(FinishReason.init(rawValue:)) ?? .stop,
+                    usage: usage, error: error, times: times))
         }
         self.answers = answers
     }

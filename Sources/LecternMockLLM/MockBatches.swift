@@ -165,7 +165,10 @@ struct MockBatchStore: Sendable {
                 let error: JSONValue =
                     found.wire == .openai
                     ? ["custom_id": .string(line.customID), "response": ["status_code": 400, "body": ["error": ["message": .string("mock: no recorded answer for item \(item)")]]]]
-                    : ["custom_id": .string(line.customID), "result": ["type": "errored", "error": ["type": "error", "error": ["type": "invalid_request_error", "message": .string("mock: no recorded answer for item \(item)")]]]]
+                    : [
+                        "custom_id": .string(line.customID),
+                        "result": ["type": "errored", "error": ["type": "error", "error": ["type": "invalid_request_error", "message": .string("mock: no recorded answer for item \(item)")]]],
+                    ]
                 if found.wire == .openai { found.errors[line.customID] = error } else { found.results[line.customID] = error }
                 stats.rejected += 1
                 continue

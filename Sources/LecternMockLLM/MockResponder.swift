@@ -558,8 +558,10 @@ struct MockResponder: Sendable {
             if !cut {
                 add(
                     "message_delta",
-                    ["type": "message_delta", "delta": ["stop_reason": answer["stop_reason"] ?? "end_turn", "stop_sequence": .null],
-                     "usage": ["output_tokens": usage?["output_tokens"] ?? 0]])
+                    [
+                        "type": "message_delta", "delta": ["stop_reason": answer["stop_reason"] ?? "end_turn", "stop_sequence": .null],
+                        "usage": ["output_tokens": usage?["output_tokens"] ?? 0],
+                    ])
                 add("message_stop", ["type": "message_stop"])
             }
         }

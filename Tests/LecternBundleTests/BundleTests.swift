@@ -9,7 +9,7 @@ struct BundleTests {
 
     func base(version: String = "1.0.0") -> Manifest {
         Manifest(
-            kind: "course", id: "demo", version: version, title: "Demo", language: "en", generator: "test",
+            kind: .course, id: "demo", version: version, title: "Demo", language: "en", generator: "test",
             specHash: String(repeating: "a", count: 64),
             models: ["scripted/x"], promptTemplates: ["lecture@1"], usage: .init(promptTokens: 1, completionTokens: 2, cachedTokens: 0, calls: 1),
             costUSD: 0.1 + 0.2, incompleteItems: [], files: [:])

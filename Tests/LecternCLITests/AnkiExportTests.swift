@@ -9,7 +9,8 @@ struct AnkiExportTests {
 
     /// The venv `make test-tools` fills (the Makefile exports its path; the default is the same).
     static var python: URL {
-        let tools = ProcessInfo.processInfo.environment["LECTERN_TEST_TOOLS"]
+        let tools =
+            ProcessInfo.processInfo.environment["LECTERN_TEST_TOOLS"]
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/lectern/test-tools").path
         return URL(fileURLWithPath: tools).appendingPathComponent("bin/python")
     }
@@ -84,7 +85,9 @@ struct AnkiExportTests {
         #expect(imported.lines["fields"] == "['Prompt', 'Options', 'Answer', 'Explanation', 'Source', 'ID']")
         // Four topics, each its deck under its subject under the course.
         #expect(imported.lines["decks"] == "4 Introduction to Programming with Python::Making Decisions::Else and elif Statements", "\(imported.lines)")
-        #expect(imported.lines["tags"] == "['lectern::bonus', 'lectern::engagement', 'lectern::level-1', 'lectern::level-2', 'lectern::level-3', 'lectern::level-4', 'lectern::reinforcement']", "\(imported.lines)")
+        #expect(
+            imported.lines["tags"] == "['lectern::bonus', 'lectern::engagement', 'lectern::level-1', 'lectern::level-2', 'lectern::level-3', 'lectern::level-4', 'lectern::reinforcement']",
+            "\(imported.lines)")
         #expect(imported.lines["answers"] == "12 12", "every multiple-choice note names its key: \(imported.lines)")
 
         // Each note against course.json: the key's text on the answer side, a free-text
@@ -107,7 +110,8 @@ struct AnkiExportTests {
                         #expect(note["Options"]!.components(separatedBy: "<li>").count - 1 == options.count)
                     } else {
                         let reference = q["reference_answer"] as! String
-                        #expect(note["Answer"]!.contains(String(reference.prefix(20)).replacingOccurrences(of: "'", with: "&#39;")) || note["Answer"]!.contains(String(reference.prefix(12))), "\(noteID)")
+                        #expect(
+                            note["Answer"]!.contains(String(reference.prefix(20)).replacingOccurrences(of: "'", with: "&#39;")) || note["Answer"]!.contains(String(reference.prefix(12))), "\(noteID)")
                     }
                     checked += 1
                 }

@@ -154,7 +154,9 @@ struct CLITests {
         // than a pipe holds (64 KiB) to the second blocks while the first is read to its end — a
         // replay of the re-recorded examples logged that much to stderr and never exited.
         let errBox = DataBox()
-        let errRead = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); errBox.done.signal() }
+        let errRead = Thread {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile(); errBox.done.signal()
+        }
         errRead.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         errBox.done.wait()
@@ -167,8 +169,7 @@ struct CLITests {
     static func files(_ directory: URL) -> [String: Data] {
         var out: [String: Data] = [:]
         let base = directory.standardizedFileURL.path
-        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
-        {
+        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 out[String(url.standardizedFileURL.path.dropFirst(base.count + 1))] = FileManager.default.contents(atPath: url.path)

@@ -32,7 +32,7 @@ struct DiffCommandTests {
     @Test func equalBundlesExitZeroAndChangesAreListedByItem() async throws {
         let dir = try Directory()
         let same = try await CLITests.lectern(["diff", Self.golden.path, Self.golden.path], in: dir.root)
-        #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 42 unchanged\n", "\(same)")
+        #expect(same.status == 0 && same.stdout == "equal: 0 changed, 0 added, 0 removed, 74 unchanged\n", "\(same)")
 
         let new = try await Self.editedCopy(
             in: dir,
@@ -50,7 +50,7 @@ struct DiffCommandTests {
         #expect(changed.stdout.contains("changed  reinforcement/s01-t01/level-1\n    prompt: \"…"), "\(changed.stdout)")
         #expect(changed.stdout.contains(" (edited)\"\n"), "\(changed.stdout)")
         #expect(changed.stdout.contains("removed  reinforcement/s02-t01/level-4\n"))
-        #expect(changed.stdout.hasSuffix("2 changed, 0 added, 1 removed, 39 unchanged\n"))
+        #expect(changed.stdout.hasSuffix("2 changed, 0 added, 1 removed, 71 unchanged\n"))
         // Reversed, what was removed is added.
         let reversed = try await CLITests.lectern(["diff", new, Self.golden.path, "--brief"], in: dir.root)
         #expect(reversed.status == 1 && reversed.stdout.contains("added    reinforcement/s02-t01/level-4") && !reversed.stdout.contains("@@"))
@@ -61,7 +61,7 @@ struct DiffCommandTests {
         #expect(report["equal"] as? Bool == false)
         #expect(report["removed"] as? [String] == ["reinforcement/s02-t01/level-4"])
         #expect((report["changed"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["lecture/s01-t01", "reinforcement/s01-t01/level-1"])
-        #expect(report["unchanged"] as? Int == 39)
+        #expect(report["unchanged"] as? Int == 71)
     }
 
     /// A bundle regenerated as 1.1.0 with nothing else changed: the manifest and the course say
@@ -77,7 +77,7 @@ struct DiffCommandTests {
                     version: "1.0.0" → "1.1.0"
                 changed  course
                     version: "1.0.0" → "1.1.0"
-                2 changed, 0 added, 0 removed, 40 unchanged
+                2 changed, 0 added, 0 removed, 72 unchanged
 
                 """, "\(text.stdout)")
         let json = try await CLITests.lectern(["diff", Self.golden.path, new, "--json", "--brief"], in: dir.root)

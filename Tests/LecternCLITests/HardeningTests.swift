@@ -203,8 +203,10 @@ struct HardeningTests {
         let keys = ws.root.appendingPathComponent("keys")
         #expect(try await CLITests.lectern(["keys", "generate", "--output", keys.path, "--name", "p"], in: ws.root).status == 0)
         let packaged = try await CLITests.lectern(
-            ["package", PackageCommandTests.bundle, "--listing", PackageCommandTests.listing, "--key", keys.appendingPathComponent("p.key").path,
-             "--output", "signed.lectern"], in: ws.root)
+            [
+                "package", PackageCommandTests.bundle, "--listing", PackageCommandTests.listing, "--key", keys.appendingPathComponent("p.key").path,
+                "--output", "signed.lectern",
+            ], in: ws.root)
         #expect(packaged.status == 0, "\(packaged.stderr)")
         let signed = try Data(contentsOf: ws.root.appendingPathComponent("signed.lectern"))
         let ok = try await CLITests.lectern(["verify", "signed.lectern", "--trusted-keys", keys.path], in: ws.root)

@@ -56,11 +56,11 @@ struct PackageCommandTests {
                     + " print(len(z.namelist()), l['contents']['counts']['lectures'], l['contents']['total_minutes'], l['price']['amount'], l['author']['avatar']['path'])",
                 package.path,
             ], in: dir.root, environment: [:], executable: URL(fileURLWithPath: "/usr/bin/python3"))
-        #expect(listed.stdout == "17 4 9 499 listing/avatar.png\n", "\(listed)")
+        #expect(listed.stdout == "18 4 9 499 listing/avatar.png\n", "\(listed)")
 
         // Verify: the right key passes; a folder of trusted keys too.
         let ok = try await CLITests.lectern(["verify", package.path, "--public-key", keys.appendingPathComponent("publisher.pub").path], in: dir.root)
-        #expect(ok.status == 0 && ok.stdout.contains("ok (17 files, python-basics 1.0.0"), "\(ok)")
+        #expect(ok.status == 0 && ok.stdout.contains("ok (18 files, python-basics 1.0.0"), "\(ok)")
         #expect(try await CLITests.lectern(["verify", package.path, "--trusted-keys", keys.path], in: dir.root).status == 0)
         let noKey = try await CLITests.lectern(["verify", package.path], in: dir.root)
         #expect(noKey.status == 2 && noKey.stderr.contains("give --public-key KEY.pub or --trusted-keys DIR"))
@@ -145,13 +145,15 @@ struct PackageCommandTests {
         }
         // A free sample the bundle does not have, and a bundle that does not verify.
         let samples = try dir.write(
-            "samples.yaml", try String(contentsOfFile: Self.listing, encoding: .utf8).replacingOccurrences(of: "[s01-t01]", with: "[s09-t01]")
+            "samples.yaml",
+            try String(contentsOfFile: Self.listing, encoding: .utf8).replacingOccurrences(of: "[s01-t01]", with: "[s09-t01]")
                 .replacingOccurrences(of: "  avatar: python-basics-avatar.png\n", with: ""))
         let unknown = try await CLITests.lectern(["package", Self.bundle, "--listing", samples, "--key", key], in: dir.root)
         #expect(unknown.status == 2 && unknown.stderr.contains("samples.yaml:21:15: error: free_samples names 's09-t01', which the bundle does not have"), "\(unknown)")
         // Everything at once, each at its line: what the bundle contradicts and a price in major units.
         let all = try dir.write(
-            "all.yaml", try String(contentsOf: dir.root.appendingPathComponent(samples), encoding: .utf8).replacingOccurrences(of: "language: en", with: "language: ar")
+            "all.yaml",
+            try String(contentsOf: dir.root.appendingPathComponent(samples), encoding: .utf8).replacingOccurrences(of: "language: en", with: "language: ar")
                 .replacingOccurrences(of: "amount: 499 ", with: "amount: 4.99"))
         let several = try await CLITests.lectern(["package", Self.bundle, "--listing", all, "--key", key], in: dir.root)
         #expect(several.status == 2, "\(several)")

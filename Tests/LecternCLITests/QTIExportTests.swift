@@ -155,6 +155,9 @@ struct QTIExportTests {
         #expect(result.check.hasPrefix("7 0 2 "), "7 items, 2 passages: \(result.check)")
         // The converter inlines each shared passage into its items (QTI 2.1 has no stimuli): four items read one.
         #expect(result.convert.first == "7 7", "\(result.convert)")
-        #expect(Array(result.convert.dropFirst()) == ["stimulus-inlined Shared stimulus \"passage-p01\" was inlined into the item body.", "stimulus-inlined Shared stimulus \"passage-p02\" was inlined into the item body."], "\(result.convert)")
+        #expect(
+            Array(result.convert.dropFirst()) == [
+                "stimulus-inlined Shared stimulus \"passage-p01\" was inlined into the item body.", "stimulus-inlined Shared stimulus \"passage-p02\" was inlined into the item body.",
+            ], "\(result.convert)")
     }
 }

@@ -312,7 +312,9 @@ struct BankLintTests {
             Self.examItem("verbal/completion/easy-02", prompt: "A fast runner is ____."),
             Self.examItem("verbal/completion/easy-03", prompt: "A fast runner wins the race."),
         ])
-        bank.items = bank.items.map { var item = $0; item.category = "completion"; return item }
+        bank.items = bank.items.map {
+            var item = $0; item.category = "completion"; return item
+        }
         bank.sections[0].categories.append(ExamBankCategory(id: "completion", title: "C", format: .completion))
         let flagged = Dictionary(uniqueKeysWithValues: try Self.check(bank).flagged.map { ($0.id, $0.problems) })
         #expect(flagged["verbal/completion/easy-01"]?.contains { $0.hasPrefix("the stem speaks of the source text") } == true)
@@ -324,7 +326,9 @@ struct BankLintTests {
     /// instead of to the candidate is flagged (the local model's reading items).
     @Test func anExamItemsFeedbackAndExplanationAreReadAsTheCandidateReadsThem() throws {
         var contradicting = Self.examItem("verbal/reading/p01-q1", prompt: "What did countries build after the war?", passage: "p01")
-        contradicting.options = contradicting.options.map { var o = $0; o.feedback = "The passage names \(o.text.lowercased()) things."; return o }
+        contradicting.options = contradicting.options.map {
+            var o = $0; o.feedback = "The passage names \(o.text.lowercased()) things."; return o
+        }
         contradicting.options[2].feedback = "This answer is supported by the passage, which states that countries built stations."
         var aboutTheItem = Self.examItem("verbal/analogies/medium-01", prompt: "Which word means fast?")
         aboutTheItem.explanation = "This question tests the learner's ability to find a synonym."
@@ -350,7 +354,9 @@ struct BankLintTests {
     /// reading set kept a feedback that ended "The wrong answer".
     @Test func anExamItemsTextCutOffMidSentenceIsFlagged() throws {
         var cut = Self.examItem("verbal/reading/p01-q1", prompt: "Who explored the peninsula first?", passage: "p01")
-        cut.options = cut.options.map { var o = $0; o.feedback = "The passage says \(o.text.lowercased()) explorers came later."; return o }
+        cut.options = cut.options.map {
+            var o = $0; o.feedback = "The passage says \(o.text.lowercased()) explorers came later."; return o
+        }
         cut.options[0].feedback = "The passage names rapid explorers first."
         cut.options[1].feedback = "The correct answer is that rapid explorers came first. The wrong answer "
         var cutExplanation = Self.examItem("verbal/analogies/medium-01", prompt: "Which word means fast?")
@@ -475,7 +481,10 @@ struct BankLintTests {
         let code = report.flagged.first?.problems.filter { $0.hasPrefix("the Python code does not run as written") } ?? []
         #expect(code.count == 2 && code.first?.hasPrefix("the Python code does not run as written (line 17: 'elif' has no statement before it") == true)
         // A lecture the course names and nobody can give is flagged; without a reader, none is read.
-        #expect(report.flagged.last?.problems == ["the lecture lectures/gone.md cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)"])
+        #expect(
+            report.flagged.last?.problems == [
+                "the lecture lectures/gone.md cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)"
+            ])
         #expect(BankLint.check(course).lectures == 0 && BankLint.check(course).flagged.isEmpty)
     }
 
@@ -527,10 +536,11 @@ struct BankLintTests {
             tone: Tone(presets: [], text: nil, instruction: ""), subjects: [Subject(id: "s01", title: "S", topics: [topic], project: nil)],
             tonePreview: nil)
         let problems = BankLint.check(course).flagged.flatMap(\.problems)
-        #expect(problems == [
-            "explanation: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
-            "option 3's feedback: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
-        ], "\(problems)")
+        #expect(
+            problems == [
+                "explanation: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
+                "option 3's feedback: the Python code does not run as written (line 4: the 'if' line has no colon at its end): a learner copies it, so write whole statements (an elif or else right after its if, each header with its colon and an indented block)",
+            ], "\(problems)")
     }
 
     @Test func optionsThatAreOneAnswerTwiceOrShareFeedbackAndStemsAskingTwoQuestionsAreFlagged() {

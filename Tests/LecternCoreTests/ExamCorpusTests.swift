@@ -347,7 +347,8 @@ struct ExamCorpusTests {
     /// length of time no sentence gives: numbers a candidate reads after answering come from the
     /// source or the item, and the key's numbers and names from the source or the stem.
     @Test func numbersInFeedbackAndExplanationComeFromTheSourceOrTheItem() {
-        let passage = "Several exploration \"firsts\" were achieved in the early 20th century. An Antarctic Treaty was signed in 1959 and entered into force in 1961. A desert gets about 1,250 mm less rain."
+        let passage =
+            "Several exploration \"firsts\" were achieved in the early 20th century. An Antarctic Treaty was signed in 1959 and entered into force in 1961. A desert gets about 1,250 mm less rain."
         let options = [
             Choice(text: "Several exploration firsts", correct: true, feedback: "The passage states that in 1925, the United States established a station."),
             Choice(text: "No exploration", correct: false, feedback: "The passage names firsts in the early 20th century."),
@@ -371,7 +372,9 @@ struct ExamCorpusTests {
         let asked = "What was signed in Antarctica?"
         #expect(
             ExamRules.unsourcedKeyIssues(prompt: asked, options: key("1925"), source: passage).map(\.message)
-                == ["the correct option ('1925') names '1925', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"])
+                == [
+                    "the correct option ('1925') names '1925', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"
+                ])
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("China"), source: passage).count == 1)
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("An Antarctic Treaty, in 1959"), source: passage).isEmpty)
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("Several Exploration firsts"), source: passage).isEmpty)
@@ -592,10 +595,11 @@ struct ExamCorpusTests {
             Issue.record("one passage text cannot serve two passages")
             return
         }
-        #expect(error.problems.map(\.message) == [
-            "blueprint cell verbal/reading asks for 2 passages (4 questions, 2 per passage) but only 1 of the 2 passages serving it is left: "
-                + "the others repeat the text of one of them (a passage is used once in the bank)",
-        ])
+        #expect(
+            error.problems.map(\.message) == [
+                "blueprint cell verbal/reading asks for 2 passages (4 questions, 2 per passage) but only 1 of the 2 passages serving it is left: "
+                    + "the others repeat the text of one of them (a passage is used once in the bank)"
+            ])
     }
 
     /// A corpus of `count` documents of a few chunks each; `edited` gets a changed paragraph.
@@ -852,7 +856,7 @@ struct VocabularyItemTests {
         #expect(Self.messages("What does 'arid' mean?", key: "arid").first?.hasPrefix("the correct option is the word asked about ('arid'); the options are meanings of the word") == true)
         #expect(Self.messages("What does 'regions' mean here?").isEmpty, "another form of the sentence's word")
         #expect(Self.messages("What does 'regions' mean?", key: "region").count == 1)
-        #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"") .sorted() == ["arid", "dry", "قاحلة"])
+        #expect(ExamRules.quotedSpans(in: "the world's 'arid' lands, «قاحلة» and \"dry\"").sorted() == ["arid", "dry", "قاحلة"])
     }
 }
 
@@ -910,8 +914,11 @@ struct AnalogyItemTests {
         let options = ["Sahara : desert", "Africa : Nile", "mountain : Everest", "city : river"]
         #expect(Self.messages("Nile : river", options: options).isEmpty)
         #expect(Self.messages("Which pair has the same relation as Nile : river?", options: options).isEmpty)
-        #expect(Self.messages("النيل : نهر", options: ["الصحراء الكبرى : صحراء", "أفريقيا : النيل", "جبل : إيفرست", "مدينة : نهر"],
-            quote: "النيل أطول نهر في أفريقيا.", language: "ar").isEmpty, "the article is not part of the word")
+        #expect(
+            Self.messages(
+                "النيل : نهر", options: ["الصحراء الكبرى : صحراء", "أفريقيا : النيل", "جبل : إيفرست", "مدينة : نهر"],
+                quote: "النيل أطول نهر في أفريقيا.", language: "ar"
+            ).isEmpty, "the article is not part of the word")
     }
 
     @Test func aStemWithoutAPairOrOptionsThatAreNotPairsAreErrors() {

@@ -59,13 +59,16 @@ struct GeometryFigureTests {
     }
 
     @Test func theAltTextMustNameEveryLabel() {
-        #expect(Self.triangle.problems(stem: Self.stem, alt: "") == [
-            "the figure needs alt text: a description from which the question can be answered without seeing it"
-        ])
+        #expect(
+            Self.triangle.problems(stem: Self.stem, alt: "") == [
+                "the figure needs alt text: a description from which the question can be answered without seeing it"
+            ])
         let problems = Self.triangle.problems(stem: Self.stem, alt: "A right triangle with legs AB and BC; the right angle is at B.")
-        #expect(problems == ["the alt text must name every label drawn; it leaves out 'C', '4 cm', '3 cm'"] || problems == [
-            "the alt text must name every label drawn; it leaves out '4 cm', '3 cm'"
-        ])
+        #expect(
+            problems == ["the alt text must name every label drawn; it leaves out 'C', '4 cm', '3 cm'"]
+                || problems == [
+                    "the alt text must name every label drawn; it leaves out '4 cm', '3 cm'"
+                ])
         // The article "A" opening a sentence does not name point A; "point A is" does.
         let article = Self.triangle.problems(stem: Self.stem, alt: "A right triangle. The legs are B to C, 3 cm, and 4 cm. C is above B.")
         #expect(article == ["the alt text must name every label drawn; it leaves out 'A'"])

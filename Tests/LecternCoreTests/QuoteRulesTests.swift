@@ -11,7 +11,9 @@ struct QuoteRulesTests {
         QuoteCandidate(id: QuoteCorpus.id(text: text, author: author), text: text, author: author, source: "", sourceIndex: 0, line: 1)
     }
 
-    static func answer(_ n: Int, _ opening: String, verdict: String = "keep", reason: String? = "", emotions: [String]? = ["Hope"], category: String? = "Stoicism")
+    static func answer(
+        _ n: Int, _ opening: String, verdict: String = "keep", reason: String? = "", emotions: [String]? = ["Hope"], category: String? = "Stoicism"
+    )
         -> QuoteRules.TagAnswer
     {
         QuoteRules.TagAnswer(n: n, opening: opening, verdict: verdict, reason: reason, emotions: emotions, category: category)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import LecternRandom
+import Synchronization
 import Testing
 
 @testable import LecternCore

@@ -117,9 +117,15 @@ struct ValidatorTests {
             topicID: "t", level: 3, difficulty: "medium", frequencyDays: SizeRange(min: 1, max: 2), occurrence: 7, format: .freeText,
             prompt: "Explain what happens when the line runs.", options: nil, referenceAnswer: "The name x refers to the value 5 afterwards.",
             explanation: "As the presenter explained, assignment binds a name to a value.", jeevaDifficulty: "medium")
-        #expect(ReinforcementRules.checkQuestion(pool, expectedTopicID: "t").map(\.message).contains { $0.hasPrefix("'the level-3 question's explanation' refers to a video, slides or an instructor ('As the presenter explained") })
+        #expect(
+            ReinforcementRules.checkQuestion(pool, expectedTopicID: "t").map(\.message).contains {
+                $0.hasPrefix("'the level-3 question's explanation' refers to a video, slides or an instructor ('As the presenter explained")
+            })
         let lecture = "# Variables\n\n## Assigning\n\nWatch the video below to see how it works. A variable names a value.\n\n## Recap\n\nA variable names a value.\n"
-        #expect(LectureRules.check(lecture, topicTitle: "Variables").map(\.message).contains { $0.hasPrefix("'the lecture' refers to a video, slides or an instructor ('Watch the video below to see how it works')") })
+        #expect(
+            LectureRules.check(lecture, topicTitle: "Variables").map(\.message).contains {
+                $0.hasPrefix("'the lecture' refers to a video, slides or an instructor ('Watch the video below to see how it works')")
+            })
         // A story's teacher, a figure the item carries, code and a lecture that is itself the
         // subject are not references to a missing medium.
         for fine in [
@@ -151,13 +157,17 @@ struct ValidatorTests {
                 ("It names a value.", false), ("It ends the program.", false),
             ])
         ).errors.map(\.message)
-        #expect(echo == ["the correct option ('The `if` statement tells the computer to look at a value and decide what to do next.') only repeats the question's own words; it must answer the question with what the question does not already say"])
+        #expect(
+            echo == [
+                "the correct option ('The `if` statement tells the computer to look at a value and decide what to do next.') only repeats the question's own words; it must answer the question with what the question does not already say"
+            ])
         // A true/false pair, a yes/no question with two options, and a key naming a few of a long
         // question's words (the US amateur radio pools' G1D03) pass.
         #expect(QuestionRules.checkMultipleChoice(prompt: "Can a tuple change after it is made?", options: Self.options([("Yes", false), ("No", true)]), optionCount: 2).isEmpty)
         #expect(
             QuestionRules.checkMultipleChoice(
-                prompt: "On which of the following band segments may you operate if you are a Technician class operator and have a Certificate of Successful Completion of Examination (CSCE) for General class privileges?",
+                prompt:
+                    "On which of the following band segments may you operate if you are a Technician class operator and have a Certificate of Successful Completion of Examination (CSCE) for General class privileges?",
                 options: Self.options([
                     ("Only the Technician band segments until your upgrade is posted in the FCC database", false),
                     ("Only on the Technician band segments until your license arrives in the mail", false), ("On any General or Technician class band segment", true),
@@ -339,7 +349,8 @@ struct ValidatorTests {
         #expect(
             QuestionRules.checkKeyAgreesWithWorking(
                 options: options("$\\frac{252}{1024}$", ["1/2", "1/4", "1/8"], feedback: "Yes: $\\binom{10}{5} = 252$ of $2^{10}$ outcomes."),
-                explanation: "Count the outcomes with 5 heads and divide by $2^{10}$.").isEmpty, "the working counts what the key divides")
+                explanation: "Count the outcomes with 5 heads and divide by $2^{10}$."
+            ).isEmpty, "the working counts what the key divides")
         #expect(QuestionRules.checkKeyAgreesWithWorking(options: options("A list", ["A tuple", "A set", "A dict"]), explanation: "2 + 2 = 4.").isEmpty)
         // The key's feedback is working too.
         #expect(!QuestionRules.checkKeyAgreesWithWorking(options: options("56", ["70", "60", "35"], feedback: "C(10, 4) = 10! / (4! * 6!) = 210."), explanation: "Use combinations.").isEmpty)
@@ -930,7 +941,8 @@ struct FeedbackContradictionTests {
         // intro-probability's lecture on expectation and variance after its variance example was
         // refused for a false sum: the section gone, variance named in the conclusion only.
         let expectation = (1...20).map { "With \($0) dice the expectation of the sum is $\\mathbb{E}[S] = \($0 * 7)/2$." }.joined(separator: " ")
-        let lecture = "# Expectation and Variance\n\n## Expectation\n\n" + expectation + "\n\n"
+        let lecture =
+            "# Expectation and Variance\n\n## Expectation\n\n" + expectation + "\n\n"
             + "## Conclusion\n\nWe defined and calculated the expectation and variance of random variables.\n"
         #expect(
             LectureRules.check(lecture, topicTitle: "Expectation and Variance").map(\.message) == [

@@ -32,7 +32,9 @@ struct AnswerLoopTests {
         #expect(AnswerLoop.tailPeriod(Array(answer.unicodeScalars.suffix(4_000))) == nil, "no exact period")
         // The first entry to come back four times.
         #expect(AnswerLoop.repeated(in: answer) == cycle[1])
-        #expect(AnswerLoop.refusal(answer) == "the answer went round in a loop, writing 'Plot the results of the simulation' again and again until it was cut off; say each thing once and finish the answer")
+        #expect(
+            AnswerLoop.refusal(answer)
+                == "the answer went round in a loop, writing 'Plot the results of the simulation' again and again until it was cut off; say each thing once and finish the answer")
         // Three times is not yet a loop; short strings (keys, "True") never count; an escaped quote is content.
         #expect(AnswerLoop.repeatedString(in: String(repeating: "\"Plot the results of the simulation\",", count: 3), times: 4) == nil)
         #expect(AnswerLoop.repeatedString(in: String(repeating: "{\"text\": \"True\", \"feedback\": \"Yes\"}", count: 9), times: 4) == nil)
@@ -61,8 +63,9 @@ struct AnswerLoopTests {
         #expect(AnswerLoop.completeBeforeBlank(open) == nil)
         #expect(AnswerLoop.repeated(in: open).map(AnswerLoop.isBlank) == true)
         #expect(AnswerLoop.refusal(open) == "the answer trailed off into blank space (spaces and line breaks) until it was cut off; end the answer when it is complete")
-        #expect(AnswerLoop.refusal("Intro. " + String(repeating: "Again and again. ", count: 10))
-            == "the answer went round in a loop, writing 'Again and again.' again and again until it was cut off; say each thing once and finish the answer")
+        #expect(
+            AnswerLoop.refusal("Intro. " + String(repeating: "Again and again. ", count: 10))
+                == "the answer went round in a loop, writing 'Again and again.' again and again until it was cut off; say each thing once and finish the answer")
         // Plain text padded with blank space is not JSON: a loop, never an answer.
         #expect(AnswerLoop.completeBeforeBlank("All done." + String(repeating: " ", count: 100)) == nil)
     }

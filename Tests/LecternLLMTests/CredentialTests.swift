@@ -88,11 +88,13 @@ struct CredentialTests {
         #expect(elsewhere.connectionsAccepted == 0)
     }
 
-    @Test("loopback hosts", arguments: [
-        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("api.localhost", true), ("::1", true), ("[::1]", true),
-        ("LOCALHOST", true), ("128.0.0.1", false), ("127.0.0.1.example.com", false), ("10.0.0.2", false), ("192.168.1.4", false),
-        ("localhost.example.com", false), ("127.0.0.256", false), ("", false), ("0.0.0.0", false),
-    ])
+    @Test(
+        "loopback hosts",
+        arguments: [
+            ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("api.localhost", true), ("::1", true), ("[::1]", true),
+            ("LOCALHOST", true), ("128.0.0.1", false), ("127.0.0.1.example.com", false), ("10.0.0.2", false), ("192.168.1.4", false),
+            ("localhost.example.com", false), ("127.0.0.256", false), ("", false), ("0.0.0.0", false),
+        ])
     func loopback(host: String, expected: Bool) {
         #expect(CredentialPolicy.isLoopback(host) == expected)
     }

@@ -65,15 +65,17 @@ struct PriceTableTests {
 
 @Suite("JSON extraction")
 struct JSONExtractionTests {
-    @Test("finds the first JSON value in model prose", arguments: [
-        (#"{"a":1}"#, #"{"a":1}"#),
-        ("Here you go: {\"a\": [1, 2]} and more text {\"b\": 2}", #"{"a":[1,2]}"#),
-        ("```json\n{\"a\": \"x\"}\n```", #"{"a":"x"}"#),
-        ("Before {not json} then ```\n[1, 2, 3]\n``` after", "[1,2,3]"),
-        ("Text {\"s\": \"a } inside a string \\\" quote\"} end", #"{"s":"a } inside a string \" quote"}"#),
-        ("{broken {\"ok\": true}", #"{"ok":true}"#),
-        ("```json\n{\"unterminated\": true}", #"{"unterminated":true}"#),
-    ])
+    @Test(
+        "finds the first JSON value in model prose",
+        arguments: [
+            (#"{"a":1}"#, #"{"a":1}"#),
+            ("Here you go: {\"a\": [1, 2]} and more text {\"b\": 2}", #"{"a":[1,2]}"#),
+            ("```json\n{\"a\": \"x\"}\n```", #"{"a":"x"}"#),
+            ("Before {not json} then ```\n[1, 2, 3]\n``` after", "[1,2,3]"),
+            ("Text {\"s\": \"a } inside a string \\\" quote\"} end", #"{"s":"a } inside a string \" quote"}"#),
+            ("{broken {\"ok\": true}", #"{"ok":true}"#),
+            ("```json\n{\"unterminated\": true}", #"{"unterminated":true}"#),
+        ])
     func extracts(text: String, expected: String) throws {
         let value = try #require(JSONExtraction.firstJSONValue(in: text))
         #expect(value.canonicalText == expected)
@@ -84,8 +86,11 @@ struct JSONExtractionTests {
         let schema: JSONValue = [
             "type": "object", "required": ["prompt", "correct_answer", "explanation"],
             "properties": [
-                "explanation": ["type": "string"], "correct_answer": ["type": "object", "required": ["text", "feedback"],
-                    "properties": ["feedback": ["type": "string"], "text": ["type": "string"]]],
+                "explanation": ["type": "string"],
+                "correct_answer": [
+                    "type": "object", "required": ["text", "feedback"],
+                    "properties": ["feedback": ["type": "string"], "text": ["type": "string"]],
+                ],
                 "prompt": ["type": "string"], "extra": ["type": "string"],
             ],
         ]
@@ -104,7 +109,8 @@ struct JSONExtractionTests {
         // What the local model wrote for an engagement question: its prompt opens a code fence
         // that a later string closes. Taken for a fenced wrapper, the text between held
         // `{"text": "is_broken", …}`, which was read as the answer ("missing 'topic_id'").
-        let answer = #"{"topic_id": "s02-t01", "prompt": "Which name is used here?\n```python\n# a variable called ", "correct_answer": {"text": "is_broken", "feedback": "Right."}, "explanation": "See the ``` block above."}"#
+        let answer =
+            #"{"topic_id": "s02-t01", "prompt": "Which name is used here?\n```python\n# a variable called ", "correct_answer": {"text": "is_broken", "feedback": "Right."}, "explanation": "See the ``` block above."}"#
         let value = try #require(JSONExtraction.firstJSONValue(in: answer))
         #expect(value["topic_id"] == "s02-t01")
         // Prose around a fenced answer is still read as before.

@@ -23,9 +23,11 @@ struct RetryPolicyTests {
         #expect(policy.backoff(retry: 40, random: top) == .seconds(5))
     }
 
-    @Test("Go durations as OpenAI sends them", arguments: [
-        ("1s", 1.0), ("6m0s", 360.0), ("20ms", 0.02), ("1h2m3.5s", 3723.5), ("0.5s", 0.5),
-    ])
+    @Test(
+        "Go durations as OpenAI sends them",
+        arguments: [
+            ("1s", 1.0), ("6m0s", 360.0), ("20ms", 0.02), ("1h2m3.5s", 3723.5), ("0.5s", 0.5),
+        ])
     func goDurations(text: String, seconds: Double) throws {
         let parsed = try #require(RetryPolicy.parseGoDuration(text))
         #expect(abs(parsed.seconds - seconds) < 0.001)
@@ -149,9 +151,11 @@ struct RateLimiterTests {
     func aimd() async throws {
         let changes = EventRecorder()
         let sink = changes.sink
-        let limiter = RateLimiter(limits: .init(maxConcurrency: 8), onConcurrencyChange: { concurrency, raised in
-            sink(ProviderEvent(kind: raised ? .concurrencyRaised : .concurrencyReduced, provider: "t", model: "m", concurrency: concurrency, message: ""))
-        })
+        let limiter = RateLimiter(
+            limits: .init(maxConcurrency: 8),
+            onConcurrencyChange: { concurrency, raised in
+                sink(ProviderEvent(kind: raised ? .concurrencyRaised : .concurrencyReduced, provider: "t", model: "m", concurrency: concurrency, message: ""))
+            })
         func roundTrip(_ outcome: RateLimiter.Outcome) async throws {
             let permit = try await limiter.acquire(estimatedTokens: 0)
             limiter.release(permit, outcome: outcome)

@@ -11,14 +11,19 @@ struct StreamingTests {
     static func events(_ flavor: Flavor, pieces: [String], toolName: String? = nil, complete: Bool = true) -> [String] {
         switch flavor {
         case .openai:
-            var events = [#"data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#]
+            var events = [
+                #"data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#
+            ]
             for piece in pieces {
                 events.append(
-                    #"data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"content":\#(JSONValue.string(piece).canonicalText)},"finish_reason":null}]}"#)
+                    #"data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"content":\#(JSONValue.string(piece).canonicalText)},"finish_reason":null}]}"#
+                )
             }
             if complete {
                 events.append(#"data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#)
-                events.append(#"data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17,"prompt_tokens_details":{"cached_tokens":3}}}"#)
+                events.append(
+                    #"data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17,"prompt_tokens_details":{"cached_tokens":3}}}"#
+                )
                 events.append("data: [DONE]")
             }
             return events.map { $0 + "\n\n" }

@@ -142,9 +142,10 @@ struct ExamRunTests {
         }
         let files = Workspace.files(dir)
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
-        #expect(exam.items.map(\.id) == [
-            "verbal/facts/easy-01", "verbal/facts/easy-02", "verbal/facts/medium-01", "verbal/reading/p01-q1", "verbal/reading/p01-q2",
-        ])
+        #expect(
+            exam.items.map(\.id) == [
+                "verbal/facts/easy-01", "verbal/facts/easy-02", "verbal/facts/medium-01", "verbal/reading/p01-q1", "verbal/reading/p01-q2",
+            ])
         let byID = Dictionary(uniqueKeysWithValues: exam.items.map { ($0.id, $0) })
         // Grounding: the first answer's quote was not in the text, so it was asked again.
         #expect(byID["verbal/facts/easy-01"]?.generation.attempts == 2)
@@ -167,7 +168,7 @@ struct ExamRunTests {
         #expect(exam.documents.map(\.id) == ["exam-corpus/rivers.md"])
         let report = try BundleVerifier.verify(dir)
         #expect(report.problems.isEmpty, "\(report.problems)")
-        #expect(report.manifest.kind == "exam")
+        #expect(report.manifest.kind == .exam)
         #expect(result.entryDocument == "forms/form-a.xhtml")
     }
 
@@ -192,9 +193,11 @@ struct ExamRunTests {
     }
 
     /// The exam above without its facts category and its form: one passage's reading set.
-    static let readingOnly = spec
+    static let readingOnly =
+        spec
         .replacingOccurrences(
-            of: "      - category: facts\n        instructions: A question about a fact stated in the text.\n        easy: 2\n        medium: 1\n", with: "")
+            of: "      - category: facts\n        instructions: A question about a fact stated in the text.\n        easy: 2\n        medium: 1\n", with: ""
+        )
         .replacingOccurrences(
             of: "forms:\n  - { id: form-a, title: Form A, duration_minutes: 10, sections: [{ section: verbal, count: 4 }] }\n", with: "")
 
@@ -442,12 +445,13 @@ struct ExamRunTests {
             They ushered in what is today referred to as the Hellenistic Period (323-31 B.C.). Sightseers came.
             Katabatic (gravity-driven) winds blow coastward from the high interior; frequent blizzards form near the foot of the plateau
             """
-        #expect(ExamRules.sentences(text) == [
-            "The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture.",
-            "They ushered in what is today referred to as the Hellenistic Period (323-31 B.C.).",
-            "Katabatic (gravity-driven) winds blow coastward from the high interior;",
-            "frequent blizzards form near the foot of the plateau",
-        ])
+        #expect(
+            ExamRules.sentences(text) == [
+                "The conquests of Alexander the Great (r. 336-323 B.C.) fostered the spread of Greek culture.",
+                "They ushered in what is today referred to as the Hellenistic Period (323-31 B.C.).",
+                "Katabatic (gravity-driven) winds blow coastward from the high interior;",
+                "frequent blizzards form near the foot of the plateau",
+            ])
         // A sentence an item is built on leaves out the source's field label (the prompt asks for
         // it word for word, and a stem opening with the label is refused).
         let labelled = "Climate: a wide equatorial band of hot and humid tropical climates is bordered north and south"

@@ -370,7 +370,9 @@ struct FeedbackMendingTests {
         #expect(mending.sites(in: statement.canonicalText, variables: [:]) == nil)
         #expect(mending.sites(in: question.canonicalText, variables: ["source": "Loops repeat steps."]) == nil, "an exam's stem is not mended")
         // Ended with its question only when the question stands alone.
-        #expect(FeedbackMending.questionLast("Imagine a box with a name. What does a variable hold in Python? It holds a value, like 5.") == "Imagine a box with a name. What does a variable hold in Python?")
+        #expect(
+            FeedbackMending.questionLast("Imagine a box with a name. What does a variable hold in Python? It holds a value, like 5.")
+                == "Imagine a box with a name. What does a variable hold in Python?")
         #expect(FeedbackMending.questionLast("What will happen? Imagine you write x = 5 and then print(x) in a program.") == nil, "too short to stand alone")
         #expect(FeedbackMending.questionLast("What will the following code print when you run it? x = 5, then print(x) is run.") == nil, "it points at what follows")
         #expect(FeedbackMending.mends(["'the level-3 question's prompt' goes on after its question ('…' is followed by '…', 54 words): …"]))

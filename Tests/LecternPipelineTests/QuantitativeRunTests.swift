@@ -125,9 +125,11 @@ struct QuantitativeRunTests {
         let answers: [JSONValue] = [
             ExamRunTests.answer(id, Self.item("A box holds 7 rows of 8 eggs. How many eggs does it hold?", "56", ["54", "1.5", "64"], solution: "7 * 8"))
         ]
-        let yaml = "digits: eastern\n" + ExamRunTests.oneItemSpec(
-            id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
-            instructions: "An arithmetic problem whose options are numbers.")
+        let yaml =
+            "digits: eastern\n"
+            + ExamRunTests.oneItemSpec(
+                id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+                instructions: "An arithmetic problem whose options are numbers.")
         let (result, _, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
         defer { _ = ws }
         #expect(result.status == .complete, "\(result.failures)")
@@ -155,9 +157,11 @@ struct QuantitativeRunTests {
         let answers: [JSONValue] = [
             ExamRunTests.answer(id, attempt: 1, item(["√12", "3√2", "6"])), ExamRunTests.answer(id, attempt: 2, item(["4√3", "3√2", "6"])),
         ]
-        let yaml = "language: ar\n" + ExamRunTests.oneItemSpec(
-            id: "roots", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
-            instructions: "A roots problem whose options are numbers.")
+        let yaml =
+            "language: ar\n"
+            + ExamRunTests.oneItemSpec(
+                id: "roots", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+                instructions: "A roots problem whose options are numbers.")
         let (result, provider, ws) = try await ExamRunTests.runScripted(yaml, answers: answers)
         defer { _ = ws }
         #expect(result.status == .complete, "\(result.failures)")
@@ -178,9 +182,11 @@ struct QuantitativeRunTests {
     }
 
     @Test func anUnknownDigitSystemIsASpecError() throws {
-        let yaml = "digits: roman\n" + ExamRunTests.oneItemSpec(
-            id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
-            instructions: "An arithmetic problem.")
+        let yaml =
+            "digits: roman\n"
+            + ExamRunTests.oneItemSpec(
+                id: "eggs", section: "quantitative", category: "basic-operations", format: "quantitative", difficulty: "easy",
+                instructions: "An arithmetic problem.")
         #expect {
             _ = try ExamRunTests.load(yaml)
         } throws: { error in "\(error)".contains("unknown digits 'roman'") && "\(error)".contains("eastern") }
@@ -219,8 +225,9 @@ struct QuantitativeRunTests {
         #expect(sent.filter { $0.contains("This question is about: a percentage of an amount.") }.count == 1)
         #expect(!sent.contains { $0.contains("---") }, "no corpus text in the prompt")
         #expect {
-            _ = try ExamRunTests.load(yaml.replacingOccurrences(of: "format: quantitative", with: "format: standard")
-                .replacingOccurrences(of: "                    topics: [adding fractions, a percentage of an amount]\n", with: ""))
+            _ = try ExamRunTests.load(
+                yaml.replacingOccurrences(of: "format: quantitative", with: "format: standard")
+                    .replacingOccurrences(of: "                    topics: [adding fractions, a percentage of an amount]\n", with: ""))
         } throws: { error in "\(error)".contains("missing required key 'corpus'") }
     }
 

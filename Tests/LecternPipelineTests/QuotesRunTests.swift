@@ -165,7 +165,7 @@ struct QuotesRunTests {
         guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle") }
         #expect(try BundleVerifier.verify(dir).problems.isEmpty)
         let files = Workspace.files(dir)
-        #expect(Set(files.keys) == ["manifest.json", "quotes.json", "templates.json", "curation.json", "ATTRIBUTIONS.md", "quality.json"])
+        #expect(Set(files.keys) == ["manifest.json", "quotes.json", "templates.json", "curation.json", "ATTRIBUTIONS.md", "quality.json", "review.json"])
         // quality.json counts the tagging and template answers like any kind's: none failed here.
         let qualityData = try #require(files["quality.json"])
         let quality = try #require(try JSONSerialization.jsonObject(with: qualityData) as? [String: Any])
@@ -240,7 +240,7 @@ struct QuotesRunTests {
 
         // The manifest and the summary carry the coverage.
         let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(files["manifest.json"]))
-        #expect(manifest.kind == "quotes")
+        #expect(manifest.kind == .quotes)
         #expect(manifest.contents?["emotions"]?.values.reduce(0, +) == output.quotes.reduce(0) { $0 + $1.emotionTags.count })
         #expect(manifest.contents?["quotes"]?["selected"] == 20)
         #expect(result.summary.contains { $0.contains("by emotion:") && $0.contains("Reflection") })
@@ -264,7 +264,8 @@ struct QuotesRunTests {
         let diff = try BundleDiff.compare(ws.output.appendingPathComponent("test-quotes/1.0.0"), ws.root.appendingPathComponent("out2/test-quotes/1.0.0"))
         #expect(!diff.equal && diff.unchanged >= 15)
         let named = diff.added + diff.removed + diff.changed.map(\.id)
-        #expect(named.allSatisfy { $0.hasPrefix("quote/") || $0.hasPrefix("file/") }, "\(named)")
+        // (A batch cut anew is a new item to review: review/tag/<batch>.)
+        #expect(named.allSatisfy { $0.hasPrefix("quote/") || $0.hasPrefix("file/") || $0.hasPrefix("review/tag/") }, "\(named)")
         #expect(named.contains("file/curation.json"))
     }
 

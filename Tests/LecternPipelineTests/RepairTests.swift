@@ -163,7 +163,8 @@ struct RepairTests {
         // Level 2's section (the one the questions so far touch least) has a sentence about loops:
         // level 2 is given that sentence and its paragraph alone, without the list.
         let levelTwo = try #require(provider.requests.first { $0.0.itemID == "reinforcement/\(Self.topic)/level-2" }?.1.messages.last?.content)
-        #expect(levelTwo.contains("a simple problem the learner solves with what this sentence of the lecture teaches: \"Write three small programs that use Loops in different ways.\""), "\(levelTwo)")
+        #expect(
+            levelTwo.contains("a simple problem the learner solves with what this sentence of the lecture teaches: \"Write three small programs that use Loops in different ways.\""), "\(levelTwo)")
         #expect(levelTwo.contains("---\nWrite three small programs that use Loops in different ways. Compare them with a friend"))
         #expect(!levelTwo.contains("Learners have already answered") && !levelTwo.contains("## "))
         // Every level started after the topic's questions and the levels below it.

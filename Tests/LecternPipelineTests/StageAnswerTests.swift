@@ -22,7 +22,8 @@ struct StageAnswerTests {
     /// to a form feed and "rac", `\times` to a tab and "imes". Inside math the command is put
     /// back; outside math the answer is sent back with what happened and what to do.
     @Test func texEatenByAJSONEscapeIsRecoveredInsideMathOrAsABareFormulaAndRefusedInProse() throws {
-        let raw = #"{"topic_id": "s01-t01", "prompt": "What is the chance of exactly 5 heads in 10 flips?", "#
+        let raw =
+            #"{"topic_id": "s01-t01", "prompt": "What is the chance of exactly 5 heads in 10 flips?", "#
             + #""correct_answer": {"text": "$\frac{252}{1024}$", "feedback": "Yes: $\binom{10}{5} = 252$ of $2^{10}$ outcomes."}, "#
             + #""wrong_answers": [{"text": "$\frac{105}{512}$", "feedback": "No: that is $\frac{210}{1024}$."}, "#
             + #"{"text": "$\frac{1}{2}$", "feedback": "No: half is the chance of heads in one flip."}, "#

@@ -34,14 +34,14 @@ struct StudyKitRunTests {
         bad["clozes"] = [["sentence": "Explaining each line aloud is the best test of understanding.", "blank": "out loud"]]
         func choice(_ prompt: String) -> JSONValue {
             [
-            "prompt": .string(prompt),
-            "correct_answer": ["text": "When the prediction turns out wrong", "feedback": "Right: a wrong prediction shows what to update."],
-            "wrong_answers": [
-                ["text": "When the code runs without output", "feedback": "No: silence tells you little."],
-                ["text": "When you copy the code unchanged", "feedback": "No: copying teaches nothing new."],
-                ["text": "When a friend runs it for you", "feedback": "No: you learn by running it yourself."],
-            ],
-            "explanation": "The lecture says a wrong prediction tells you which part of your mental model needs an update.",
+                "prompt": .string(prompt),
+                "correct_answer": ["text": "When the prediction turns out wrong", "feedback": "Right: a wrong prediction shows what to update."],
+                "wrong_answers": [
+                    ["text": "When the code runs without output", "feedback": "No: silence tells you little."],
+                    ["text": "When you copy the code unchanged", "feedback": "No: copying teaches nothing new."],
+                    ["text": "When a friend runs it for you", "feedback": "No: you learn by running it yourself."],
+                ],
+                "explanation": "The lecture says a wrong prediction tells you which part of your mental model needs an update.",
             ]
         }
         let statement: JSONValue = [
@@ -215,7 +215,8 @@ struct StudyKitRunTests {
         #expect(FlashcardsSpec(perTopic: 8).kindCounts == (4, 2, 2) && FlashcardsSpec(perTopic: 5).kindCounts == (3, 1, 1))
 
         // A true/false answer that says the opposite of what was asked is refused.
-        let answer = #"{"statement": "A for loop repeats its block once per item.", "is_true": true, "feedback_if_true": "Yes.", "feedback_if_false": "No.", "explanation": "The lecture says it repeats once per item."}"#
+        let answer =
+            #"{"statement": "A for loop repeats its block once per item.", "is_true": true, "feedback_if_true": "Yes.", "feedback_if_false": "No.", "explanation": "The lecture says it repeats once per item."}"#
         guard case .invalid(let errors) = PracticeStage.check(answer, id: "p", topicID: "t", format: .trueFalse, difficulty: .easy, wantTrue: false, language: "en")
         else { Issue.record("a true statement was accepted where a false one was asked for"); return }
         #expect(errors.messages.joined().contains("a FALSE statement was asked for"))

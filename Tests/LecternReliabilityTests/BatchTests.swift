@@ -9,7 +9,8 @@ import Testing
 struct BatchTests {
     static let fastPolling = ["LECTERN_BATCH_POLL_SECONDS": "0.05", "LECTERN_BATCH_QUIET_MS": "50", "MOCK_LLM_KEY": "sk-mock"]
 
-    @Test("a batch run through each provider's batch API, with expired, failed and lost lines: the bundle of a normal run, nothing paid twice",
+    @Test(
+        "a batch run through each provider's batch API, with expired, failed and lost lines: the bundle of a normal run, nothing paid twice",
         arguments: ["openai", "anthropic"])
     func batchRunMatchesANormalRun(_ provider: String) async throws {
         let course = SyntheticCourse(id: "batch-course", subjects: 2, topicsPerSubject: 3)

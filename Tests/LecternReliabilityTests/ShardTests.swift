@@ -39,8 +39,7 @@ struct ShardTests {
 
     /// docs/scale.md's steps for `spec` in `count` shards through the `lectern` binary; the bundle
     /// is assembled into `output`.
-    static func sharded(_ spec: URL, count: Int, server: MockLLMServer, scratch: Scratch, output: URL, maxRounds: Int = 3) async throws -> ShardedRun
-    {
+    static func sharded(_ spec: URL, count: Int, server: MockLLMServer, scratch: Scratch, output: URL, maxRounds: Int = 3) async throws -> ShardedRun {
         let root = scratch.root
         func lectern(_ arguments: [String]) async throws -> LecternProcess.Output {
             let output = try await LecternProcess.run(arguments, in: root)
@@ -153,9 +152,11 @@ struct ShardTests {
         .replacingOccurrences(of: "  max_concurrency: 2\n", with: "  max_concurrency: 4\n")
         #expect(pointed != text && pointed.contains("max_concurrency: 4"), "the example's model block changed: update this test")
         try FileManager.default.createDirectory(at: scratch.url("pipelines/examples"), withIntermediateDirectories: true)
+        // The scratch folder is the spec's project (a spec reads files only inside its project,
+        // links resolved): the corpus is copied in, not linked.
         if !FileManager.default.fileExists(atPath: scratch.url("corpus").path) {
-            try FileManager.default.createSymbolicLink(
-                at: scratch.url("corpus"), withDestinationURL: Paths.repository.appendingPathComponent("corpus"))
+            try FileManager.default.createDirectory(at: scratch.url(".git"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Paths.repository.appendingPathComponent("corpus"), to: scratch.url("corpus"))
         }
         return try scratch.write(pointed, to: "pipelines/examples/\(name).yaml")
     }

@@ -19,11 +19,13 @@ struct RenderBehaviourTests {
         #expect(ParsedXML(d.xhtml).error == nil)
     }
 
-    @Test("Right-to-left languages and scripts", arguments: [
-        ("ar", TextDirection.rightToLeft), ("ar-EG", .rightToLeft), ("he", .rightToLeft), ("fa", .rightToLeft),
-        ("ur", .rightToLeft), ("yi", .rightToLeft), ("ckb", .rightToLeft), ("az-Arab", .rightToLeft),
-        ("ug-Latn", .leftToRight), ("en", .leftToRight), ("fr-CA", .leftToRight), ("zh-Hant-TW", .leftToRight),
-    ])
+    @Test(
+        "Right-to-left languages and scripts",
+        arguments: [
+            ("ar", TextDirection.rightToLeft), ("ar-EG", .rightToLeft), ("he", .rightToLeft), ("fa", .rightToLeft),
+            ("ur", .rightToLeft), ("yi", .rightToLeft), ("ckb", .rightToLeft), ("az-Arab", .rightToLeft),
+            ("ug-Latn", .leftToRight), ("en", .leftToRight), ("fr-CA", .leftToRight), ("zh-Hant-TW", .leftToRight),
+        ])
     func direction(language: String, direction: TextDirection) throws {
         let d = try renderer.render("نص $x$", language: language, title: nil)
         #expect(d.direction == direction)

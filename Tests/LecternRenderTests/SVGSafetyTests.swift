@@ -34,9 +34,10 @@ struct SVGSafetyTests {
 
     @Test func malformedAndDeclaredDocumentsAreRefused() {
         #expect(SVGSafety.problems(in: "<svg xmlns=\"http://www.w3.org/2000/svg\"><line></svg>").first?.hasPrefix("the SVG is not well-formed XML") == true)
-        #expect(SVGSafety.problems(in: "<!DOCTYPE svg [<!ENTITY x \"y\">]><svg xmlns=\"http://www.w3.org/2000/svg\">&x;</svg>") == [
-            "the SVG has a DOCTYPE or entity declaration"
-        ])
+        #expect(
+            SVGSafety.problems(in: "<!DOCTYPE svg [<!ENTITY x \"y\">]><svg xmlns=\"http://www.w3.org/2000/svg\">&x;</svg>") == [
+                "the SVG has a DOCTYPE or entity declaration"
+            ])
         #expect(SVGSafety.problems(in: "<svg><line/></svg>") == ["element <svg> is not allowed in a figure"])
     }
 }

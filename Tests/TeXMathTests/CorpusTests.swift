@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TeXMath
+import Testing
 
 /// The external TeX corpora, vendored in Fixtures/corpora (see Fixtures/SOURCES.md): every formula is converted in
 /// both modes; nothing may crash, every output must be well-formed XML using only documented

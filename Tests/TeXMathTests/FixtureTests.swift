@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TeXMath
+import Testing
 
 /// One fixture: TeX in, properties of the MathML out (Fixtures/cases.jsonl).
 struct FixtureCase: Decodable, CustomTestStringConvertible, Sendable {

@@ -1,6 +1,6 @@
-import Testing
 import LecternRandom
 import TeXMath
+import Testing
 
 /// Random splices of TeX fragments (fixed seed, so runs are repeatable): the output must be
 /// MathML Core-valid and use only documented markup for any input, not only for the corpora.

@@ -287,7 +287,8 @@ struct OrchestrationBench {
                 ])
             say(
                 String(
-                    format: "shards: %d local shards of the scale course: %d calls (%d repeated), cache entries per shard %@; all shards %.2f s wall; merge (export + import ×%d) %.2f s; assembly (offline, 0 calls) %.2f s wall, peak RSS %.1f MB; bundle %@ the single run's",
+                    format:
+                        "shards: %d local shards of the scale course: %d calls (%d repeated), cache entries per shard %@; all shards %.2f s wall; merge (export + import ×%d) %.2f s; assembly (offline, 0 calls) %.2f s wall, peak RSS %.1f MB; bundle %@ the single run's",
                     n, shardCalls, repeated, perShard.map(String.init).joined(separator: "/"), shardsWall, n, mergeWall, assembly.wall, assembly.maxRSSMB,
                     identical ? "byte-identical to" : "DIFFERENT from"))
         }
@@ -325,7 +326,8 @@ struct OrchestrationBench {
                 ])
             say(
                 String(
-                    format: "batch: the scale course through the mock Batch API (%.0f s a batch): %d rounds, %d requests, %d answered (%d repeated); wall %.2f s vs %.2f s (3 dependency levels × %.0f s) = %.3f×; CPU %.2f s, peak RSS %.1f MB; bundle %@ the single run's",
+                    format:
+                        "batch: the scale course through the mock Batch API (%.0f s a batch): %d rounds, %d requests, %d answered (%d repeated); wall %.2f s vs %.2f s (3 dependency levels × %.0f s) = %.3f×; CPU %.2f s, peak RSS %.1f MB; bundle %@ the single run's",
                     seconds, rounds, stats.requests, stats.answered, stats.repeatedAnswers, batched.wall, bound, seconds, batched.wall / bound, batched.cpu,
                     batched.maxRSSMB, identical ? "byte-identical to" : "DIFFERENT from"))
         }

@@ -96,8 +96,10 @@ struct QuotesBench {
         let start = server.uptime
         let child = try spawn(
             lectern,
-            ["run", work.appendingPathComponent("quotes.yaml").path, "--cache-dir", work.appendingPathComponent("cache").path, "--output",
-             work.appendingPathComponent("out").path, "--log-format", "json", "--max-concurrency", "\(concurrency)"],
+            [
+                "run", work.appendingPathComponent("quotes.yaml").path, "--cache-dir", work.appendingPathComponent("cache").path, "--output",
+                work.appendingPathComponent("out").path, "--log-format", "json", "--max-concurrency", "\(concurrency)",
+            ],
             log: work.appendingPathComponent("run.log"))
         let end = server.uptime
         guard child.status == 0 else { throw PipelineError("the run failed (exit \(child.status)); see \(work.path)/run.log") }

@@ -55,6 +55,8 @@ if arguments.count == 2 {
 } else {
     FileHandle.standardOutput.write(output)
 }
-FileHandle.standardError.write(Data(String(
-    format: "lectern-bench-tex: %d formulas (%d with warnings) in %.3f s of conversion\n", count, unclean, seconds
-).utf8))
+FileHandle.standardError.write(
+    Data(
+        String(
+            format: "lectern-bench-tex: %d formulas (%d with warnings) in %.3f s of conversion\n", count, unclean, seconds
+        ).utf8))

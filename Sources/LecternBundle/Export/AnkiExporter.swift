@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import LecternCore
 
 /// An Anki deck package (.apkg, the format every Anki client imports: File › Import): a note
@@ -39,11 +39,24 @@ public enum AnkiExporter: BundleExporter {
         var fields: [String]
     }
 
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        if manifest.kind == "flashcards" { return try exportDeck(bundle: bundle, manifest: manifest) }
-        let document = try BundleContent.document(of: bundle, manifest: manifest)
+    /// A course topic's flashcards, where their notes go.
+    struct TopicCards {
+        var subject: String
+        var topicID: String
+        var topic: String
+        var cards: [Flashcard]
+    }
+
+    static func flashcards(of course: Course) -> [TopicCards] {
+        course.subjects.flatMap { subject in
+            subject.topics.map { TopicCards(subject: subject.title, topicID: $0.id, topic: $0.title, cards: $0.flashcards ?? []) }
+        }
+    }
+
+    /// A note a question (each in its subject's and topic's deck) and a note a course's flashcard.
+    static func export(questions: [BundleQuestion], flashcards: [TopicCards], bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
         let language = manifest.language
-        let questions = BundleContent.questions(in: document, kind: manifest.kind)
         let root = deckComponent(manifest.title)
         var notes: [Note] = []
         var usedIDs: Set<Int64> = []
@@ -54,43 +67,42 @@ public enum AnkiExporter: BundleExporter {
             return id
         }
         for q in questions {
-            let fields = q.fields
-            let options = fields["options"] as? [[String: Any]] ?? []
             var optionList = ""
             var answer = ""
-            if !options.isEmpty {
+            if !q.options.isEmpty {
                 optionList = "<ol type=\"A\" class=\"lectern-options\">"
-                for (index, option) in options.enumerated() {
-                    let text = BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language))
+                for (index, option) in q.options.enumerated() {
+                    let text = BundleContent.inline(BundleContent.fragment(option.text, language: language))
                     optionList += "<li>" + text + "</li>"
-                    if option["correct"] as? Bool == true {
+                    if option.correct {
                         let letter = index < 26 ? String(UnicodeScalar(UInt8(65 + index))) : String(index + 1)
                         answer += "<p><b>" + letter + ".</b> " + text + "</p>"
-                        answer += BundleContent.fragment(option["feedback"] as? String ?? "", language: language)
+                        answer += BundleContent.fragment(option.feedback, language: language)
                     }
                 }
                 optionList += "</ol>"
             } else {
-                answer = BundleContent.fragment(fields["reference_answer"] as? String ?? "", language: language)
+                answer = BundleContent.fragment(q.referenceAnswer ?? "", language: language)
             }
             let source = [q.subject, q.topic].filter { !$0.isEmpty }.map(BundleContent.xmlEscaped).joined(separator: " › ")
             let values = [
-                BundleContent.prompt(fields, language: language), optionList, answer,
-                BundleContent.fragment(fields["explanation"] as? String ?? "", language: language), source, BundleContent.xmlEscaped(q.id),
+                BundleContent.prompt(q, language: language), optionList, answer,
+                BundleContent.fragment(q.explanation, language: language), source, BundleContent.xmlEscaped(q.id),
             ].map { BundleContent.mathJax(Exporters.textCharacters($0)).replacingOccurrences(of: "\u{1F}", with: " ") }
             let deck = ([root] + (q.subject.isEmpty ? [] : [deckComponent(q.subject)]) + [deckComponent(q.topic)]).joined(separator: "::")
-            var tags = ["lectern::" + q.kind, "lectern::topic::" + tag(q.topicID)]
+            var tags = ["lectern::" + q.role, "lectern::topic::" + tag(q.topicID)]
             if let level = q.level { tags.append("lectern::level-\(level)") }
             notes.append(Note(id: noteID(q.id), guid: guid(manifest.id + "/" + q.id), deck: deck, tags: tags, fields: values))
         }
-        notes += flashcardNotes(document, bundleID: manifest.id, root: root, language: language, noteID: noteID)
+        notes += flashcardNotes(flashcards, bundleID: manifest.id, root: root, language: language, noteID: noteID)
         guard !notes.isEmpty else { throw PackageError("the bundle has no questions or flashcards to put in an Anki deck") }
         return try package(notes: notes, manifest: manifest)
     }
 
     /// A flashcard deck: a "Lectern flashcard" note a card, in one deck named after it.
-    static func exportDeck(bundle: URL, manifest: Manifest) throws -> Data {
-        let cards = try DeckTable.cards(bundle: bundle, manifest: manifest)
+    static func exportDeck(cards: [(front: String, back: String)], bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
+        let cards = CardsTSVExporter.cleaned(cards)
         guard !cards.isEmpty else { throw PackageError("the deck has no cards to put in an Anki deck") }
         let deck = deckComponent(manifest.title)
         var usedIDs: Set<Int64> = []
@@ -107,37 +119,32 @@ public enum AnkiExporter: BundleExporter {
     }
 
     /// A course's flashcards, in course order, each in its topic's deck.
-    static func flashcardNotes(_ document: [String: Any], bundleID: String, root: String, language: String, noteID: (String) -> Int64) -> [Note] {
+    static func flashcardNotes(_ topics: [TopicCards], bundleID: String, root: String, language: String, noteID: (String) -> Int64) -> [Note] {
         var notes: [Note] = []
-        for subject in document["subjects"] as? [[String: Any]] ?? [] {
-            let subjectTitle = subject["title"] as? String ?? ""
-            for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                let topicID = topic["id"] as? String ?? ""
-                let title = topic["title"] as? String ?? topicID
-                let deck = [root, deckComponent(subjectTitle), deckComponent(title)].joined(separator: "::")
-                let source = [subjectTitle, title].filter { !$0.isEmpty }.map(BundleContent.xmlEscaped).joined(separator: " › ")
-                for card in topic["flashcards"] as? [[String: Any]] ?? [] {
-                    let id = card["id"] as? String ?? ""
-                    let kind = card["kind"] as? String ?? "term"
-                    let back = card["back"] as? String ?? ""
-                    func text(_ markdown: String) -> String {
-                        BundleContent.mathJax(Exporters.textCharacters(BundleContent.inline(BundleContent.fragment(markdown, language: language))))
-                            .replacingOccurrences(of: "\u{1F}", with: " ")
-                    }
-                    var note = Note(
-                        id: noteID("flashcards/" + id), guid: guid(bundleID + "/flashcards/" + id), deck: deck,
-                        tags: ["lectern::flashcard", "lectern::flashcard::" + tag(kind), "lectern::topic::" + tag(topicID)], fields: [])
-                    if kind == "cloze", let span = card["cloze"] as? String, let range = FlashcardRules.wholeWordRanges(of: span, in: back).first {
-                        // The span as Anki's cloze deletion; Markdown leaves the braces alone.
-                        let marked = back.replacingCharacters(in: range, with: "{{c1::" + back[range] + "}}")
-                        note.type = .cloze
-                        note.fields = [text(marked), source, BundleContent.xmlEscaped(id)]
-                    } else {
-                        note.type = .flashcard
-                        note.fields = [text(card["front"] as? String ?? ""), text(back), source, BundleContent.xmlEscaped(id)]
-                    }
-                    notes.append(note)
+        for topic in topics {
+            let deck = [root, deckComponent(topic.subject), deckComponent(topic.topic)].joined(separator: "::")
+            let source = [topic.subject, topic.topic].filter { !$0.isEmpty }.map(BundleContent.xmlEscaped).joined(separator: " › ")
+            for card in topic.cards {
+                let id = card.id
+                let kind = card.kind.rawValue
+                let back = card.back
+                func text(_ markdown: String) -> String {
+                    BundleContent.mathJax(Exporters.textCharacters(BundleContent.inline(BundleContent.fragment(markdown, language: language))))
+                        .replacingOccurrences(of: "\u{1F}", with: " ")
                 }
+                var note = Note(
+                    id: noteID("flashcards/" + id), guid: guid(bundleID + "/flashcards/" + id), deck: deck,
+                    tags: ["lectern::flashcard", "lectern::flashcard::" + tag(kind), "lectern::topic::" + tag(topic.topicID)], fields: [])
+                if card.kind == .cloze, let span = card.cloze, let range = FlashcardRules.wholeWordRanges(of: span, in: back).first {
+                    // The span as Anki's cloze deletion; Markdown leaves the braces alone.
+                    let marked = back.replacingCharacters(in: range, with: "{{c1::" + back[range] + "}}")
+                    note.type = .cloze
+                    note.fields = [text(marked), source, BundleContent.xmlEscaped(id)]
+                } else {
+                    note.type = .flashcard
+                    note.fields = [text(card.front), text(back), source, BundleContent.xmlEscaped(id)]
+                }
+                notes.append(note)
             }
         }
         return notes
@@ -183,14 +190,20 @@ public enum AnkiExporter: BundleExporter {
         try db.execute(schema)
         try db.insert(
             "INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')",
-            rows: [[.integer(epochSeconds), .integer(epochSeconds * 1000), .integer(epochSeconds * 1000), .text(json(configuration)),
-                .text(json(models)), .text(json(decks)), .text(json(["1": deckConfiguration]))]])
+            rows: [
+                [
+                    .integer(epochSeconds), .integer(epochSeconds * 1000), .integer(epochSeconds * 1000), .text(json(configuration)),
+                    .text(json(models)), .text(json(decks)), .text(json(["1": deckConfiguration])),
+                ]
+            ])
         try db.insert(
             "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
             rows: notes.map { note in
                 let sortField = plainText(note.fields[0])
-                return [.integer(note.id), .text(note.guid), .integer(modelID(note.type)), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
-                    .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField))]
+                return [
+                    .integer(note.id), .text(note.guid), .integer(modelID(note.type)), .integer(epochSeconds), .text(" " + note.tags.joined(separator: " ") + " "),
+                    .text(note.fields.joined(separator: "\u{1F}")), .text(sortField), .integer(checksum(sortField)),
+                ]
             })
         // One new card a note (template 0), due in deck order.
         try db.insert(
@@ -237,7 +250,8 @@ public enum AnkiExporter: BundleExporter {
                 req: [])
         }
         let front = "<div class=\"lectern\"\(lang)\(direction)><div class=\"prompt\">{{Prompt}}</div>{{#Options}}<div class=\"options\">{{Options}}</div>{{/Options}}</div>"
-        let back = "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
+        let back =
+            "{{FrontSide}}\n\n<hr id=answer>\n\n<div class=\"lectern\"\(lang)\(direction)><div class=\"answer\">{{Answer}}</div>"
             + "{{#Explanation}}<div class=\"explanation\">{{Explanation}}</div>{{/Explanation}}<div class=\"source\">{{Source}}</div></div>"
         let fields: [[String: Any]] = fieldNames.enumerated().map { index, name in
             ["name": name, "ord": index, "sticky": false, "rtl": rtl, "font": "Arial", "size": 20, "media": [], "description": ""]
@@ -258,12 +272,14 @@ public enum AnkiExporter: BundleExporter {
     }
 
     /// Anki's stock deck options (schema 11): new cards 20 a day, reviews 200.
-    static var deckConfiguration: [String: Any] { [
-        "id": 1, "name": "Default", "mod": 0, "usn": 0, "maxTaken": 60, "autoplay": true, "timer": 0, "replayq": true, "dyn": false,
-        "new": ["bury": false, "delays": [1.0, 10.0], "initialFactor": 2500, "ints": [1, 4, 0], "order": 1, "perDay": 20],
-        "rev": ["bury": false, "ease4": 1.3, "ivlFct": 1.0, "maxIvl": 36500, "perDay": 200, "hardFactor": 1.2],
-        "lapse": ["delays": [10.0], "leechAction": 1, "leechFails": 8, "minInt": 1, "mult": 0.0],
-    ] }
+    static var deckConfiguration: [String: Any] {
+        [
+            "id": 1, "name": "Default", "mod": 0, "usn": 0, "maxTaken": 60, "autoplay": true, "timer": 0, "replayq": true, "dyn": false,
+            "new": ["bury": false, "delays": [1.0, 10.0], "initialFactor": 2500, "ints": [1, 4, 0], "order": 1, "perDay": 20],
+            "rev": ["bury": false, "ease4": 1.3, "ivlFct": 1.0, "maxIvl": 36500, "perDay": 200, "hardFactor": 1.2],
+            "lapse": ["delays": [10.0], "leechAction": 1, "leechFails": 8, "minInt": 1, "mult": 0.0],
+        ]
+    }
 
     static let css = """
         .card { font-family: system-ui, sans-serif; font-size: 20px; line-height: 1.5; text-align: start; color: black; background-color: white; }

@@ -16,22 +16,25 @@ public enum CommonCartridgeExporter: BundleExporter {
 
     static let assessmentType = "imsqti_xmlv1p2/imscc_xmlv1p3/assessment"
 
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        let export = try BundleContent.CourseExport(bundle: bundle, manifest: manifest, exporter: format)
-        let (language, rtl, label, questions) = (export.language, export.rtl, export.label, export.questions)
+    static func export(_ course: Course, questions all: [BundleQuestion], bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
+        let language = manifest.language
+        let rtl = LanguageDirection.isRightToLeft(language)
+        let label = BundleContent.Labels(language: language)
+        let questions = Dictionary(grouping: all, by: \.topicID)
 
         var files: [String: Data] = [:]
         var organization = ""
         var resources = ""
         var count = 0
-        for subject in export.outline {
+        for (subjectIndex, subject) in course.subjects.enumerated() {
             var items = ""
             for topic in subject.topics {
                 let id = topic.id
                 let title = topic.title
                 count += 1
                 let key = BundleContent.identifier(id.isEmpty ? "topic-\(count)" : id)
-                if let path = topic.lecturePath, let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) {
+                if let path = topic.lecture?.xhtmlPath, let xhtml = bundle.data(path) {
                     let page = "wiki_content/\(key).html"
                     files[page] = Data(html(title: title, language: language, rtl: rtl, body: BundleContent.mathJax(BundleContent.body(ofDocument: xhtml))).utf8)
                     items += "          <item identifier=\"item-\(key)\" identifierref=\"page-\(key)\">\n            <title>\(BundleContent.xmlEscaped(title))</title>\n          </item>\n"
@@ -46,12 +49,13 @@ public enum CommonCartridgeExporter: BundleExporter {
                 }
             }
             guard !items.isEmpty else { continue }
-            organization += "        <item identifier=\"module-\(subject.index + 1)\">\n          <title>\(BundleContent.xmlEscaped(subject.title))</title>\n"
+            organization += "        <item identifier=\"module-\(subjectIndex + 1)\">\n          <title>\(BundleContent.xmlEscaped(subject.title))</title>\n"
             organization += items + "        </item>\n"
         }
         guard !resources.isEmpty else { throw PackageError("the course has no lectures or questions to put in a cartridge") }
         let lang = BundleContent.xmlEscaped(language)
-        files["imsmanifest.xml"] = Data("""
+        files["imsmanifest.xml"] = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <manifest identifier="\(BundleContent.identifier("lectern-\(manifest.id)-\(manifest.version)"))"
               xmlns="http://www.imsglobal.org/xsd/imsccv1p3/imscp_v1p1"
@@ -108,7 +112,7 @@ public enum CommonCartridgeExporter: BundleExporter {
     }
 
     /// A topic's quiz in the cartridge's QTI 1.2 profile.
-    static func assessment(identifier: String, title: String, questions: [BundleContent.Question], language: String, label: BundleContent.Labels) -> String {
+    static func assessment(identifier: String, title: String, questions: [BundleQuestion], language: String, label: BundleContent.Labels) -> String {
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -119,12 +123,11 @@ public enum CommonCartridgeExporter: BundleExporter {
 
             """
         for (index, q) in questions.enumerated() {
-            let fields = q.fields
             let ident = "\(identifier)-\(index + 1)"
-            let options = fields["options"] as? [[String: Any]] ?? []
-            let prompt = BundleContent.prompt(fields, language: language)
-            let explanation = BundleContent.fragment(fields["explanation"] as? String ?? "", language: language)
-            let keys = options.indices.filter { options[$0]["correct"] as? Bool == true }
+            let options = q.options
+            let prompt = BundleContent.prompt(q, language: language)
+            let explanation = BundleContent.fragment(q.explanation, language: language)
+            let keys = options.indices.filter { options[$0].correct }
             let multiple = keys.count > 1
             let profile = options.isEmpty ? "cc.essay.v0p1" : multiple ? "cc.multiple_response.v0p1" : "cc.multiple_choice.v0p1"
             xml += "      <item ident=\"\(ident)\" title=\"\(BundleContent.xmlEscaped(q.id))\">\n"
@@ -136,8 +139,9 @@ public enum CommonCartridgeExporter: BundleExporter {
                 xml += "        <resprocessing>\n          <outcomes><decvar maxvalue=\"100\" minvalue=\"0\" varname=\"SCORE\" vartype=\"Decimal\"/></outcomes>\n"
                 xml += "          <respcondition continue=\"No\"><conditionvar><other/></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"general_fb\"/></respcondition>\n"
                 xml += "        </resprocessing>\n"
-                let reference = "<p><strong>\(label("Reference answer", "الإجابة النموذجية"))</strong></p>"
-                    + BundleContent.fragment(fields["reference_answer"] as? String ?? "", language: language) + explanation
+                let reference =
+                    "<p><strong>\(label("Reference answer", "الإجابة النموذجية"))</strong></p>"
+                    + BundleContent.fragment(q.referenceAnswer ?? "", language: language) + explanation
                 xml += "        <itemfeedback ident=\"general_fb\"><flow_mat><material>\(mattext(reference))</material></flow_mat></itemfeedback>\n"
                 xml += "      </item>\n"
                 continue
@@ -145,25 +149,30 @@ public enum CommonCartridgeExporter: BundleExporter {
             let letters = options.indices.map { $0 < 26 ? String(UnicodeScalar(UInt8(65 + $0))) : "C\($0 + 1)" }
             xml += "          <response_lid ident=\"response1\" rcardinality=\"\(multiple ? "Multiple" : "Single")\">\n            <render_choice shuffle=\"No\">\n"
             for (n, option) in options.enumerated() {
-                let text = BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language))
+                let text = BundleContent.inline(BundleContent.fragment(option.text, language: language))
                 xml += "              <response_label ident=\"\(letters[n])\"><material>\(mattext(text))</material></response_label>\n"
             }
             xml += "            </render_choice>\n          </response_lid>\n        </presentation>\n"
             xml += "        <resprocessing>\n          <outcomes><decvar maxvalue=\"100\" minvalue=\"0\" varname=\"SCORE\" vartype=\"Decimal\"/></outcomes>\n"
             xml += "          <respcondition continue=\"Yes\"><conditionvar><other/></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"general_fb\"/></respcondition>\n"
             for letter in letters {
-                xml += "          <respcondition continue=\"Yes\"><conditionvar><varequal respident=\"response1\">\(letter)</varequal></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"\(letter)_fb\"/></respcondition>\n"
+                xml +=
+                    "          <respcondition continue=\"Yes\"><conditionvar><varequal respident=\"response1\">\(letter)</varequal></conditionvar><displayfeedback feedbacktype=\"Response\" linkrefid=\"\(letter)_fb\"/></respcondition>\n"
             }
             // Full marks for the key: the one right option, or exactly the right ones.
-            let condition = multiple
-                ? "<and>" + options.indices.map { keys.contains($0) ? "<varequal respident=\"response1\">\(letters[$0])</varequal>" : "<not><varequal respident=\"response1\">\(letters[$0])</varequal></not>" }.joined() + "</and>"
+            let condition =
+                multiple
+                ? "<and>"
+                    + options.indices.map {
+                        keys.contains($0) ? "<varequal respident=\"response1\">\(letters[$0])</varequal>" : "<not><varequal respident=\"response1\">\(letters[$0])</varequal></not>"
+                    }.joined() + "</and>"
                 : keys.map { "<varequal respident=\"response1\">\(letters[$0])</varequal>" }.joined()
             xml += "          <respcondition continue=\"No\"><conditionvar>\(condition)</conditionvar><setvar action=\"Set\" varname=\"SCORE\">100</setvar></respcondition>\n"
             xml += "        </resprocessing>\n"
             xml += "        <itemfeedback ident=\"general_fb\"><flow_mat><material>\(mattext(explanation))</material></flow_mat></itemfeedback>\n"
             for (n, option) in options.enumerated() {
-                let verdict = label.verdict(option["correct"] as? Bool == true)
-                let feedback = "<p><strong>\(verdict)</strong></p>" + BundleContent.fragment(option["feedback"] as? String ?? "", language: language)
+                let verdict = label.verdict(option.correct)
+                let feedback = "<p><strong>\(verdict)</strong></p>" + BundleContent.fragment(option.feedback, language: language)
                 xml += "        <itemfeedback ident=\"\(letters[n])_fb\"><flow_mat><material>\(mattext(feedback))</material></flow_mat></itemfeedback>\n"
             }
             xml += "      </item>\n"

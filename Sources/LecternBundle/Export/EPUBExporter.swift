@@ -17,9 +17,8 @@ public enum EPUBExporter: BundleExporter {
         var math: Bool
     }
 
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        guard manifest.kind == "course" else { throw PackageError("the epub exporter takes a course bundle; this one is \(manifest.kind)") }
-        let course = try BundleContent.document(of: bundle, manifest: manifest)
+    static func export(_ course: Course, bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
         let language = manifest.language
         let rtl = LanguageDirection.isRightToLeft(language)
         var files: [(String, Data)] = [("mimetype", Data("application/epub+zip".utf8))]
@@ -28,35 +27,49 @@ public enum EPUBExporter: BundleExporter {
         // Lectures in course order, and the navigation tree.
         var lectures: [Lecture] = []
         var navigation = ""
-        for subject in course["subjects"] as? [[String: Any]] ?? [] {
+        for subject in course.subjects {
             var items = ""
-            for topic in subject["topics"] as? [[String: Any]] ?? [] {
-                guard let lecture = topic["lecture"] as? [String: Any], let path = lecture["xhtml_path"] as? String,
-                    let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path)
-                else { continue }
-                let title = topic["title"] as? String ?? path
+            for topic in subject.topics {
+                guard let path = topic.lecture?.xhtmlPath, let xhtml = bundle.data(path) else { continue }
+                let title = topic.title
                 let text = String(decoding: xhtml, as: UTF8.self)
                 lectures.append(Lecture(title: title, path: path, math: text.contains("<math")))
                 files.append(("OEBPS/" + path, xhtml))
                 items += "<li><a href=\"\(escape(path))\">\(escape(title))</a></li>"
             }
-            if !items.isEmpty { navigation += "<li><span>\(escape(subject["title"] as? String ?? ""))</span><ol>\(items)</ol></li>\n" }
+            if !items.isEmpty { navigation += "<li><span>\(escape(subject.title))</span><ol>\(items)</ol></li>\n" }
         }
         guard !lectures.isEmpty else { throw PackageError("the course has no rendered lectures to export") }
-        if let css = FileManager.default.contents(atPath: bundle.appendingPathComponent("lectern.css").path) {
+        if let css = bundle.data("lectern.css") {
             files.append(("OEBPS/lectern.css", Data(epubStylesheet(String(decoding: css, as: UTF8.self)).utf8)))
         }
         let title = manifest.title
         let direction = rtl ? "rtl" : "ltr"
-        files.append(("OEBPS/cover.svg", Data(coverSVG(title: title, subtitle: course["description"] as? String ?? "", rtl: rtl).utf8)))
-        files.append(("OEBPS/cover.xhtml", Data(document(title: title, language: language, direction: direction, body: """
-            <section epub:type="cover"><img src="cover.svg" alt="\(escape(title))" style="width: 100%; height: auto"/></section>
-            """).utf8)))
-        files.append(("OEBPS/nav.xhtml", Data(document(title: title, language: language, direction: direction, body: """
-            <nav epub:type="toc" id="toc"><h1>\(escape(title))</h1>
-            <ol>
-            \(navigation)</ol></nav>
-            """).utf8)))
+        files.append(("OEBPS/cover.svg", Data(coverSVG(title: title, subtitle: course.description, rtl: rtl).utf8)))
+        files.append(
+            (
+                "OEBPS/cover.xhtml",
+                Data(
+                    document(
+                        title: title, language: language, direction: direction,
+                        body: """
+                            <section epub:type="cover"><img src="cover.svg" alt="\(escape(title))" style="width: 100%; height: auto"/></section>
+                            """
+                    ).utf8)
+            ))
+        files.append(
+            (
+                "OEBPS/nav.xhtml",
+                Data(
+                    document(
+                        title: title, language: language, direction: direction,
+                        body: """
+                            <nav epub:type="toc" id="toc"><h1>\(escape(title))</h1>
+                            <ol>
+                            \(navigation)</ol></nav>
+                            """
+                    ).utf8)
+            ))
 
         // The package document.
         var manifestItems = """
@@ -158,7 +171,8 @@ public enum EPUBExporter: BundleExporter {
         let x = rtl ? 540 : 60
         var text = ""
         for (index, line) in lines(title, width: 18, max: 4).enumerated() {
-            text += "<text x=\"\(x)\" y=\"\(220 + index * 64)\" font-size=\"52\" font-weight=\"bold\" fill=\"#ffffff\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"
+            text +=
+                "<text x=\"\(x)\" y=\"\(220 + index * 64)\" font-size=\"52\" font-weight=\"bold\" fill=\"#ffffff\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"
         }
         for (index, line) in lines(subtitle, width: 36, max: 5).enumerated() {
             text += "<text x=\"\(x)\" y=\"\(520 + index * 36)\" font-size=\"24\" fill=\"#dbeef2\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "")>\(escape(line))</text>\n"

@@ -1,8 +1,10 @@
 import Foundation
 import LecternCore
 
-/// One format on the way out (DESIGN.md, "the two seams"): reads a verified bundle and writes
-/// one file. `lectern export --format` picks it from `Exporters.all`. An exporter never calls a model.
+/// One format on the way out (DESIGN.md, "the two seams"): writes one file from a verified
+/// bundle's typed content. Which kinds it takes, and how it reads each, is the kinds' to say
+/// (`BundleKind.exporters`); `lectern export --format` picks it from `Exporters.all`. An exporter
+/// never calls a model.
 public protocol BundleExporter {
     /// The `--format` value, e.g. `epub`.
     static var format: String { get }
@@ -11,12 +13,14 @@ public protocol BundleExporter {
     static var fileExtension: String { get }
     /// One line for `--help`.
     static var summary: String { get }
-    /// The exported file of the verified bundle at `bundle`.
-    static func export(bundle: URL, manifest: Manifest) throws -> Data
 }
 
 public enum Exporters {
-    public static let all: [any BundleExporter.Type] = [EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, CardsTSVExporter.self, CardsCSVExporter.self, MoodleXMLExporter.self]
+    public static let all: [any BundleExporter.Type] = [
+        EPUBExporter.self, AnkiExporter.self, QTIExporter.self, CommonCartridgeExporter.self, SCORMExporter.self, CSVExporter.self, TSVExporter.self, CardsTSVExporter.self, CardsCSVExporter.self,
+        MoodleXMLExporter.self,
+        QuotesJSONExporter.self,
+    ]
 
     /// Control characters (other than tab and line breaks) and U+FFFE/U+FFFF as U+FFFD. A
     /// bundle's text is the model's: a control character where a JSON escape ate a TeX backslash
@@ -33,17 +37,24 @@ public enum Exporters {
         all.first { $0.format == format }
     }
 
-    /// Verifies `bundle`, then exports it with the exporter of `format`: the file name it suggests
-    /// (`<id>-<version>.<extension>`) and its bytes.
-    public static func export(_ bundle: URL, format: String) throws -> (fileName: String, data: Data) {
+    /// Verifies `bundle`, then exports it with the exporter of `format`, as its kind reads it:
+    /// the file name it suggests (`<id>-<version>.<extension>`) and its bytes. A format the
+    /// bundle's kind does not take is refused with the ones it does.
+    public static func export(_ bundle: URL, format: String, kinds: BundleKinds = .builtIn) throws -> (fileName: String, data: Data) {
         guard let exporter = exporter(for: format) else {
             throw PackageError("there is no '\(format)' exporter; formats: \(all.map { $0.format }.joined(separator: ", "))")
         }
-        let report = try BundleVerifier.verify(bundle)
-        guard report.problems.isEmpty else {
-            throw PackageError("the bundle does not verify; fix or regenerate it first:\n  " + report.problems.joined(separator: "\n  "))
+        let opened = try OpenBundle.verified(bundle)
+        let kind = try kinds.reader(for: opened.manifest)
+        let data = try export(kind, opened, format: format)
+        return ("\(opened.manifest.id)-\(opened.manifest.version).\(exporter.fileExtension)", data)
+    }
+
+    static func export<Kind: BundleKind>(_ kind: Kind.Type, _ bundle: OpenBundle, format: String) throws -> Data {
+        guard let entry = Kind.exporters.first(where: { $0.exporter.format == format }) else {
+            throw PackageError(
+                "a bundle of kind \(Kind.kind) does not export as \(format); it exports as " + Kind.exporters.map { $0.exporter.format }.joined(separator: ", "))
         }
-        let data = try exporter.export(bundle: bundle, manifest: report.manifest)
-        return ("\(report.manifest.id)-\(report.manifest.version).\(exporter.fileExtension)", data)
+        return try entry.write(try Kind.read(bundle), bundle)
     }
 }

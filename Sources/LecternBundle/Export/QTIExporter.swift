@@ -35,10 +35,9 @@ public enum QTIExporter: BundleExporter {
         var dependencies: [String]
     }
 
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        let document = try BundleContent.document(of: bundle, manifest: manifest)
+    static func export(questions: [BundleQuestion], passages: [Passage], bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
         let language = manifest.language
-        let questions = BundleContent.questions(in: document, kind: manifest.kind)
         guard !questions.isEmpty else { throw PackageError("the bundle has no questions to write as QTI items") }
         let label = BundleContent.Labels(language: language)
 
@@ -46,15 +45,16 @@ public enum QTIExporter: BundleExporter {
         var resources: [Resource] = []
         // Reading passages, once each.
         var stimuli: [String: String] = [:]
-        for passage in document["passages"] as? [[String: Any]] ?? [] {
-            guard let id = passage["id"] as? String else { continue }
+        for passage in passages {
+            let id = passage.id
             let key = BundleContent.identifier("passage-" + id)
             let path = "stimuli/\(key).xml"
-            var body = BundleContent.fragment(passage["text"] as? String ?? "", language: language)
-            if let xhtmlPath = passage["xhtml_path"] as? String, let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(xhtmlPath).path) {
+            var body = BundleContent.fragment(passage.text, language: language)
+            if let xhtmlPath = passage.xhtmlPath, let xhtml = bundle.data(xhtmlPath) {
                 body = BundleContent.body(ofDocument: xhtml)
             }
-            files[path] = Data("""
+            files[path] = Data(
+                """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <qti-assessment-stimulus xmlns="\(namespace)" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
                   xsi:schemaLocation="\(namespace) \(schema)" identifier="\(key)" title="\(BundleContent.xmlEscaped(label("Passage", "نص")) + " " + BundleContent.xmlEscaped(id))" xml:lang="\(BundleContent.xmlEscaped(language))">
@@ -77,19 +77,18 @@ public enum QTIExporter: BundleExporter {
             var itemFiles = [path]
             var head = ""
             var dependencies: [String] = []
-            if let passage = q.fields["passage"] as? String, let stimulus = stimuli[passage] {
+            if let passage = q.passage, let stimulus = stimuli[passage] {
                 head += "  <qti-assessment-stimulus-ref identifier=\"\(stimulus)\" href=\"../stimuli/\(stimulus).xml\"/>\n"
                 dependencies.append(stimulus)
             }
             var figure = ""
-            if let figureInfo = q.fields["figure"] as? [String: Any], let svgPath = figureInfo["path"] as? String,
-                let svg = FileManager.default.contents(atPath: bundle.appendingPathComponent(svgPath).path)
-            {
+            if let figureInfo = q.figure, let svg = bundle.data(figureInfo.path) {
+                let svgPath = figureInfo.path
                 files[svgPath] = svg
                 itemFiles.append(svgPath)
-                figure = "<p><img src=\"../\(BundleContent.xmlEscaped(svgPath))\" alt=\"\(BundleContent.xmlEscaped(figureInfo["alt"] as? String ?? ""))\"/></p>\n"
+                figure = "<p><img src=\"../\(BundleContent.xmlEscaped(svgPath))\" alt=\"\(BundleContent.xmlEscaped(figureInfo.alt))\"/></p>\n"
             }
-            let title = q.kind == "exam-item" ? q.id : [label.title(of: q), q.topic].filter { !$0.isEmpty }.joined(separator: " — ")
+            let title = q.titledWithTopic ? [label(q.heading), q.topic].filter { !$0.isEmpty }.joined(separator: " — ") : label(q.heading)
             files[path] = Data(item(q, identifier: key, title: title, head: head, figure: figure, language: language, label: label).utf8)
             resources.append(Resource(identifier: key, type: "imsqti_item_xmlv3p0", href: path, files: itemFiles, dependencies: dependencies))
             let sectionTitle = q.subject.isEmpty ? q.topic : q.subject + " › " + q.topic
@@ -158,13 +157,12 @@ public enum QTIExporter: BundleExporter {
     /// One `qti-assessment-item`, its children in the order the schema requires: response and
     /// outcome declarations, stimulus references, the body, response processing, modal feedback.
     static func item(
-        _ q: BundleContent.Question, identifier: String, title: String, head: String, figure: String, language: String, label: BundleContent.Labels
+        _ q: BundleQuestion, identifier: String, title: String, head: String, figure: String, language: String, label: BundleContent.Labels
     ) -> String {
-        let fields = q.fields
-        let options = fields["options"] as? [[String: Any]] ?? []
+        let options = q.options
         let letters = options.indices.map { $0 < 26 ? String(UnicodeScalar(UInt8(65 + $0))) : "C\($0 + 1)" }
-        let keys = options.indices.filter { options[$0]["correct"] as? Bool == true }.map { letters[$0] }
-        let explanation = BundleContent.fragment(fields["explanation"] as? String ?? "", language: language)
+        let keys = options.indices.filter { options[$0].correct }.map { letters[$0] }
+        let explanation = BundleContent.fragment(q.explanation, language: language)
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <qti-assessment-item xmlns="\(namespace)" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -177,9 +175,9 @@ public enum QTIExporter: BundleExporter {
             xml += "  <qti-outcome-declaration identifier=\"SCORE\" cardinality=\"single\" base-type=\"float\" external-scored=\"human\" normal-maximum=\"1\">\n"
             xml += "    <qti-default-value><qti-value>0</qti-value></qti-default-value>\n  </qti-outcome-declaration>\n"
             xml += head
-            xml += "  <qti-item-body>\n<div\(direction(language))>\n" + figure + BundleContent.prompt(fields, language: language) + "\n"
+            xml += "  <qti-item-body>\n<div\(direction(language))>\n" + figure + BundleContent.prompt(q, language: language) + "\n"
             xml += "<qti-extended-text-interaction response-identifier=\"RESPONSE\" expected-lines=\"6\"/>\n"
-            if let reference = fields["reference_answer"] as? String, !reference.isEmpty {
+            if let reference = q.referenceAnswer, !reference.isEmpty {
                 xml += "<qti-rubric-block use=\"scoring\" view=\"scorer\"><qti-content-body>\n<p><strong>\(label("Reference answer", "الإجابة النموذجية"))</strong></p>\n"
                 xml += BundleContent.fragment(reference, language: language) + "\n" + explanation + "\n</qti-content-body></qti-rubric-block>\n"
             }
@@ -194,10 +192,10 @@ public enum QTIExporter: BundleExporter {
         xml += "    <qti-default-value><qti-value>0</qti-value></qti-default-value>\n  </qti-outcome-declaration>\n"
         xml += "  <qti-outcome-declaration identifier=\"FEEDBACK\" cardinality=\"\(multiple ? "multiple" : "single")\" base-type=\"identifier\"/>\n"
         xml += head
-        xml += "  <qti-item-body>\n<div\(direction(language))>\n" + figure + BundleContent.prompt(fields, language: language) + "\n"
+        xml += "  <qti-item-body>\n<div\(direction(language))>\n" + figure + BundleContent.prompt(q, language: language) + "\n"
         xml += "<qti-choice-interaction response-identifier=\"RESPONSE\" shuffle=\"false\" max-choices=\"\(multiple ? 0 : 1)\">\n"
         for (index, option) in options.enumerated() {
-            let text = BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language))
+            let text = BundleContent.inline(BundleContent.fragment(option.text, language: language))
             xml += "  <qti-simple-choice identifier=\"\(letters[index])\">\(text)</qti-simple-choice>\n"
         }
         xml += "</qti-choice-interaction>\n</div>\n  </qti-item-body>\n"
@@ -217,11 +215,11 @@ public enum QTIExporter: BundleExporter {
 
             """
         for (index, option) in options.enumerated() {
-            let correct = option["correct"] as? Bool == true
+            let correct = option.correct
             let verdict = label.verdict(correct)
             xml += "  <qti-modal-feedback outcome-identifier=\"FEEDBACK\" identifier=\"\(letters[index])\" show-hide=\"show\">"
             xml += "<qti-content-body><div\(direction(language))>\n<p><strong>\(verdict)</strong></p>\n"
-            xml += BundleContent.fragment(option["feedback"] as? String ?? "", language: language) + "\n" + explanation + "\n</div></qti-content-body></qti-modal-feedback>\n"
+            xml += BundleContent.fragment(option.feedback, language: language) + "\n" + explanation + "\n</div></qti-content-body></qti-modal-feedback>\n"
         }
         return xml + "</qti-assessment-item>\n"
     }

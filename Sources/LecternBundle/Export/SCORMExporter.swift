@@ -21,21 +21,24 @@ public enum SCORMExporter: BundleExporter {
     public static let fileExtension = "scorm.zip"
     public static let summary = "a SCORM 1.2 package of a course: a SCO a topic (lecture and scored questions)"
 
-    public static func export(bundle: URL, manifest: Manifest) throws -> Data {
-        let export = try BundleContent.CourseExport(bundle: bundle, manifest: manifest, exporter: format)
-        let (language, rtl, label, questions) = (export.language, export.rtl, export.label, export.questions)
+    static func export(_ course: Course, questions all: [BundleQuestion], bundle: OpenBundle) throws -> Data {
+        let manifest = bundle.manifest
+        let language = manifest.language
+        let rtl = LanguageDirection.isRightToLeft(language)
+        let label = BundleContent.Labels(language: language)
+        let questions = Dictionary(grouping: all, by: \.topicID)
 
         var files: [String: Data] = [:]
         var organization = ""
         var resources = ""
         var topicCount = 0
-        for subject in export.outline {
+        for (subjectIndex, subject) in course.subjects.enumerated() {
             var items = ""
             for topic in subject.topics {
                 let id = topic.id
                 let title = topic.title
                 var body = ""
-                if let path = topic.lecturePath, let xhtml = FileManager.default.contents(atPath: bundle.appendingPathComponent(path).path) {
+                if let path = topic.lecture?.xhtmlPath, let xhtml = bundle.data(path) {
                     body += "<main class=\"lectern-lecture\">\n" + BundleContent.body(ofDocument: xhtml) + "\n</main>\n"
                 }
                 let topicQuestions = questions[id] ?? []
@@ -55,15 +58,16 @@ public enum SCORMExporter: BundleExporter {
                 resources += "      <file href=\"\(path)\"/>\n      <dependency identifierref=\"shared\"/>\n    </resource>\n"
             }
             guard !items.isEmpty else { continue }
-            organization += "      <item identifier=\"subject-\(subject.index + 1)\" isvisible=\"true\">\n"
+            organization += "      <item identifier=\"subject-\(subjectIndex + 1)\" isvisible=\"true\">\n"
             organization += "        <title>\(BundleContent.xmlEscaped(subject.title))</title>\n" + items + "      </item>\n"
         }
         guard topicCount > 0 else { throw PackageError("the course has no lectures or questions to package") }
-        let css = FileManager.default.contents(atPath: bundle.appendingPathComponent("lectern.css").path) ?? Data()
+        let css = bundle.data("lectern.css") ?? Data()
         files["shared/lectern.css"] = css + Data(quizStylesheet.utf8)
         files["shared/lectern-scorm.js"] = Data(runtime.utf8)
         let id = BundleContent.identifier("lectern-\(manifest.id)-\(manifest.version)")
-        files["imsmanifest.xml"] = Data("""
+        files["imsmanifest.xml"] = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <manifest identifier="\(id)" version="\(BundleContent.xmlEscaped(manifest.version))"
               xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
@@ -89,27 +93,27 @@ public enum SCORMExporter: BundleExporter {
         return StoredZip.write(files)
     }
 
-    static func question(_ q: BundleContent.Question, language: String, label: BundleContent.Labels) -> String {
-        let fields = q.fields
-        let heading = label.title(of: q)
-        let options = fields["options"] as? [[String: Any]] ?? []
+    static func question(_ q: BundleQuestion, language: String, label: BundleContent.Labels) -> String {
+        let heading = label(q.heading)
+        let options = q.options
         var html = "<div class=\"lectern-question\"\(options.isEmpty ? "" : " data-scored=\"true\"")>\n<h3>\(BundleContent.xmlEscaped(heading))</h3>\n"
-        html += BundleContent.prompt(fields, language: language) + "\n"
+        html += BundleContent.prompt(q, language: language) + "\n"
         if !options.isEmpty {
             html += "<ol type=\"A\" class=\"lectern-options\">\n"
             for option in options {
-                let correct = option["correct"] as? Bool == true
+                let correct = option.correct
                 let verdict = label.verdict(correct)
                 html += "<li><button type=\"button\" data-correct=\"\(correct)\">"
-                html += BundleContent.inline(BundleContent.fragment(option["text"] as? String ?? "", language: language)) + "</button>\n"
+                html += BundleContent.inline(BundleContent.fragment(option.text, language: language)) + "</button>\n"
                 html += "<div class=\"lectern-feedback\" hidden=\"hidden\"><p><strong>\(verdict)</strong></p>"
-                html += BundleContent.fragment(option["feedback"] as? String ?? "", language: language) + "</div></li>\n"
+                html += BundleContent.fragment(option.feedback, language: language) + "</div></li>\n"
             }
             html += "</ol>\n"
-        } else if let reference = fields["reference_answer"] as? String, !reference.isEmpty {
+        } else if let reference = q.referenceAnswer, !reference.isEmpty {
             html += "<details><summary>\(label("Reference answer", "الإجابة النموذجية"))</summary>\(BundleContent.fragment(reference, language: language))</details>\n"
         }
-        if let explanation = fields["explanation"] as? String, !explanation.isEmpty {
+        if !q.explanation.isEmpty {
+            let explanation = q.explanation
             html += "<details class=\"lectern-explanation\"><summary>\(label("Explanation", "الشرح"))</summary>"
             html += BundleContent.fragment(explanation, language: language) + "</details>\n"
         }

@@ -95,7 +95,7 @@ public struct PackageSignature: Codable, Sendable, Hashable {
 public enum MarketplacePackage {
     /// The package of `bundle` with `listing`, signed with `key`: its file name and bytes.
     public static func build(
-        bundle: URL, listing: Listing, avatar: (data: Data, fileExtension: String)?, key: Curve25519.Signing.PrivateKey
+        bundle: URL, listing: Listing, avatar: (data: Data, fileExtension: String)?, key: Curve25519.Signing.PrivateKey, kinds: BundleKinds = .builtIn
     ) throws -> (fileName: String, data: Data) {
         let report = try BundleVerifier.verify(bundle)
         guard report.problems.isEmpty else {
@@ -108,13 +108,13 @@ public enum MarketplacePackage {
         }
         let manifestData = try Data(contentsOf: bundle.appendingPathComponent(Manifest.fileName))
         entries["bundle/" + Manifest.fileName] = manifestData
-        listing.contents = try contents(of: bundle, manifest: report.manifest)
-        let samples = try sampleIDs(of: bundle, manifest: report.manifest)
-        let unknown = listing.freeSamples.filter { !samples.contains($0) }
+        let facts = try facts(of: OpenBundle(url: bundle, manifest: report.manifest), kinds: kinds)
+        listing.contents = facts.contents
+        let unknown = listing.freeSamples.filter { !facts.samples.contains($0) }
         guard unknown.isEmpty else {
             throw PackageError(
                 "free_samples names \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which the bundle does not have; its "
-                    + (report.manifest.kind == "exam" ? "forms" : "lectures") + " are " + samples.sorted().prefix(12).joined(separator: ", "))
+                    + facts.samplesAre + " are " + facts.samples.sorted().prefix(12).joined(separator: ", "))
         }
         guard listing.language.split(separator: "-").first == report.manifest.language.split(separator: "-").first else {
             throw PackageError("the listing's language is \(listing.language) but the bundle is in \(report.manifest.language)")
@@ -207,37 +207,16 @@ public enum MarketplacePackage {
         return encoder
     }()
 
-    /// What the bundle holds, for the listing.
-    static func contents(of bundle: URL, manifest: Manifest) throws -> Listing.Contents {
-        let object = try BundleContent.document(of: bundle, manifest: manifest)
-        if manifest.kind == "exam" {
-            let items = (object["items"] as? [Any])?.count ?? 0
-            let forms = object["forms"] as? [[String: Any]] ?? []
-            let sections = (object["sections"] as? [Any])?.count ?? 0
-            let minutes = forms.compactMap { $0["duration_minutes"] as? Int }.reduce(0, +)
-            return Listing.Contents(kind: "exam", counts: ["sections": sections, "items": items, "forms": forms.count], totalMinutes: minutes)
-        }
-        let subjects = object["subjects"] as? [[String: Any]] ?? []
-        let topics = subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }
-        let questions = BundleContent.questions(in: object, kind: "course").count
-        let minutes = topics.compactMap { ($0["lecture"] as? [String: Any])?["reading_minutes"] as? Int }.reduce(0, +)
-        let projects = subjects.filter { $0["project"] is [String: Any] }.count
-        return Listing.Contents(
-            kind: "course", counts: ["subjects": subjects.count, "lectures": topics.count, "questions": questions, "projects": projects],
-            totalMinutes: minutes)
+    /// What the bundle's kind says of its content, for the listing: `contents`, and what its
+    /// free samples may name.
+    static func facts(of bundle: OpenBundle, kinds: BundleKinds) throws -> ListingFacts {
+        func listing<Kind: BundleKind>(_ kind: Kind.Type) throws -> ListingFacts { Kind.listing(try Kind.read(bundle)) }
+        return try listing(try kinds.reader(for: bundle.manifest))
     }
 
     /// What a listing for the verified bundle at `bundle` is checked against (`ListingReader`).
-    public static func listingFacts(of bundle: URL, manifest: Manifest) throws -> ListingBundleFacts {
-        ListingBundleFacts(
-            language: manifest.language, samples: try sampleIDs(of: bundle, manifest: manifest), samplesAre: manifest.kind == "exam" ? "forms" : "lectures")
-    }
-
-    /// The ids a listing's free samples may name: topic ids (course) or form ids (exam).
-    static func sampleIDs(of bundle: URL, manifest: Manifest) throws -> Set<String> {
-        let object = try BundleContent.document(of: bundle, manifest: manifest)
-        if manifest.kind == "exam" { return Set((object["forms"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }) }
-        let subjects = object["subjects"] as? [[String: Any]] ?? []
-        return Set(subjects.flatMap { $0["topics"] as? [[String: Any]] ?? [] }.compactMap { $0["id"] as? String })
+    public static func listingFacts(of bundle: URL, manifest: Manifest, kinds: BundleKinds = .builtIn) throws -> ListingBundleFacts {
+        let facts = try facts(of: OpenBundle(url: bundle, manifest: manifest), kinds: kinds)
+        return ListingBundleFacts(language: manifest.language, samples: facts.samples, samplesAre: facts.samplesAre)
     }
 }

@@ -141,7 +141,9 @@ public enum StoredZip {
             guard flags & 0x0008 == 0 else { throw Failure("\(name): data descriptors are not supported") }
             guard method == 0 else { throw Failure("\(name): compressed entries are not supported (Lectern packages store their files)") }
             guard compressed == size, size != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF else { throw Failure("\(name): ZIP64 entries are not supported") }
-            guard !name.hasSuffix("/"), BundleWriter.isSafeRelativePath(name), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { throw Failure("\(name): not a safe relative file name") }
+            guard !name.hasSuffix("/"), BundleWriter.isSafeRelativePath(name), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw Failure("\(name): not a safe relative file name")
+            }
             guard entries[name] == nil else { throw Failure("\(name) appears twice") }
             // The local header must agree with the central one, field by field.
             guard localOffset + 30 <= centralOffset, bytes.u32(localOffset) == 0x0403_4b50 else { throw Failure("\(name): its local header is missing") }

@@ -85,12 +85,15 @@ enum JobSetup {
     /// as `run` makes them (nothing connects). Spec problems throw (printed, exit 2); what this
     /// machine lacks for the run (a key not set, espeak-ng not installed) is returned, for `run`
     /// to stop on and for `validate` to warn about: a spec is checked in CI without the keys.
+    ///
+    /// `run` uses what it made: the provider (not the local model's, made at its first cache miss)
+    /// and the speech set-up, so nothing is made twice.
     static func preflight(
-        spec: JobSpec, presets: PresetLibrary, specURL: URL, path: String, environment: [String: String], cache: CacheMode
-    ) throws -> [MachineProblem] {
-        let exchanger = Exchanger(
-            providerKind: spec.model.provider.rawValue, provider: nil,
-            cache: try ExchangeCache(root: FileManager.default.temporaryDirectory.appendingPathComponent("lectern-preflight-unused")), mode: .offline)
+        spec: JobSpec, presets: PresetLibrary, specURL: URL, path: String, environment: [String: String], cache: CacheMode,
+        events: any EngineEventSink = SilentEventSink(), cacheRoot: URL? = nil
+    ) throws -> Preflight {
+        let root = cacheRoot ?? FileManager.default.temporaryDirectory.appendingPathComponent("lectern-preflight-unused")
+        let exchanger = Exchanger(providerKind: spec.model.provider.rawValue, provider: nil, cache: try ExchangeCache(root: root), mode: .offline)
         do {
             try JobRunner(spec: spec, presets: presets, exchanger: exchanger, renderer: nil, events: SilentEventSink()).prepare()
         } catch let error as SpecError {
@@ -100,33 +103,41 @@ enum JobSetup {
             Console.error("\(path): error: \(error.message)")
             throw LecternExit.usage
         }
-        var problems: [MachineProblem] = []
+        var made = Preflight()
         // `run` makes a provider only when it may call one; the local model's is made at the
         // first cache miss (installing it is `lectern models install`'s business).
         if cache == .record || cache == .off, spec.model.provider != .local {
             do {
-                _ = try makeProvider(spec: spec, specURL: specURL, environment: environment, events: SilentEventSink())
+                made.provider = try makeProvider(
+                    spec: spec, specURL: specURL, environment: environment, events: events, batchJournal: root.appendingPathComponent("batches"))
             } catch let error as LLMError {
                 let message = error.message
                 guard error.kind == .authentication || error.kind == .unavailable else {
                     Console.error("\(path): error: \(message)")
                     throw LecternExit.usage
                 }
-                problems.append(MachineProblem(message: message, exit: LecternExit.provider))
+                made.problems.append(MachineProblem(message: message, exit: LecternExit.provider))
             }
         }
         if let course = spec.course, course.addons.narration {
             do {
-                _ = try makeSpeech(
-                    course.speech, language: spec.language, cacheRoot: exchanger.cache.root, offline: cache == .offline, environment: environment)
+                made.speech = try makeSpeech(course.speech, language: spec.language, cacheRoot: root, offline: cache == .offline, environment: environment)
             } catch let error as SpeechVoiceError {
                 Console.error("\(path): error: \(error.message)")
                 throw LecternExit.usage
             } catch {
-                problems.append(MachineProblem(message: "\(error)", exit: LecternExit.provider))
+                made.problems.append(MachineProblem(message: "\(error)", exit: LecternExit.provider))
             }
         }
-        return problems
+        return made
+    }
+
+    /// What `preflight` found and made.
+    struct Preflight {
+        /// What this machine lacks for the run; empty when nothing.
+        var problems: [MachineProblem] = []
+        var provider: (any LLMProvider)?
+        var speech: SpeechSetup?
     }
 
     /// The spec's recorded cassette, `cassettes/<id>.jsonl` in the nearest directory above the

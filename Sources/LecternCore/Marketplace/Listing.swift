@@ -93,7 +93,9 @@ public enum ListingReader {
     /// The listing and the avatar file it names (relative to the listing), checked; with `bundle`,
     /// also against the bundle it goes with (its language, its free samples). Every problem is
     /// reported at once, each at its line.
-    public static func read(_ url: URL, displayName: String? = nil, bundle: ListingBundleFacts? = nil) throws -> (
+    public static func read(
+        _ url: URL, displayName: String? = nil, bundle: ListingBundleFacts? = nil
+    ) throws -> (
         listing: Listing, avatar: (data: Data, fileExtension: String)?
     ) {
         let source = try YAMLSource.read(url, displayName: displayName)

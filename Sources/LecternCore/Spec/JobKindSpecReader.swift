@@ -3,7 +3,7 @@ import Foundation
 /// Reads one kind's part of a spec. `SpecLoader` reads the common keys (id, version, language,
 /// description, audience, variant, tone, model, budget, repair) once, then hands the top-level
 /// mapping to the reader of the spec's `kind:`, registered in `SpecLoader.kindReaders`.
-public protocol JobKindSpecReader {
+public protocol JobKindSpecReader: SendableMetatype {
     /// The top-level keys this kind adds to the common ones; any other key is reported unknown.
     static var keys: [String] { get }
     /// The kind's part, or nil when it could not be read (the problems are reported on

@@ -1,22 +1,50 @@
 import Foundation
 import LecternLLM
 
-/// The job kinds Lectern knows. Each has a spec reader in LecternCore (`JobKindSpecReader`,
-/// registered in `SpecLoader.kindReaders`) and a job in LecternPipeline (`JobKinds`); a kind
-/// listed here without both gets a clear "not yet" instead of "unknown".
-public enum JobKind: String, Codable, Sendable, CaseIterable {
-    case course, exam, quotes, flashcards
+/// A job kind's name: the spec's `kind:` and the manifest's `kind`. Each kind has a spec reader
+/// in LecternCore (`JobKindSpecReader`, registered in `SpecLoader.kindReaders`), a job in
+/// LecternPipeline (`JobKinds`) and a read side in LecternBundle (`BundleKinds`); a kind listed
+/// in `allCases` without them gets a clear "not yet" instead of "unknown".
+///
+/// A name, not a closed enum, so that a kind can be registered from outside these modules (the
+/// toy kind of `ToyKindTests`); nothing compares it with a string: code names the constants, and
+/// what a kind does is asked of its registered types.
+public struct JobKind: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    public static let course = JobKind(rawValue: "course")
+    public static let exam = JobKind(rawValue: "exam")
+    public static let quotes = JobKind(rawValue: "quotes")
+    public static let flashcards = JobKind(rawValue: "flashcards")
+
+    /// The kinds this version of Lectern knows.
+    public static let allCases: [JobKind] = [.course, .exam, .quotes, .flashcards]
 
     /// The kinds this version runs: those with a spec reader.
     public static var supported: [JobKind] { allCases.filter { SpecLoader.kindReaders[$0] != nil } }
 }
 
-/// The kind-specific part of a spec: one case per kind that runs.
+/// The kind-specific part of a spec: one case per built-in kind, and `other` for a kind
+/// registered from outside LecternCore (its reader keeps its part as JSON, which its job decodes).
 public enum JobContent: Sendable, Hashable {
     case course(CourseSpec)
     case exam(ExamSpec)
     case quotes(QuotesSpec)
     case flashcards(DeckSpec)
+    case other(JobKind, JSONValue)
 
     public var kind: JobKind {
         switch self {
@@ -24,6 +52,7 @@ public enum JobContent: Sendable, Hashable {
         case .exam: .exam
         case .quotes: .quotes
         case .flashcards: .flashcards
+        case .other(let kind, _): kind
         }
     }
 }
@@ -60,6 +89,10 @@ public struct JobSpec: Sendable, Hashable {
     /// Where the files the spec names may be read from (``FileRoots``); not part of the hash.
     /// nil: the project of `baseDirectory`.
     public var fileRoots: FileRoots?
+
+    /// The review decisions on this job's items (`review_file:`, else `<spec name>.review.yaml`
+    /// beside the spec; docs/review.md); not part of the hash. nil: none (a spec read from text).
+    public var reviewFile: URL?
 
     /// `fileRoots`, or the project of the base directory (the current directory when none).
     public var resolvedFileRoots: FileRoots {
@@ -122,6 +155,19 @@ public struct JobSpec: Sendable, Hashable {
             case kind, id, version, language, description, audience, variant, model, budget, repair, review, course, exam, quotes, flashcards
         }
 
+        /// A kind of its own's part, under its name.
+        struct OtherPart: Encodable {
+            let spec: JSONValue
+            let tone: ToneSpec
+        }
+
+        struct NamedKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
         struct KindPart<Part: Encodable>: Encodable {
             let part: Part
             let tone: ToneSpec
@@ -154,6 +200,9 @@ public struct JobSpec: Sendable, Hashable {
             case .exam(let exam): try c.encode(KindPart(part: exam, tone: spec.tone), forKey: .exam)
             case .quotes(let quotes): try c.encode(KindPart(part: quotes, tone: spec.tone), forKey: .quotes)
             case .flashcards(let deck): try c.encode(KindPart(part: deck, tone: spec.tone), forKey: .flashcards)
+            case .other(let kind, let part):
+                var named = encoder.container(keyedBy: NamedKey.self)
+                try named.encode(OtherPart(spec: part, tone: spec.tone), forKey: NamedKey(stringValue: kind.rawValue))
             }
         }
     }
@@ -314,4 +363,3 @@ public struct ToneSpec: Codable, Sendable, Hashable {
         self.text = text
     }
 }
-

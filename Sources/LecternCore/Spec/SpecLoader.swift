@@ -8,13 +8,19 @@ public struct SpecLoader: Sendable {
     /// Directories beyond the spec's project that its files may be read from (`--corpus-root`).
     public let allowedRoots: [URL]
 
+    /// The spec reader of each kind this loader reads: `kindReaders`, and any a program adds
+    /// for a kind of its own (`loader.readers[.glossary] = GlossarySpecReader.self`).
+    public var readers: [JobKind: any JobKindSpecReader.Type] = SpecLoader.kindReaders
+
     public init(presets: PresetLibrary, allowedRoots: [URL] = []) {
         self.presets = presets
         self.allowedRoots = allowedRoots
     }
 
     /// The keys every kind shares, read once here.
-    static let commonKeys = ["kind", "id", "version", "language", "description", "audience", "variant", "tone", "model", "budget", "repair", "review"]
+    static let commonKeys = [
+        "kind", "id", "version", "language", "description", "audience", "variant", "tone", "model", "budget", "repair", "review", "review_file",
+    ]
 
     /// The spec reader of each kind that runs. A kind plugs in here and in LecternPipeline's
     /// `JobKinds`.
@@ -28,7 +34,13 @@ public struct SpecLoader: Sendable {
     /// Loads and checks the spec at `url`. Throws `SpecError` with every problem found.
     public func load(_ url: URL, displayName: String? = nil) throws -> JobSpec {
         let source = try YAMLSource.read(url, displayName: displayName)
-        return try load(source, baseDirectory: url.deletingLastPathComponent())
+        var spec = try load(source, baseDirectory: url.deletingLastPathComponent())
+        // The review decisions beside the spec: `review_file:`, else `<spec name>.review.yaml`.
+        if spec.reviewFile == nil {
+            let stem = url.deletingPathExtension().lastPathComponent
+            spec.reviewFile = url.deletingLastPathComponent().appendingPathComponent("\(stem).review.yaml").standardizedFileURL
+        }
+        return spec
     }
 
     /// Loads and checks a spec from its text; relative paths in it are resolved against
@@ -53,8 +65,9 @@ public struct SpecLoader: Sendable {
         var kindReader: (any JobKindSpecReader.Type)?
         if let kindNode = root.mapping?["kind"] {
             let kindText = kindNode.string ?? ""
-            if let known = JobKind(rawValue: kindText) {
-                if let found = Self.kindReaders[known] {
+            let named = JobKind(rawValue: kindText)
+            if JobKind.allCases.contains(named) || readers[named] != nil {
+                if let found = readers[named] {
                     kindReader = found
                 } else {
                     reader.report(
@@ -101,6 +114,10 @@ public struct SpecLoader: Sendable {
         let budget = readBudget(top)
         let repair = readRepair(top)
         let review = readReview(top, model: model, reader: reader)
+        let reviewFile = top.string("review_file", maxLength: 1_000)
+        if let reviewFile, !(reviewFile.hasSuffix(".yaml") || reviewFile.hasSuffix(".yml")) {
+            reader.report("'review_file' is '\(reviewFile)', not a .yaml file", at: top.node("review_file"), hint: "e.g. review_file: reviews/course.review.yaml")
+        }
 
         let t = top.mapping("tone", known: ["preset", "presets", "text"])
         t?.finish()
@@ -114,6 +131,9 @@ public struct SpecLoader: Sendable {
             id: id, version: version, language: language, description: description, audience: audience, variant: variant, tone: tone,
             model: model, budget: budget, repair: repair, review: review, content: content, baseDirectory: baseDirectory?.standardizedFileURL)
         spec.fileRoots = context.fileRoots
+        spec.reviewFile = reviewFile.map {
+            ($0.hasPrefix("/") ? URL(fileURLWithPath: $0) : context.resolvedBaseDirectory.appendingPathComponent($0)).standardizedFileURL
+        }
         return spec
     }
 
@@ -155,8 +175,9 @@ public struct SpecLoader: Sendable {
         // A key crosses the network only over TLS, or to this machine: the rule the provider
         // applies when it reads the key (``CredentialPolicy``), decided here from the spec alone
         // so that `validate` refuses what `run` would.
-        if provider.isRemote, let problem = CredentialPolicy.keyRouteProblem(
-            configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
+        if provider.isRemote,
+            let problem = CredentialPolicy.keyRouteProblem(
+                configured: keyEnv, defaultVariable: provider.defaultKeyVariable, ownHost: provider.ownAPIHost, baseURL: endpoint)
         {
             reader.report(
                 "'model' would send \(problem)", at: m?.node("base_url") ?? m?.node,

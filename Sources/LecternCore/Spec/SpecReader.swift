@@ -10,11 +10,14 @@ public final class SpecReader {
 
     public let file: String
     public private(set) var diagnostics: [SpecDiagnostic] = []
-    private var remainingNodes = SpecReader.nodeBudget
+    private var remainingNodes: Int
+    private let budget: Int
     private var budgetReported = false
 
-    public init(file: String) {
+    public init(file: String, nodeBudget: Int = SpecReader.nodeBudget) {
         self.file = file
+        self.remainingNodes = nodeBudget
+        self.budget = nodeBudget
     }
 
     /// Records a problem at `node`'s place (or the file's start).
@@ -38,7 +41,7 @@ public final class SpecReader {
         if !budgetReported {
             budgetReported = true
             report(
-                "the document expands to more than \(Self.nodeBudget) YAML nodes (aliases count each time they are used); refused",
+                "the document expands to more than \(budget) YAML nodes (aliases count each time they are used); refused",
                 at: node, hint: "a spec is small; write it without deeply nested aliases")
         }
         return false

@@ -19,7 +19,7 @@ public struct YAMLSource: Sendable {
     }
 
     /// Reads `url`, refusing empty, oversized, binary and non-UTF-8 files.
-    public static func read(_ url: URL, displayName: String? = nil) throws -> YAMLSource {
+    public static func read(_ url: URL, displayName: String? = nil, maxBytes: Int = YAMLSource.maxBytes) throws -> YAMLSource {
         let name = displayName ?? url.path
         let attributes: [FileAttributeKey: Any]
         do {
@@ -39,15 +39,15 @@ public struct YAMLSource: Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw SpecError(SpecDiagnostic(file: name, message: "cannot read the file", hint: "check its permissions"))
         }
-        return try YAMLSource(file: name, data: data)
+        return try YAMLSource(file: name, data: data, maxBytes: maxBytes)
     }
 
     /// Checks raw bytes: not empty, not binary, UTF-8.
-    public init(file: String, data: Data) throws {
-        if data.count > Self.maxBytes {
+    public init(file: String, data: Data, maxBytes: Int = YAMLSource.maxBytes) throws {
+        if data.count > maxBytes {
             throw SpecError(
                 SpecDiagnostic(
-                    file: file, message: "the file is \(data.count) bytes; specs are limited to \(Self.maxBytes) bytes", hint: "keep specs short"))
+                    file: file, message: "the file is \(data.count) bytes; specs are limited to \(maxBytes) bytes", hint: "keep specs short"))
         }
         if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw SpecError(

@@ -226,7 +226,9 @@ public struct AlgebraicValue: Hashable, Sendable, CustomStringConvertible {
 
     /// `(c · r · πᵏ)^(p/q)` for one term: every prime's exponent (whole from `c`, fractional from
     /// `r`) is scaled, and splits again into a whole part and a proper fraction.
-    private static func monomialPower(_ coefficient: ExactRational, _ basis: Basis, numerator p: Int, denominator q: Int) throws
+    private static func monomialPower(
+        _ coefficient: ExactRational, _ basis: Basis, numerator p: Int, denominator q: Int
+    ) throws
         -> AlgebraicValue
     {
         guard !coefficient.isZero else {

@@ -401,8 +401,7 @@ struct ArithmeticLexer {
             if prose && (current == "-" || current == ">") {
                 while current == "-" || current == ">" { position += 1 }
                 emitBoundary("—", from: start)
-            } else if prose && (Self.isLetter(char(start - 1)) || Self.isLetter(current) && !Self.isSpace(char(start - 1)) && char(start - 1) != nil)
-            {
+            } else if prose && (Self.isLetter(char(start - 1)) || Self.isLetter(current) && !Self.isSpace(char(start - 1)) && char(start - 1) != nil) {
                 emit(.opaque, from: start)  // a hyphenated word: x-3, COVID-19, 3-fold
             } else {
                 emit(.minus, from: start)

@@ -571,16 +571,19 @@ public enum BankLint {
                     let issues =
                         LectureRules.check(markdown, topicTitle: topic.title, language: language)
                         + CodeStructure.pythonProblems(markdown).prefix(3).map { .error(CodeStructure.repairMessage($0), check: .stageRules) }
-                    add("lecture/\(topic.id)", issues, prompt: nil)
+                    add(CourseItems.lecture(topic.id).rawValue, issues, prompt: nil)
                 } else {
-                    add("lecture/\(topic.id)", [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)", check: .stageRules)], prompt: nil)
+                    add(
+                        CourseItems.lecture(topic.id).rawValue,
+                        [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)", check: .stageRules)],
+                        prompt: nil)
                 }
             }
-            for (name, question) in [("engagement-question", topic.engagementQuestion), ("bonus-question", topic.bonusQuestion)] {
+            for (id, question) in [(CourseItems.engagementQuestion(topic.id), topic.engagementQuestion), (CourseItems.bonusQuestion(topic.id), topic.bonusQuestion)] {
                 guard let question else { continue }
                 count += 1
                 add(
-                    "\(name)/\(topic.id)",
+                    id.rawValue,
                     QuestionRules.check(question, expectedTopicID: topic.id, language: language)
                         + code((question.explanation, question.referenceAnswer, question.options)) + grounded(question.prompt),
                     prompt: question.prompt)
@@ -588,7 +591,7 @@ public enum BankLint {
             for (index, question) in (topic.practice ?? []).enumerated() {
                 count += 1
                 add(
-                    String(format: "practice/\(topic.id)/q-%02d", index + 1),
+                    CourseItems.practice(topic.id, number: index + 1).rawValue,
                     PracticeRules.check(question, language: language)
                         + code((question.explanation, nil, question.format == .multipleChoice ? question.options : nil)) + grounded(question.prompt),
                     prompt: question.prompt)
@@ -608,13 +611,13 @@ public enum BankLint {
             let levels = pool.map(\.level).sorted()
             if levels != [1, 2, 3, 4] {
                 add(
-                    "reinforcement/\(topic.id)", [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)", check: .stageRules)],
+                    CourseItems.reinforcementPool(topic.id).rawValue, [.error("the pool needs exactly one question at each level 1, 2, 3 and 4; it has levels \(levels)", check: .stageRules)],
                     prompt: nil)
             }
             for question in pool {
                 count += 1
                 add(
-                    "reinforcement/\(topic.id)/level-\(question.level)",
+                    CourseItems.reinforcement(topic.id, level: question.level).rawValue,
                     ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language)
                         + code((question.explanation, question.referenceAnswer, question.options), label: "the level-\(question.level) question")
                         + grounded(question.prompt),

@@ -161,7 +161,8 @@ public enum QuestionRules {
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if let explanation {
-            issues += checkKeyAgreesWithWorking(options: options, explanation: explanation)
+            issues +=
+                checkKeyAgreesWithWorking(options: options, explanation: explanation)
                 + checkKeyAgreesWithIndexing(prompt: prompt, options: options, explanation: explanation)
         }
         let labels = labels.flatMap { $0.count == options.count ? $0 : nil } ?? options.indices.map { "option \($0 + 1)" }
@@ -719,7 +720,8 @@ public enum QuestionRules {
     /// repairs asked otherwise.
     public static func checkSpeaksToTheLearner(_ field: String, _ text: String, instructions: Bool = false) -> [ValidationIssue] {
         let read = prose(text)
-        let found = read.firstMatch(of: Self.aboutTheItem).map { String($0.output.0) }
+        let found =
+            read.firstMatch(of: Self.aboutTheItem).map { String($0.output.0) }
             ?? (instructions ? read.firstMatch(of: Self.instructionsToTheWriter).map { String($0.output.0) } : nil)
         guard let match = found else { return [] }
         return [

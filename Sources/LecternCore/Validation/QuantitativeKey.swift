@@ -193,7 +193,8 @@ public enum QuantitativeKeyCheck {
     /// `names`: how the messages call each option (the answer's field names, so that the model
     /// knows which of its answers is meant); "option A", "option B" … by default.
     public static func problems(solution: String, options: [String], key: Int, names: [String]? = nil) -> [String] {
-        let letters = names.flatMap { $0.count == options.count ? $0 : nil }
+        let letters =
+            names.flatMap { $0.count == options.count ? $0 : nil }
             ?? options.indices.map { "option " + String(UnicodeScalar(UInt8(65 + min($0, 25)))) }
         let value: AlgebraicValue
         let (expression, stated) = QuantitativeExpression.solutionParts(solution)

@@ -288,7 +288,8 @@ public enum PracticeRules {
         }
         // What the question asserts must be true arithmetic (wrong options, and a statement keyed
         // False, are wrong on purpose).
-        let asserted = [question.explanation] + question.options.filter(\.correct).flatMap { [$0.text, $0.feedback] }
+        let asserted =
+            [question.explanation] + question.options.filter(\.correct).flatMap { [$0.text, $0.feedback] }
             + (question.format == .multipleChoice || question.options.first?.correct == true ? [question.prompt] : [])
         for claim in asserted.flatMap(ArithmeticClaims.check) {
             issues.append(.error("false arithmetic: \(claim.message)", check: .stageRules))

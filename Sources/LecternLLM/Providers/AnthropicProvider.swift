@@ -31,7 +31,9 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
     /// with no variable named, none is sent. Throws ``LLMError`` (`.authentication`) naming the
     /// variable to set when a required key is missing, and (`.invalidRequest`) when the key would
     /// go over plain http to another machine.
-    public init(configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime())
+    public init(
+        configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime()
+    )
         throws
     {
         let base = configuration.baseURL ?? Self.defaultBaseURL
@@ -138,7 +140,8 @@ public struct AnthropicProvider: LLMProvider, CustomStringConvertible {
     /// Reads a 2xx Messages answer, whole or streamed (a stream that ended early throws
     /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
-        let body = configuration.stream && StreamAssembler.isEventStream(response)
+        let body =
+            configuration.stream && StreamAssembler.isEventStream(response)
             ? try StreamAssembler.anthropicMessage(response.body, stopped: response.stopped) : response.body
         let message: Message
         do {

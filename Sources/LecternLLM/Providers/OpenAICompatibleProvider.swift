@@ -28,7 +28,9 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     /// base URL with no variable named, none is sent. Throws ``LLMError`` (`.authentication`)
     /// naming the variable to set when a required key is missing, and (`.invalidRequest`) when
     /// the key would go over plain http to another machine.
-    public init(configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime())
+    public init(
+        configuration: ProviderConfiguration, environment: [String: String], runtime: ProviderRuntime = ProviderRuntime()
+    )
         throws
     {
         let base = configuration.baseURL ?? Self.defaultBaseURL
@@ -158,7 +160,8 @@ public struct OpenAICompatibleProvider: LLMProvider, CustomStringConvertible {
     /// Reads a 2xx Chat Completions answer, whole or streamed (a stream that ended early throws
     /// ``StreamEndedEarly``, which the exchange retries).
     func decode(_ response: HTTPResponse, request: LLMRequest, context: RequestContext) throws -> LLMResponse {
-        let body = configuration.stream && StreamAssembler.isEventStream(response)
+        let body =
+            configuration.stream && StreamAssembler.isEventStream(response)
             ? try StreamAssembler.chatCompletion(response.body, stopped: response.stopped) : response.body
         let completion: Completion
         do {

@@ -231,7 +231,8 @@ struct ProviderExchange: Sendable {
                 message = "\(status) from \(host): the key in \(keyVariable) was refused; check it."
             } else {
                 let variable = keyVariable ?? (kind == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY")
-                message = "\(status) from \(host): the server wants an API key; set \(variable) "
+                message =
+                    "\(status) from \(host): the server wants an API key; set \(variable) "
                     + "(and apiKeyEnvironmentVariable if you use another name)."
             }
             return LLMError(.authentication, message, statusCode: 401)
@@ -258,7 +259,9 @@ struct ProviderExchange: Sendable {
     }
 
     /// The error once every retry of a retryable status failed.
-    private func exhaustedError(_ response: HTTPResponse, request: LLMRequest, context: RequestContext, attempts: Int)
+    private func exhaustedError(
+        _ response: HTTPResponse, request: LLMRequest, context: RequestContext, attempts: Int
+    )
         -> LLMError
     {
         let said = serverMessage(response).map { " (server said: \($0))" } ?? ""

@@ -158,7 +158,9 @@ enum ChildProcess {
         do {
             try process.run()
         } catch {
-            throw SpeechError("\(executable.lastPathComponent) cannot be started (\(error.localizedDescription)); install it (Debian: apt install \(executable.lastPathComponent == "opusenc" ? "opus-tools" : executable.lastPathComponent))")
+            throw SpeechError(
+                "\(executable.lastPathComponent) cannot be started (\(error.localizedDescription)); install it (Debian: apt install \(executable.lastPathComponent == "opusenc" ? "opus-tools" : executable.lastPathComponent))"
+            )
         }
         // Feed stdin and drain stderr on their own threads so no pipe fills up. A program that
         // exits without reading all its input must not take Lectern down with SIGPIPE: the

@@ -14,7 +14,8 @@ public struct EspeakSpeechProvider: SpeechProvider {
         guard let executable = ChildProcess.locate("espeak-ng", environment: environment) else { return nil }
         self.executable = executable
         self.wordsPerMinute = wordsPerMinute
-        let version = (try? ChildProcess.runBlocking(executable, arguments: ["--version"], input: Data()))
+        let version =
+            (try? ChildProcess.runBlocking(executable, arguments: ["--version"], input: Data()))
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         // "eSpeak NG text-to-speech: 1.51  Data at: …" → "espeak-ng 1.51"
         let number = version.split(separator: " ").first { $0.first?.isNumber == true } ?? "?"

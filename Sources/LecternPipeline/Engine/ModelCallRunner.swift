@@ -121,6 +121,9 @@ public struct ModelCallRunner: Sendable {
     /// Writes a wrong option's feedback anew when an answer is refused only for its wrong options'
     /// feedback (`FeedbackMending`); nil: such answers go to the usual repair.
     public var mending: FeedbackMending?
+    /// A person's decisions on the items (approve, reject, edit), applied to each call, and the
+    /// record of what each item became; nil: no review (nothing recorded).
+    public var review: ReviewBook?
 
     public init(
         exchanger: Exchanger, model: String, temperature: Double, maxTokens: Int, seed: Int?, variant: String?, maxAttempts: Int,
@@ -215,6 +218,52 @@ public struct ModelCallRunner: Sendable {
     public func run<Output>(_ call: ModelCall<Output>) async throws -> (Output, ItemReport) {
         let clock = ContinuousClock()
         let start = clock.now
+        // A reviewer's decision on this item: an approved or edited answer is kept without a call
+        // while what it was built from holds; a rejected one is refused with the note.
+        let decision = review?.file[call.itemID]
+        let basis = ReviewFile.basisHash(call.variables)
+        var stale: String?
+        if let review, let decision, decision.kind != .reject {
+            // The model's own answer as the cache holds it, when it is the one judged: the item's
+            // history of refusals stays in quality.json. Otherwise (a prompt, the model or the
+            // tone changed) the kept answer stands alone, with no call.
+            var history: ItemReport?
+            if decision.basis == basis,
+                let (_, report, answered) = try? await Exchanger.$cacheOnly.withValue(true, operation: { try await answer(call, basis: basis, record: false) }),
+                ReviewFile.contentHash(answered) == decision.content
+            {
+                history = report
+            }
+            switch try keptAnswer(call, decision: decision, basis: basis, review: review) {
+            case .kept(let value, let text, let warnings):
+                review.record(
+                    ReviewBook.Record(
+                        item: call.itemID, stage: call.stage, state: decision.kind == .edit ? .edited : .approved, answer: text,
+                        content: ReviewFile.contentHash(text), basis: basis, by: decision.by, at: decision.at))
+                // Without its history, no attempt: a person's answer, not the model's.
+                let report =
+                    history
+                    ?? ItemReport(
+                        id: call.itemID, stage: call.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
+                        latency: start.duration(to: clock.now), warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) })
+                return (value, report)
+            case .stale(let reason):
+                stale = reason
+            }
+        }
+        let (value, report, _) = try await answer(call, basis: basis, stale: stale)
+        return (value, report)
+    }
+
+    /// Asks the model (or the cache) and checks, repairing until an answer passes: the value, its
+    /// report and the answer's text (mends included). `record`: the outcome goes to the review book.
+    func answer<Output>(_ call: ModelCall<Output>, basis: String, stale: String? = nil, record: Bool = true) async throws -> (Output, ItemReport, String) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var stale = stale
+        let decision = review?.file[call.itemID]
+        let rejection = decision?.kind == .reject ? decision : nil
+        var rejectedAnswer = false
         let base = call.template.messages(call.variables)
         var messages = base
         var usage = TokenUsage()
@@ -325,6 +374,12 @@ public struct ModelCallRunner: Sendable {
                         break
                     }
                 }
+                // The answer a reviewer rejected: refused with the note, whatever the checks said.
+                if let rejection, case .valid = judged, ReviewFile.contentHash(answered) == rejection.content {
+                    // Counted under the stage's rules: review.json, not the checks, counts what reviewers decided.
+                    judged = .invalid([Refusal(.stageRules, "a reviewer rejected this answer: " + (rejection.note ?? ""))])
+                    rejectedAnswer = true
+                }
                 switch judged {
                 case .valid(let value, var warnings):
                     var tally = BlindSolveTally()
@@ -363,7 +418,16 @@ public struct ModelCallRunner: Sendable {
                             warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) },
                             rejections: rejections)
                         report.blindSolve = tally
-                        return (value, report)
+                        if let rejection, !rejectedAnswer {
+                            stale = "the answer rejected (\(rejection.content.prefix(12))…) is no longer the item's"
+                        }
+                        if record {
+                            review?.record(
+                                ReviewBook.Record(
+                                    item: call.itemID, stage: call.stage, state: .pending, answer: answered, content: ReviewFile.contentHash(answered),
+                                    basis: basis, rejected: rejectedAnswer ? rejection?.note : nil, stale: stale))
+                        }
+                        return (value, report, answered)
                     }
                     errors = disagreements
                 case .invalid(let problems):
@@ -384,6 +448,38 @@ public struct ModelCallRunner: Sendable {
             }
         }
         throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors)
+    }
+
+    /// What an approval or an edit gives for a call.
+    enum Kept<Output> {
+        /// The kept answer (edited, for an edit), its text and its warnings: no call.
+        case kept(Output, String, [ValidationIssue])
+        /// Not applied, and why: the item is asked as if undecided.
+        case stale(String)
+    }
+
+    /// The answer an approval or an edit keeps, checked like any answer (the stage's checks and
+    /// the inspector's). An edit that fails throws a spec error at the decision.
+    func keptAnswer<Output>(_ call: ModelCall<Output>, decision: ReviewFile.Decision, basis: String, review: ReviewBook) throws -> Kept<Output> {
+        let verb = decision.kind == .edit ? "edited" : "approved"
+        guard let answer = decision.answer, decision.basis == basis else {
+            return .stale("what the answer was built from (its topic, lecture, passage …) changed since it was \(verb)")
+        }
+        var text = answer
+        if decision.kind == .edit {
+            do {
+                text = try AnswerFields.apply(decision.fields, to: answer)
+            } catch {
+                throw ReviewEditError(error: review.editError(decision, problems: [error.description]))
+            }
+        }
+        switch inspected(call.check(text)) {
+        case .valid(let value, let warnings):
+            return .kept(value, text, warnings)
+        case .invalid(let problems):
+            if decision.kind == .edit { throw ReviewEditError(error: review.editError(decision, problems: problems.messages)) }
+            return .stale("the approved answer no longer passes the checks: " + problems.messages.joined(separator: "; "))
+        }
     }
 
     /// What `mend` made of a refused answer.

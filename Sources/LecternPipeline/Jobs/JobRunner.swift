@@ -80,6 +80,11 @@ public struct JobRunner: Sendable {
     public let generator: String
     /// Speech synthesis for the `narration` add-on (the CLI sets it from the spec's `speech`).
     public var speech: SpeechSetup?
+    /// The pipeline of each kind this runner runs: `JobKinds.all`, and any a program adds for a
+    /// kind of its own (`runner.pipelines[.glossary] = GlossaryJob.self`).
+    public var pipelines: [JobKind: any GenerationJob.Type] = JobKinds.all
+    /// The read side of each kind, for the quality report's lint: `BundleKinds.builtIn` unless set.
+    public var bundleKinds: BundleKinds = .builtIn
 
     public init(
         spec: JobSpec, presets: PresetLibrary, exchanger: Exchanger, renderer: (any DocumentRenderer)?, events: any EngineEventSink,
@@ -95,9 +100,32 @@ public struct JobRunner: Sendable {
     }
 
     /// The stages of this spec's kind, in the order a run reaches them.
-    public var stageOrder: [StageName] { JobKinds.stageOrder(of: spec.kind) }
+    public var stageOrder: [StageName] { pipelines[spec.kind]?.stages.map(\.name) ?? [] }
 
-    func makeJob(ledger: Ledger) throws -> any GenerationJob {
+    /// The spec's review decisions, read and checked — every problem at its line and column, an
+    /// item id that is none of this kind's — or an empty book when the spec has no review file.
+    public func reviewBook() throws -> ReviewBook {
+        guard let url = spec.reviewFile else { return ReviewBook() }
+        let current = FileManager.default.currentDirectoryPath
+        let display = url.path.hasPrefix(current + "/") ? String(url.path.dropFirst(current.count + 1)) : url.path
+        let file = try ReviewFile.read(url, displayName: display)
+        let stages = Set(stageOrder.map(\.rawValue))
+        let unknown = file.decisions.values.filter { !stages.contains(String($0.item.split(separator: "/").first ?? "")) }
+            .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
+        if !unknown.isEmpty {
+            throw SpecError(
+                unknown.map {
+                    SpecDiagnostic(
+                        file: display, line: $0.line, column: $0.column, message: "'\($0.item)' is no item of a \(spec.kind.rawValue) job",
+                        hint: "its items start with " + stageOrder.map(\.rawValue).joined(separator: ", ") + "; the bundle's review.json lists them")
+                })
+        }
+        let base = spec.baseDirectory?.path ?? current
+        let name = url.path.hasPrefix(base + "/") ? String(url.path.dropFirst(base.count + 1)) : url.lastPathComponent
+        return ReviewBook(file: file, fileName: FileManager.default.fileExists(atPath: url.path) ? name : nil)
+    }
+
+    func makeJob(ledger: Ledger, review: ReviewBook? = nil) throws -> any GenerationJob {
         var runner = ModelCallRunner(
             exchanger: exchanger, model: spec.model.name, temperature: spec.model.temperature, maxTokens: spec.model.maxTokens,
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
@@ -105,15 +133,17 @@ public struct JobRunner: Sendable {
             solver: spec.review.blindSolve ? try BlindSolver(model: spec.review.model) : nil)
         runner.frequencyPenalty = spec.model.frequencyPenalty
         runner.mending = try FeedbackMending(language: spec.language)
+        runner.review = review
         let environment = JobEnvironment(spec: spec, presets: presets, runner: runner, renderer: renderer, speech: speech)
-        return try JobKinds.pipeline(for: spec.kind).init(environment: environment)
+        guard let pipeline = pipelines[spec.kind] else { throw PipelineError("kind '\(spec.kind)' is not supported by this version of Lectern") }
+        return try pipeline.init(environment: environment)
     }
 
     /// Builds this spec's job as `run` does, without running anything: what its kind refuses
     /// before the first call (an imported set that does not parse, a corpus that cannot serve the
     /// blueprint) throws here, so `validate` refuses the same specs as `run`.
     public func prepare() throws {
-        _ = try makeJob(ledger: Ledger())
+        _ = try makeJob(ledger: Ledger(), review: try reviewBook())
     }
 
     public func run(options: Options) async throws -> Result {
@@ -126,7 +156,8 @@ public struct JobRunner: Sendable {
 
     func generate(options: Options) async throws -> Result {
         let ledger = Ledger()
-        let job = try makeJob(ledger: ledger)
+        let review = try reviewBook()
+        let job = try makeJob(ledger: ledger, review: review)
         // A batch run starts every ready item at once: their requests make the round.
         let concurrency = spec.model.batch == true ? exchanger.maxConcurrency : options.maxConcurrency ?? min(spec.model.maxConcurrency, exchanger.maxConcurrency)
         let filter = options.shard.map {
@@ -144,6 +175,8 @@ public struct JobRunner: Sendable {
         let outcome = await Exchanger.$requestSlots.withValue(slots) { await engine.run(job.initialItems(), results: results) }
         // Whatever happens next, what was paid for is on disk.
         exchanger.flush()
+        // An edit the checks refused is the review file's to fix: the run stops (exit 2).
+        if let refused = review.refusedEditsError { throw refused }
         let totals = ledger.totals
         let itemCount = outcome.completed.count + outcome.failures.count
         if outcome.cancelled {
@@ -177,12 +210,16 @@ public struct JobRunner: Sendable {
                 status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
                 reports: outcome.reports)
         }
-        let quality = Self.qualityReport(
+        let seal = review.seal(reviewFileSHA256: spec.reviewFile.flatMap { FileManager.default.contents(atPath: $0.path) }.map(SHA256Digest.hex))
+        assembled.files[ReviewSeal.fileName] = try seal.jsonData()
+        var quality = Self.qualityReport(
             stages: stageOrder.map(\.rawValue), reports: outcome.completed.compactMap { outcome.reports[$0] }, failures: outcome.failures,
-            files: assembled.files, language: spec.language)
+            files: assembled.files, linted: bundleKinds.all[spec.kind].flatMap { $0.lintedInQualityReport ? $0.document : nil },
+            language: spec.language)
+        quality.review = seal.counts
         assembled.files[QualityReport.fileName] = try quality.jsonData()
         let base = Manifest(
-            kind: spec.kind.rawValue, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
+            kind: spec.kind, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,
             generator: generator, specHash: spec.hash, models: Array(totals.models), promptTemplates: Array(totals.templates),
             usage: Manifest.Usage(
                 promptTokens: totals.usage.promptTokens, completionTokens: totals.usage.completionTokens,
@@ -197,12 +234,12 @@ public struct JobRunner: Sendable {
     }
 
     /// The bundle's quality report: the items' reports, and `lectern check`'s lint of the
-    /// bank the bundle holds (course.json or exam.json).
-    static func qualityReport(stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], language: String)
-        -> QualityReport
-    {
-        let bankFile = ["course.json", "exam.json"].first { files[$0] != nil }
-        let bank = bankFile.flatMap { file in try? BankLint.check(data: files[file]!, file: file, language: language) }
+    /// document its kind has linted (`BundleKind.lintedInQualityReport`: a course's course.json,
+    /// an exam's exam.json).
+    static func qualityReport(
+        stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], linted: String?, language: String
+    ) -> QualityReport {
+        let bank = linted.flatMap { file in files[file].flatMap { try? BankLint.check(data: $0, file: file, language: language) } }
         return QualityReport(stages: stages, reports: reports, failures: failures, bank: bank)
     }
 }

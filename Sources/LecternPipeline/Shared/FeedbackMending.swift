@@ -207,7 +207,8 @@ public struct FeedbackMending: Sendable {
     /// set's): a true/false statement (`format` "true_false") is not held to asking something.
     static func stemProblems(_ prompt: String, multipleChoice: Bool, statement: Bool) -> [String] {
         let field = "prompt"
-        let issues = QuestionRules.checkNoHeading(field, prompt) + QuestionRules.checkFinished(field, prompt)
+        let issues =
+            QuestionRules.checkNoHeading(field, prompt) + QuestionRules.checkFinished(field, prompt)
             + QuestionRules.checkAskedOfTheLearner(field, prompt, asks: !statement) + QuestionRules.checkLearnerText(field, prompt, afterPrompt: false)
             + (multipleChoice ? QuestionRules.checkOneQuestion(field, prompt) : [])
         return issues.errors.map(\.message).filter { $0.contains(Self.promptField) }
@@ -221,7 +222,8 @@ public struct FeedbackMending: Sendable {
         let wrong = (question["wrong_answers"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }
         let answers: String
         if let correct = question["correct_answer"]?["text"]?.stringValue, !wrong.isEmpty {
-            answers = "The learner chooses one of these answers: " + ([correct] + wrong).sorted().map { "\"\($0)\"" }.joined(separator: "; ")
+            answers =
+                "The learner chooses one of these answers: " + ([correct] + wrong).sorted().map { "\"\($0)\"" }.joined(separator: "; ")
                 + ". The correct one is \"\(correct)\"."
         } else if let reference = question["reference_answer"]?.stringValue, !reference.trimmed.isEmpty {
             answers = "The learner writes the answer; a good one says: \(reference.trimmed)"

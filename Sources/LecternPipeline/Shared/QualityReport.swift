@@ -83,6 +83,9 @@ public struct QualityReport: Sendable, Hashable, Codable {
     /// Flags on accepted answers, by kind (a correct option much longer than the others …).
     public var warnings: [Warning]
     public var bank: Bank?
+    /// What review made of the items (`review.json`'s counts): approved, edited, pending, the
+    /// rejections acted on, the decisions not applied.
+    public var review: ReviewSeal.Counts?
 
     /// One model answer as the report counts it.
     struct Record {
@@ -195,6 +198,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
             lines.append(
                 "  \(check.check.rawValue): \(check.repaired) repaired, \(check.flagged) flagged, \(check.failed) failed (\(check.refusals) refusals) — \(check.summary)")
         }
+        if let review { lines.append("  review: " + review.sentence(items: review.approved + review.edited + review.pending)) }
         let warned = warnings.reduce(0) { $0 + $1.items }
         if warned > 0 { lines.append("  warnings on accepted answers: \(warnings.map { "\($0.kind) (\($0.items))" }.joined(separator: "; "))") }
         if let bank {

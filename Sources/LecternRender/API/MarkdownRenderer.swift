@@ -119,7 +119,9 @@ public struct MarkdownRenderer: Sendable {
     }
 
     /// Names the formula whose MathML broke the document, if one did.
-    private static func diagnose(_ failure: LibXML.Failure, writer: XHTMLWriter, protected: ProtectedMarkdown)
+    private static func diagnose(
+        _ failure: LibXML.Failure, writer: XHTMLWriter, protected: ProtectedMarkdown
+    )
         -> RenderError
     {
         for index in writer.usedFormulas {

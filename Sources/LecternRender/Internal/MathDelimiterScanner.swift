@@ -928,7 +928,9 @@ struct InlineScanner {
     }
 
     /// `$…$` or `\(…\)` (pandoc's `mathInlineWith`).
-    private mutating func inlineMath(contentStart s: Int, closer: MathFormula.Delimiter) -> (
+    private mutating func inlineMath(
+        contentStart s: Int, closer: MathFormula.Delimiter
+    ) -> (
         contentEnd: Int, end: Int
     )? {
         let n = buf.count

@@ -1,3 +1,7 @@
+internal import CLibXML2
+import Foundation
+internal import TeXMath
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-internal import CLibXML2
-internal import TeXMath
-import Foundation
 
 /// Where a formula goes in the writer's body before sanitizing: `<slot n="3"/>` in a private
 /// namespace, which the sanitizer replaces with the converter's MathML as it is.

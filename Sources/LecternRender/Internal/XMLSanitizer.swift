@@ -282,7 +282,9 @@ struct XMLSanitizer {
         out.append(0x3E)
     }
 
-    private mutating func keepXHTMLAttribute(_ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String)
+    private mutating func keepXHTMLAttribute(
+        _ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String
+    )
         -> Bool
     {
         if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {

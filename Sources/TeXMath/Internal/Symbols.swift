@@ -100,13 +100,15 @@ enum Symbols {
 
 extension String {
     fileprivate func replacingTilde() -> String {
-        guard unicodeScalars.contains("~") , unicodeScalars.count > 1 else { return self }
+        guard unicodeScalars.contains("~"), unicodeScalars.count > 1 else { return self }
         var out = String.UnicodeScalarView()
         for s in unicodeScalars { out.append(s == "~" ? "\u{2006}" : s) }
         return String(out)
     }
 }
 
+// A table as data, a symbol a line from the first column: the formatter would indent it.
+// swift-format-ignore
 private let mathSymbolData = """
 alpha i α
 beta i β
@@ -751,6 +753,7 @@ argmin m arg~min
 """
 
 /// Text-mode symbols (inside \text{…}).
+// swift-format-ignore
 private let textSymbolData = """
 % %
 $ $

@@ -29,7 +29,9 @@ enum Flavor: String, CaseIterable, CustomTestStringConvertible, Sendable {
             maxTokensCeiling: ceiling)
     }
 
-    func provider(_ configuration: ProviderConfiguration, rig: TestRig, environment: [String: String]? = nil) throws
+    func provider(
+        _ configuration: ProviderConfiguration, rig: TestRig, environment: [String: String]? = nil
+    ) throws
         -> any LLMProvider
     {
         try ProviderFactory.make(configuration, environment: environment ?? self.environment, runtime: rig.runtime)

@@ -32,7 +32,9 @@ final class LoopbackServer: Sendable {
         var delay: Duration = .zero
         var action: Action = .respond
 
-        static func json(_ status: Int = 200, _ body: String, headers: [(String, String)] = [], delay: Duration = .zero)
+        static func json(
+            _ status: Int = 200, _ body: String, headers: [(String, String)] = [], delay: Duration = .zero
+        )
             -> Reply
         {
             Reply(

@@ -263,4 +263,3 @@ func normalizingMath(_ xhtml: String) -> String {
     result += rest
     return result
 }
-

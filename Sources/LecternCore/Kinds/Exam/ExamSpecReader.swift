@@ -204,7 +204,9 @@ public enum ExamSpecReader: JobKindSpecReader {
                 }
                 var format = fromPreset?.format ?? .standard
                 if let name = c.string("format", maxLength: 20) {
-                    if let f = ExamCategory.Format(rawValue: name) { format = f } else {
+                    if let f = ExamCategory.Format(rawValue: name) {
+                        format = f
+                    } else {
                         reader.report("unknown category format '\(name)'", at: c.node("format"), hint: "use " + ExamCategory.Format.described)
                     }
                 }

@@ -259,7 +259,8 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         if altText.split(whereSeparator: \.isWhitespace).count < 5 {
             problems.append("the figure needs alt text: a description from which the question can be answered without seeing it")
         } else {
-            let unnamed = points.map(\.label).filter { !Self.mentions(altText, Self.labelKey($0)) }
+            let unnamed =
+                points.map(\.label).filter { !Self.mentions(altText, Self.labelKey($0)) }
                 + drawnLabels.filter { label in
                     let text = Self.labelKey(Self.normalizedDigits(label))
                     return !altText.contains(text) && !altText.contains(Self.withoutUnit(text))
@@ -362,7 +363,8 @@ public struct GeometryFigure: Codable, Sendable, Hashable {
         // The article opening a sentence ("A right triangle …") is not point A.
         if label == "A" { text = text.replacingOccurrences(of: #"(^|[.!?:;]\s+)A(?= \p{Ll})"#, with: "$1", options: .regularExpression) }
         let escaped = NSRegularExpression.escapedPattern(for: label)
-        let pattern = label.unicodeScalars.allSatisfy({ $0.value < 0x80 && $0.properties.isUppercase })
+        let pattern =
+            label.unicodeScalars.allSatisfy({ $0.value < 0x80 && $0.properties.isUppercase })
             ? #"(?<![\p{Ll}\p{Lo}])[A-Z0-9]*"# + escaped + #"[A-Z0-9]*(?![\p{Ll}\p{Lo}])"#
             : #"(?<![\p{L}])"# + escaped + #"(?![\p{L}])"#
         return text.range(of: pattern, options: .regularExpression) != nil

@@ -238,7 +238,9 @@ public enum DeckImport {
             if definition.isEmpty { problem("the definition of '\(term.prefix(60))' is empty"); continue }
             if term.count > FlashcardRules.frontLimit { problem("the term is \(term.count) characters; at most \(FlashcardRules.frontLimit)"); continue }
             if definition.count > FlashcardRules.backLimit { problem("the definition is \(definition.count) characters; at most \(FlashcardRules.backLimit)"); continue }
-            if (term + definition).unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\r" && $0 != "\t" }) { problem("the row holds control characters"); continue }
+            if (term + definition).unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
+                problem("the row holds control characters"); continue
+            }
             let key = TextKey.normalize(term)
             if let first = seen[key] { problem("the term '\(term.prefix(60))' is already on line \(first)"); continue }
             seen[key] = raw.line
@@ -335,9 +337,13 @@ public enum DeckRules {
                 if NearDuplicate.restate(answer, text) || TextKey.normalize(text).contains(TextKey.normalize(answer)) || TextKey.normalize(answer).contains(TextKey.normalize(text)) {
                     issues.append(.error("\(label) ('\(text)') says what the right answer says; a distractor must be wrong", check: .stageRules))
                 } else if isNumeric(text) != isNumeric(answer) {
-                    issues.append(.error("\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind", check: .stageRules))
+                    issues.append(
+                        .error(
+                            "\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind", check: .stageRules)
+                    )
                 } else {
-                    issues.append(.error("\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away", check: .stageRules))
+                    issues.append(
+                        .error("\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away", check: .stageRules))
                 }
                 continue
             }

@@ -64,6 +64,17 @@ public struct TemplateBank: Sendable, Hashable {
         }
     }
 
+    /// A templates.json read back, its emotions in the file's order (the spec's).
+    public static func read(_ data: Data) throws -> TemplateBank {
+        struct File: Decodable { var templates: [String: [String]] }
+        let file = try JSONDecoder().decode(File.self, from: data)
+        // The decoder keeps no key order: each emotion's place is where its key stands in the text.
+        let text = String(decoding: data, as: UTF8.self)
+        func place(_ name: String) -> String.Index { text.range(of: JSONText.string(name) + ": [")?.lowerBound ?? text.endIndex }
+        let names = file.templates.keys.sorted { (place($0), $0) < (place($1), $1) }
+        return TemplateBank(emotions: names.map { ($0, file.templates[$0] ?? []) })
+    }
+
     public func json() -> Data {
         var out = "{\n  \"templates\": {"
         for (i, e) in emotions.enumerated() {
@@ -200,7 +211,9 @@ public enum QuoteRules {
     /// otherwise each emotion first gets quotes up to `minPerEmotion` (in id order, which is stable
     /// and unrelated to the corpus order), then the rest in id order. Problems: fewer quotes than
     /// the target, an emotion under its minimum, an empty fallback emotion.
-    public static func select(_ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec)
+    public static func select(
+        _ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec
+    )
         -> (database: QuoteDatabase, coverage: Coverage, shortfalls: [String])
     {
         let kept = candidates.filter { verdicts[$0.id]?.rejected == nil && verdicts[$0.id] != nil }.sorted { $0.id < $1.id }

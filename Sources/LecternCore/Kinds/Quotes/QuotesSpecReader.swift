@@ -120,7 +120,9 @@ public enum QuotesSpecReader: JobKindSpecReader {
             }
             var attribution = QuoteSource.Attribution.attributed
             if let name = m.string("attribution", maxLength: 20) {
-                if let a = QuoteSource.Attribution(rawValue: name) { attribution = a } else {
+                if let a = QuoteSource.Attribution(rawValue: name) {
+                    attribution = a
+                } else {
                     reader.report(
                         "unknown attribution status '\(name)'", at: m.node("attribution"),
                         hint: "use verified (checked against a primary source), attributed (as the collection gives it) or unverified")

@@ -3,24 +3,6 @@ import LecternBundle
 import LecternCore
 import LecternLLM
 
-/// The ids of a course's items, shared by planning and assembly.
-public enum CourseItems {
-    public static let curriculum = ItemID(CurriculumStage.name)
-    public static func curriculumEdit(_ n: Int) -> ItemID { ItemID(CurriculumStage.editName, "\(n)") }
-    public static let tonePreview = ItemID(TonePreviewStage.name)
-    public static func lecture(_ topicID: String) -> ItemID { ItemID(LectureStage.name, topicID) }
-    public static func engagementQuestion(_ topicID: String) -> ItemID { ItemID(EngagementQuestionStage.name, topicID) }
-    public static func bonusQuestion(_ topicID: String) -> ItemID { ItemID(EngagementQuestionStage.bonusName, topicID) }
-    public static func reinforcement(_ topicID: String, level: Int) -> ItemID { ItemID(ReinforcementStage.name, topicID, "level-\(level)") }
-    public static func endingProject(_ subjectID: String) -> ItemID { ItemID(EndingProjectStage.name, subjectID) }
-    public static func narration(_ topicID: String) -> ItemID { ItemID(Narrator.name, topicID) }
-    public static func flashcards(_ topicID: String) -> ItemID { ItemID(FlashcardStage.name, topicID) }
-    /// Practice question `number` (from 1) of a topic's set.
-    public static func practice(_ topicID: String, number: Int) -> ItemID { ItemID(PracticeStage.name, topicID, String(format: "q-%02d", number)) }
-    /// The rendering of `<path>.md` to `<path>.xhtml`.
-    public static func render(_ path: String) -> ItemID { ItemID(.render, path) }
-}
-
 /// The `course` kind: expands a course spec into work items (curriculum, its edits, tone
 /// preview, lectures, engagement and bonus questions, reinforcement pools, ending projects,
 /// renderings; ids in `CourseItems`) and assembles their results into `course.json` and its
@@ -455,7 +437,8 @@ public enum LessonDuration {
     public static func seconds(of topic: Topic) -> Int {
         var seconds = 0
         if let lecture = topic.lecture {
-            seconds += lecture.audio.map { Int($0.seconds.rounded(.up)) }
+            seconds +=
+                lecture.audio.map { Int($0.seconds.rounded(.up)) }
                 ?? Int((Double(lecture.wordCount) / readingWordsPerMinute * 60).rounded(.up))
         }
         let questions = [topic.engagementQuestion, topic.bonusQuestion].compactMap { $0 }.count

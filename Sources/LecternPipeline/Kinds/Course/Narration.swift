@@ -36,7 +36,7 @@ public struct NarratedLecture: Sendable, Codable {
 /// pause and encoded once as Ogg Opus. What comes back is checked like any untrusted answer:
 /// audio that is silence, or far shorter or longer than its words take to say, is an error.
 struct Narrator: Sendable {
-    static let name: StageName = "narrate"
+    static let name = CourseStages.narration
     /// The pause between sections.
     static let pause = 0.6
     /// Speaking rates outside these bounds (words a minute) mean the audio is not the text.

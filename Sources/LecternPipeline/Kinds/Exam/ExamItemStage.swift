@@ -348,7 +348,10 @@ extension ExamJobContext {
         var prompt = answer.prompt.trimmed
         if category.format == .completion { prompt = ExamRules.blankingKey(prompt, key: answer.correct_answer.text) }
         let built = MultipleChoice.options(prompt: prompt, correct: answer.correct_answer, wrong: answer.wrong_answers)
-        let quote = answer.source_quote.trimmed.isEmpty ? "" : work.groundedQuote(
+        let quote =
+            answer.source_quote.trimmed.isEmpty
+            ? ""
+            : work.groundedQuote(
                 answer.source_quote.trimmed, document: document, given: given ?? source,
                 claims: [prompt, answer.correct_answer.text] + answer.wrong_answers.map(\.text))
         var item = ExamItem(

@@ -102,7 +102,6 @@ public struct ExamWork: Sendable {
         return ExamWork(questions: questions, passages: passages, documents: corpus.documentInfos, corpus: corpus)
     }
 
-
     /// Why `quote` does not ground an item citing `document`, or nil when it does. `given`: the
     /// text the model was shown (the passage, or the chunk a standard item is built on); when the
     /// quote is not in the document, the message points at the sentence of it closest to the quote.

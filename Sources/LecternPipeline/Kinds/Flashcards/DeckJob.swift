@@ -104,8 +104,7 @@ public struct DeckJob: GenerationJob {
                 let id = DeckItems.cards(batch: index + 1)
                 let earlier = batchIDs
                 items.append(
-                    WorkItem(id: id, stage: Self.cardsName, context: "cards \(index * Self.batchSize + 1)–\(index * Self.batchSize + size)", dependencies: earlier.suffix(1))
-                    { [self] done in
+                    WorkItem(id: id, stage: Self.cardsName, context: "cards \(index * Self.batchSize + 1)–\(index * Self.batchSize + size)", dependencies: earlier.suffix(1)) { [self] done in
                         let known = try earlier.flatMap { try done.results.value($0, as: [DeckDraft].self) }
                         let (value, report) = try await runner.run(try writeCards(itemID: id.rawValue, batch: index + 1, size: size, known: known))
                         return WorkOutput(value: value, report: report)

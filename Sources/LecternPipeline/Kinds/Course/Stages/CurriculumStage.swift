@@ -5,8 +5,8 @@ import LecternLLM
 /// Produces the curriculum outline (title → subjects → topics with objectives) from the
 /// description, presets and size bounds; with an `edit`, revises a given outline instead.
 public struct CurriculumStage: Sendable {
-    public static let name: StageName = "curriculum"
-    public static let editName: StageName = "curriculum-edit"
+    public static let name = CourseStages.curriculum
+    public static let editName = CourseStages.curriculumEdit
 
     struct Answer: Decodable {
         struct Subject: Decodable {

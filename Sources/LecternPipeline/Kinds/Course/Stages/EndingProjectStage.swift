@@ -5,7 +5,7 @@ import LecternLLM
 /// The ending project of each subject (FR-008 add-on): harder than the engagement questions,
 /// with requirements, deliverables and a rubric.
 public struct EndingProjectStage: Sendable {
-    public static let name: StageName = "ending-project"
+    public static let name = CourseStages.endingProject
 
     struct Answer: Decodable {
         struct Criterion: Decodable {

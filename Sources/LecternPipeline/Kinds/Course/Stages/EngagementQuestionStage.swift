@@ -7,8 +7,8 @@ import LecternLLM
 /// stage type writes the bonus question ("ask one additional question"), which must test a
 /// different idea.
 public struct EngagementQuestionStage: Sendable {
-    public static let name: StageName = "engagement-question"
-    public static let bonusName: StageName = "bonus-question"
+    public static let name = CourseStages.engagementQuestion
+    public static let bonusName = CourseStages.bonusQuestion
 
     /// A question as the model writes it: a multiple-choice question has `correct_answer` and
     /// `wrong_answers` (see `MultipleChoice`), a free-text one a `reference_answer`.

@@ -10,7 +10,7 @@ import LecternLLM
 /// call asks for one card of each kind more than the topic keeps (`FlashcardsSpec.askedCounts`):
 /// the first good cards are kept, so one weak card does not cost the answer.
 public struct FlashcardStage: Sendable {
-    public static let name: StageName = "flashcards"
+    public static let name = CourseStages.flashcards
 
     struct Answer: Decodable {
         struct Term: Decodable { var term: String; var definition: String }

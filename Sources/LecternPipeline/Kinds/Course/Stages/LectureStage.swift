@@ -5,7 +5,7 @@ import LecternLLM
 /// One Markdown lecture per topic: one H1, sections, code/math/quotes where the subject calls
 /// for them, in the tone, aware of its neighbours so lectures do not repeat each other.
 public struct LectureStage: Sendable {
-    public static let name: StageName = "lecture"
+    public static let name = CourseStages.lecture
     public let job: CourseJobContext
 
     public init(job: CourseJobContext) { self.job = job }

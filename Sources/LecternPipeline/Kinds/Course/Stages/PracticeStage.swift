@@ -9,7 +9,7 @@ import LecternLLM
 /// question the topic already has (engagement, bonus, reinforcement pool, earlier practice).
 /// Each question is given its own part of the lecture, in turn.
 public struct PracticeStage: Sendable {
-    public static let name: StageName = "practice"
+    public static let name = CourseStages.practice
 
     struct ChoiceAnswer: Decodable {
         var prompt: String

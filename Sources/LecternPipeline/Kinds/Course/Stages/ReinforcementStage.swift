@@ -9,7 +9,7 @@ import LecternLLM
 /// at a time it writes them as reliably as the engagement question. The four calls share the
 /// prompt up to the level line, so a server with prompt caching reads the lecture once.
 public struct ReinforcementStage: Sendable {
-    public static let name: StageName = "reinforcement"
+    public static let name = CourseStages.reinforcement
     public static let occurrence = 7
     public static let levels = 1...4
 
@@ -53,7 +53,8 @@ public struct ReinforcementStage: Sendable {
         // at level 1, options that were one lecture sentence each with a shared tail (28 attempts).
         case 1: return "basic recall of one fact or definition from the lecture, as a multiple-choice question whose options are short (a few words each)."
         case 2:
-            return "a simple problem the learner solves with what the lecture teaches: show one concrete case (a short piece of code, numbers or an everyday situation) and ask what happens or what the result is — not what a term means — as a multiple-choice question, with a reference answer too so it can also be shown as free text."
+            return
+                "a simple problem the learner solves with what the lecture teaches: show one concrete case (a short piece of code, numbers or an everyday situation) and ask what happens or what the result is — not what a term means — as a multiple-choice question, with a reference answer too so it can also be shown as free text."
         case 3: return "advanced problem solving: a free-text question the learner answers in a few sentences, with a reference answer. " + asks
         default: return "the learner explains the idea in their own words or applies it to a realistic situation: a free-text question with a reference answer. " + asks
         }

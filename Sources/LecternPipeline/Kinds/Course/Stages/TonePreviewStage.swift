@@ -4,7 +4,7 @@ import LecternLLM
 
 /// A short sample of the tone of delivery on one topic (FR-008 step 2), picked deterministically.
 public struct TonePreviewStage: Sendable {
-    public static let name: StageName = "tone-preview"
+    public static let name = CourseStages.tonePreview
     public let job: CourseJobContext
 
     public init(job: CourseJobContext) { self.job = job }

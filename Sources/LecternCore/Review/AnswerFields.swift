@@ -1,0 +1,173 @@
+import Foundation
+
+/// The fields of an answer a reviewer can read and rewrite, named by path, whatever the kind:
+/// every string of a JSON answer (`prompt`, `correct.feedback`, `wrong[1].text`, `cards[3].back`,
+/// `quotes[0].emotions[1]`), and of a Markdown answer (a lecture) the whole text (`text`) and each
+/// section from one heading to the next (`section[0]`, `section[1]` …).
+public enum AnswerFields {
+    /// A field the reviewer may change.
+    public struct Field: Sendable, Equatable {
+        public var path: String
+        public var text: String
+    }
+
+    /// Why an edit cannot be applied.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "'\(path)': \(message)" }
+    }
+
+    /// Whether `path` is written as a field path: names and `[n]` indices joined by dots.
+    public static func isPath(_ path: String) -> Bool {
+        (try? parse(path)) != nil
+    }
+
+    enum Step: Equatable {
+        case key(String)
+        case index(Int)
+    }
+
+    static func parse(_ path: String) throws(Failure) -> [Step] {
+        var steps: [Step] = []
+        var name = ""
+        var chars = Array(path)[...]
+        func flush() {
+            if !name.isEmpty { steps.append(.key(name)) }
+            name = ""
+        }
+        while let c = chars.popFirst() {
+            switch c {
+            case ".":
+                guard !name.isEmpty || steps.last.map({ if case .index = $0 { return true } else { return false } }) == true else {
+                    throw Failure(path: path, message: "an empty name")
+                }
+                flush()
+            case "[":
+                flush()
+                var digits = ""
+                while let d = chars.first, d.isASCII, d.isNumber {
+                    digits.append(d)
+                    chars.removeFirst()
+                }
+                guard chars.popFirst() == "]", let index = Int(digits), digits.count <= 6 else { throw Failure(path: path, message: "an index is written [n]") }
+                steps.append(.index(index))
+            default:
+                guard c.isASCII, c.isLetter || c.isNumber || c == "_" || c == "-" else { throw Failure(path: path, message: "'\(c)' in a field name") }
+                name.append(c)
+            }
+        }
+        flush()
+        guard !steps.isEmpty, case .key = steps[0], path.count <= 200 else { throw Failure(path: path, message: "a field path starts with a name") }
+        return steps
+    }
+
+    // MARK: Listing
+
+    /// Every field of `answer`, in the answer's order: the strings of a JSON object, or the whole
+    /// text and the sections of Markdown.
+    public static func fields(of answer: String) -> [Field] {
+        if let value = json(answer) {
+            var out: [Field] = []
+            collect(value, path: "", into: &out)
+            return out
+        }
+        let sections = markdownSections(answer)
+        return [Field(path: "text", text: answer)] + (sections.count > 1 ? sections.enumerated().map { Field(path: "section[\($0.offset)]", text: $0.element) } : [])
+    }
+
+    static func collect(_ value: Any, path: String, into out: inout [Field]) {
+        switch value {
+        case let string as String:
+            out.append(Field(path: path, text: string))
+        case let array as [Any]:
+            for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]", into: &out) }
+        case let object as [String: Any]:
+            for key in object.keys.sorted() { collect(object[key]!, path: path.isEmpty ? key : "\(path).\(key)", into: &out) }
+        default:
+            break
+        }
+    }
+
+    /// A JSON object or array answer, or nil (Markdown, plain text).
+    static func json(_ answer: String) -> Any? {
+        let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("{") || trimmed.hasPrefix("["), let data = trimmed.data(using: .utf8) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data)
+    }
+
+    /// Markdown cut before each heading line (`#` to `######` and a space) outside code fences;
+    /// joined, the sections give the text back.
+    public static func markdownSections(_ text: String) -> [String] {
+        var sections: [[Substring]] = []
+        var current: [Substring] = []
+        var fence: Substring?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop { $0 == " " }
+            if let open = fence {
+                if trimmed.hasPrefix(open) { fence = nil }
+            } else if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                fence = trimmed.prefix(3)
+            } else if line.hasPrefix("#"), line.prefix(while: { $0 == "#" }).count <= 6, line.drop(while: { $0 == "#" }).first == " ", !current.isEmpty {
+                sections.append(current)
+                current = []
+            }
+            current.append(line)
+        }
+        sections.append(current)
+        // Lines split and joined by "\n" give the text back, so the sections joined by "\n" do.
+        return sections.map { $0.joined(separator: "\n") }
+    }
+
+    // MARK: Applying
+
+    /// `answer` with each field set to the reviewer's text. A JSON answer comes back as JSON
+    /// (keys sorted); Markdown with the section or whole text replaced.
+    public static func apply(_ edits: [(path: String, text: String)], to answer: String) throws(Failure) -> String {
+        if var value = json(answer) {
+            for edit in edits {
+                let steps = try parse(edit.path)
+                value = try set(edit.text, at: steps[...], in: value, path: edit.path)
+            }
+            guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+                throw Failure(path: edits.first?.path ?? "", message: "the edited answer cannot be written as JSON")
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        var sections = markdownSections(answer)
+        var whole: String?
+        for edit in edits {
+            let steps = try parse(edit.path)
+            if steps == [.key("text")] {
+                whole = edit.text
+            } else if steps.count == 2, steps[0] == .key("section"), case .index(let n) = steps[1] {
+                guard n < sections.count else { throw Failure(path: edit.path, message: "the answer has \(sections.count) sections") }
+                sections[n] = edit.text
+            } else {
+                throw Failure(path: edit.path, message: "a Markdown answer has the fields text and section[n]")
+            }
+        }
+        return whole ?? sections.joined(separator: "\n")
+    }
+
+    static func set(_ text: String, at steps: ArraySlice<Step>, in value: Any, path: String) throws(Failure) -> Any {
+        guard let step = steps.first else {
+            guard value is String else { throw Failure(path: path, message: "is not a text field") }
+            return text
+        }
+        switch step {
+        case .key(let key):
+            guard var object = value as? [String: Any] else { throw Failure(path: path, message: "there is no object where '\(key)' is looked for") }
+            guard let child = object[key] else {
+                throw Failure(path: path, message: "the answer has no field '\(key)' there (it has \(object.keys.sorted().joined(separator: ", ")))")
+            }
+            object[key] = try set(text, at: steps.dropFirst(), in: child, path: path)
+            return object
+        case .index(let index):
+            guard var array = value as? [Any] else { throw Failure(path: path, message: "there is no list where [\(index)] is looked for") }
+            guard index < array.count else { throw Failure(path: path, message: "the list has \(array.count) elements") }
+            array[index] = try set(text, at: steps.dropFirst(), in: array[index], path: path)
+            return array
+        }
+    }
+}

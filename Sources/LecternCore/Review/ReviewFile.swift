@@ -1,0 +1,346 @@
+import Foundation
+import Yams
+
+/// A person's decisions on what a model drafted, kept beside the spec (`<spec>.review.yaml`, or
+/// the spec's `review_file:`) and versioned with it (docs/review.md):
+///
+/// ```yaml
+/// format: 1
+/// decisions:
+///   engagement-question/s01-t01:
+///     decision: reject
+///     note: Option 3's feedback says a value cannot change; it can.
+///     content: 5f3c…        # SHA-256 of the answer judged
+///     by: Ada Lovelace
+///     at: 2026-11-28T10:12:00Z
+///   lecture/s01-t02:
+///     decision: approve
+///     content: 9ab1…
+///     basis: 77c2…          # SHA-256 of what the answer was built from
+///     answer: |             # the answer approved, so it is kept when a prompt or the model changes
+///       …
+///     by: …
+///     at: …
+///   bonus-question/s01-t01:
+///     decision: edit
+///     content: …
+///     basis: …
+///     answer: |
+///       …
+///     fields:               # the reviewer's text for named fields of the answer
+///       prompt: What does print(2 + 3) show?
+///       wrong[1].feedback: …
+/// ```
+///
+/// Decisions are keyed by item id (the ids the pipeline and the bundle's `review.json` use). An
+/// entry whose `content` no longer matches the item's answer is stale, and never applied.
+public struct ReviewFile: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable, Codable {
+        case approve, reject, edit
+    }
+
+    /// One decision, with where it is written (for errors).
+    public struct Decision: Sendable, Equatable {
+        public var item: String
+        public var kind: Kind
+        /// SHA-256 of the answer judged (``ReviewFile/contentHash(_:)``).
+        public var content: String
+        /// SHA-256 of what the answer was built from (``ReviewFile/basisHash(_:)``); approvals and
+        /// edits are kept while it holds.
+        public var basis: String?
+        /// The answer approved or edited (its text as the model wrote it, mends included).
+        public var answer: String?
+        /// The reviewer's text for named fields of `answer` (``AnswerFields``), in file order.
+        public var fields: [(path: String, text: String)]
+        /// Why it was rejected (a rejection's repair message), or a remark on another decision.
+        public var note: String?
+        public var by: String
+        /// ISO 8601, UTC.
+        public var at: String
+        /// Where the entry is written: line and column of its key (1-based).
+        public var line: Int?
+        public var column: Int?
+
+        public init(
+            item: String, kind: Kind, content: String, basis: String? = nil, answer: String? = nil, fields: [(path: String, text: String)] = [],
+            note: String? = nil, by: String, at: String, line: Int? = nil, column: Int? = nil
+        ) {
+            self.item = item
+            self.kind = kind
+            self.content = content
+            self.basis = basis
+            self.answer = answer
+            self.fields = fields
+            self.note = note
+            self.by = by
+            self.at = at
+            self.line = line
+            self.column = column
+        }
+
+        public static func == (a: Decision, b: Decision) -> Bool {
+            a.item == b.item && a.kind == b.kind && a.content == b.content && a.basis == b.basis && a.answer == b.answer
+                && a.fields.map(\.path) == b.fields.map(\.path) && a.fields.map(\.text) == b.fields.map(\.text) && a.note == b.note && a.by == b.by
+                && a.at == b.at
+        }
+    }
+
+    /// The file's name as the user gave it, for messages.
+    public var file: String
+    /// The decisions, by item id.
+    public private(set) var decisions: [String: Decision]
+
+    public init(file: String, decisions: [Decision] = []) {
+        self.file = file
+        self.decisions = Dictionary(decisions.map { ($0.item, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The decision on `item`, if any.
+    public subscript(item: String) -> Decision? { decisions[item] }
+
+    /// Records `decision`, replacing any earlier one on its item.
+    public mutating func record(_ decision: Decision) {
+        decisions[decision.item] = decision
+    }
+
+    /// Removes the decision on `item` (back to pending).
+    public mutating func remove(_ item: String) {
+        decisions[item] = nil
+    }
+
+    // MARK: Hashes
+
+    /// The hash a decision holds of the answer it judged: SHA-256 of the answer's text, with a
+    /// JSON answer canonicalized first (key order and spacing do not make another answer).
+    public static func contentHash(_ answer: String) -> String {
+        if let data = answer.data(using: .utf8), let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let canonical = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        {
+            return SHA256Digest.hex(canonical)
+        }
+        return SHA256Digest.hex(answer)
+    }
+
+    /// The prompt values that say how, not what: a change of tone or of the answer's format is
+    /// no reason to drop an approved answer.
+    public static let styleVariables: Set<String> = ["tone", "schema"]
+
+    /// The hash of what an answer was built from: its prompt's values (the topic, title, lecture,
+    /// passage, what it must not repeat …), without the style ones. A prompt template, the model,
+    /// the tone and the temperature are not in it.
+    public static func basisHash(_ variables: [String: String]) -> String {
+        let text = variables.filter { !styleVariables.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key)\u{1F}\($0.value)" }
+            .joined(separator: "\u{1E}")
+        return SHA256Digest.hex(text)
+    }
+
+    // MARK: Reading
+
+    /// A review file is data about a spec's items: larger than a spec, still bounded.
+    public static let maxBytes = 64 << 20
+    /// Nodes a review file may hold (about 12 a decision).
+    public static let nodeBudget = 2_000_000
+
+    /// Reads the review file at `url`; a missing file is an empty one. Throws `SpecError` with
+    /// every problem at its line and column.
+    public static func read(_ url: URL, displayName: String? = nil) throws -> ReviewFile {
+        let name = displayName ?? url.path
+        guard FileManager.default.fileExists(atPath: url.path) else { return ReviewFile(file: name) }
+        let source = try YAMLSource.read(url, displayName: name, maxBytes: maxBytes)
+        return try parse(source)
+    }
+
+    /// Reads a review file from its text.
+    public static func parse(_ source: YAMLSource) throws -> ReviewFile {
+        let root = try source.compose()
+        let reader = SpecReader(file: source.file, nodeBudget: nodeBudget)
+        var decisions: [Decision] = []
+        if let top = reader.mapping(root, path: "", known: ["format", "decisions"]) {
+            top.finish()
+            if let format = top.int("format", range: 1...1000), format != 1 {
+                reader.report("review file format \(format) is newer than this Lectern reads (1)", at: top.node("format"), hint: "update Lectern")
+            }
+            if let node = top.node("decisions"), node.null == nil, let list = reader.mapping(node, path: "decisions", known: []) {
+                for (key, keyNode, value) in list.entries {
+                    if let decision = readDecision(item: key, keyNode: keyNode, value: value, reader: reader) { decisions.append(decision) }
+                }
+            }
+        }
+        try reader.throwIfErrors()
+        return ReviewFile(file: source.file, decisions: decisions)
+    }
+
+    static let decisionKeys = ["decision", "content", "basis", "answer", "fields", "note", "by", "at"]
+
+    static func readDecision(item: String, keyNode: Node, value: Node, reader: SpecReader) -> Decision? {
+        guard isItemID(item) else {
+            reader.report("'\(item.prefix(80))' is not an item id", at: keyNode, hint: "item ids look like engagement-question/s01-t01 (see the bundle's review.json)")
+            return nil
+        }
+        guard let entry = reader.mapping(value, path: "decisions.\(item)", known: decisionKeys) else { return nil }
+        entry.finish()
+        let kindName = entry.string("decision", required: true, maxLength: 20, hint: "approve, reject or edit")
+        let kind = kindName.flatMap(Kind.init(rawValue:))
+        if let kindName, kind == nil {
+            reader.report(
+                "'decisions.\(item).decision' is '\(kindName)'", at: entry.node("decision"),
+                hint: Suggestion.hint(for: kindName, among: Kind.allCases.map(\.rawValue)))
+        }
+        let content = entry.string("content", required: true, maxLength: 64, hint: "the SHA-256 of the answer judged, as lectern review writes it")
+        if let content, !isHash(content) {
+            reader.report("'decisions.\(item).content' is not a SHA-256 (64 hexadecimal digits)", at: entry.node("content"))
+        }
+        let basis = entry.string("basis", maxLength: 64)
+        if let basis, !isHash(basis) {
+            reader.report("'decisions.\(item).basis' is not a SHA-256 (64 hexadecimal digits)", at: entry.node("basis"))
+        }
+        let answer = entry.string("answer", maxLength: 1 << 20)
+        let note = entry.string("note", maxLength: 4_000)
+        let by = entry.string("by", required: true, maxLength: 200, hint: "who decided") ?? ""
+        let at = entry.string("at", required: true, maxLength: 40, hint: "when, as 2026-11-28T10:12:00Z") ?? ""
+        if !at.isEmpty, ISO8601DateFormatter().date(from: at) == nil {
+            reader.report("'decisions.\(item).at' is '\(at)', not an ISO 8601 time", at: entry.node("at"), hint: "e.g. 2026-11-28T10:12:00Z")
+        }
+        var fields: [(String, String)] = []
+        if let node = entry.node("fields"), let map = reader.mapping(node, path: "decisions.\(item).fields", known: []) {
+            for (path, pathNode, text) in map.entries {
+                guard AnswerFields.isPath(path) else {
+                    reader.report(
+                        "'\(path.prefix(80))' is not a field of an answer", at: pathNode,
+                        hint: "a field is a name, or a path such as wrong[1].feedback or section[2]")
+                    continue
+                }
+                // An empty text is a field's new text too (an explanation removed).
+                guard case .scalar = text else {
+                    _ = map.string(text, name: "decisions.\(item).fields.\(path)", required: true, maxLength: 1 << 18, hint: nil)
+                    continue
+                }
+                fields.append((path, map.string(text, name: "decisions.\(item).fields.\(path)", required: false, maxLength: 1 << 18, hint: nil) ?? ""))
+            }
+        }
+        guard let kind, let content else { return nil }
+        switch kind {
+        case .reject:
+            if note?.trimmed.isEmpty ?? true {
+                reader.report("a rejection needs a 'note': what is wrong, for the model to mend", at: entry.node, hint: "add 'note: …'")
+            }
+            if !fields.isEmpty { reader.report("'fields' belong to an edit, not a rejection", at: entry.node("fields")) }
+        case .approve:
+            if !fields.isEmpty { reader.report("'fields' belong to an edit, not an approval", at: entry.node("fields"), hint: "write 'decision: edit'") }
+        case .edit:
+            if fields.isEmpty { reader.report("an edit needs 'fields': the new text of each field it changes", at: entry.node) }
+        }
+        if kind != .reject && (answer == nil || basis == nil) {
+            reader.report(
+                "an \(kind == .approve ? "approval" : "edit") needs the 'answer' it kept and its 'basis'", at: entry.node,
+                hint: "decide in `lectern review`, which writes them")
+        }
+        if let answer, let content = Optional(content), isHash(content), contentHash(answer) != content {
+            reader.report(
+                "'decisions.\(item).answer' is not the answer its 'content' hash names (was the answer edited by hand?)", at: entry.node("answer"),
+                hint: "change the text through 'fields' (decision: edit), and leave 'answer' as it was")
+        }
+        return Decision(
+            item: item, kind: kind, content: content, basis: basis, answer: answer, fields: fields, note: note, by: by, at: at,
+            line: keyNode.mark?.line, column: keyNode.mark?.column)
+    }
+
+    static func isHash(_ text: String) -> Bool {
+        text.count == 64 && text.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    /// An item id: path segments of letters, digits, `-` and `_`, joined by `/`.
+    public static func isItemID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 200
+            && text.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
+                !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") } && part != "."
+                    && part != ".."
+            }
+    }
+
+    // MARK: Writing
+
+    /// The file's text: decisions sorted by item id, every string quoted so that YAML reads it
+    /// back as written; the same decisions always give the same bytes.
+    public func text() -> String {
+        var out = "# Review decisions (docs/review.md): written by `lectern review`; edit with care.\nformat: 1\n"
+        guard !decisions.isEmpty else { return out + "decisions: {}\n" }
+        out += "decisions:\n"
+        for item in decisions.keys.sorted() {
+            let d = decisions[item]!  // a key of the dictionary
+            out += "  \(Self.quoted(item)):\n"
+            out += "    decision: \(d.kind.rawValue)\n"
+            if let note = d.note { out += "    note: \(Self.scalar(note, indent: 6))\n" }
+            out += "    content: \(d.content)\n"
+            if let basis = d.basis { out += "    basis: \(basis)\n" }
+            if !d.fields.isEmpty {
+                out += "    fields:\n"
+                for field in d.fields { out += "      \(Self.quoted(field.path)): \(Self.scalar(field.text, indent: 8))\n" }
+            }
+            if let answer = d.answer { out += "    answer: \(Self.scalar(Self.readable(answer), indent: 6))\n" }
+            out += "    by: \(Self.quoted(d.by))\n"
+            out += "    at: \(Self.quoted(d.at))\n"
+        }
+        return out
+    }
+
+    /// Writes the file atomically (a temporary file beside it, renamed over it).
+    public func write(to url: URL) throws {
+        let data = Data(text().utf8)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
+        try data.write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(url.path): \(reason)"])
+        }
+    }
+
+    /// A JSON answer laid out a key a line (sorted, indented), so that a review file's diff shows
+    /// what changed; its hash is the same (`contentHash` reads JSON canonically). Other text as is.
+    static func readable(_ answer: String) -> String {
+        guard let data = answer.data(using: .utf8), let value = try? JSONSerialization.jsonObject(with: data),
+            let pretty = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        else { return answer }
+        return String(decoding: pretty, as: UTF8.self)
+    }
+
+    /// `text` as a YAML literal block (`|-` or `|`, indented by `indent`) when it has several lines
+    /// that a block holds exactly; else double-quoted.
+    static func scalar(_ text: String, indent: Int) -> String {
+        let body = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        let blockable =
+            lines.count > 1 && !body.hasSuffix("\n") && !text.contains("\r") && lines.first.map { !$0.hasPrefix(" ") && !$0.isEmpty } == true
+            && lines.allSatisfy { line in
+                !line.hasSuffix(" ") && !line.hasSuffix("\t")
+                    && !line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F || (0x80...0x9F).contains($0.value) || $0.value == 0xFEFF }
+            }
+        guard blockable else { return quoted(text) }
+        let pad = String(repeating: " ", count: indent)
+        return (text.hasSuffix("\n") ? "|" : "|-") + lines.map { $0.isEmpty ? "\n" : "\n" + pad + $0 }.joined()
+    }
+
+    /// `text` as a YAML double-quoted scalar (JSON's escapes are YAML's).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+                    || scalar.value == 0xFEFF
+                {
+                    out += String(format: "\\u%04X", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import LecternCore
+import Testing
+
+/// `lectern review` as a reviewer uses it (issue 47): the golden bundle served on loopback and
+/// decided on in headless Chromium with the pages' scripts off; `--list`; `package
+/// --require-review`; `diff` of review states; the server refusing what it must.
+struct ReviewCommandTests {
+    typealias Directory = CheckCommandTests.Directory
+    static let golden = PreviewCommandTests.golden
+
+    /// `lectern review … --port 0` running, its address read from its first line.
+    final class Server {
+        let process = Process()
+        let base: String
+
+        init(_ arguments: [String], in directory: URL) throws {
+            process.executableURL = CLITests.binary
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var bytes = Data()
+            while !bytes.contains(10) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            let line = String(decoding: bytes, as: UTF8.self)
+            guard let match = line.firstMatch(of: /(http:\/\/127\.0\.0\.1:\d+)\//) else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "lectern review said: \(line)"])
+            }
+            base = String(match.1)
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    static func python(_ script: String, _ arguments: [String], in directory: URL) async throws -> CLITests.Output {
+        try await CLITests.external(["-c", script] + arguments, in: directory, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+    }
+
+    @Test func aReviewerApprovesRejectsAndEditsInChromiumAndTheFileHoldsIt() async throws {
+        let dir = try Directory()
+        let file = dir.root.appendingPathComponent("python-basics.review.yaml")
+        let server = try Server(
+            ["review", Self.golden.path, "--review-file", file.path, "--port", "0", "--reviewer", "Ada Lovelace"], in: dir.root)
+        let note = "The third option's feedback says a value cannot change in a program; it can."
+        let edited = "What would you count with a variable in a game?"
+        let driver = try await CLITests.external(
+            [
+                CLITests.fixtures.appendingPathComponent("servers/review-in-chromium.py").path, server.base, "lecture/s01-t01",
+                "engagement-question/s01-t01", "bonus-question/s01-t01", "prompt", note, edited,
+            ], in: dir.root, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(driver.status == 0, "\(driver.stderr.suffix(3_000))")
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(driver.stdout.utf8)) as? [String: Any], "\(driver.stdout)")
+        #expect(shown["approve"] as? String == "approved" && shown["reject"] as? String == "rejected" && shown["edit"] as? String == "edited", "\(shown)")
+        #expect(shown["scripts_disabled"] as? Bool == true)
+        let list = try #require(shown["list"] as? [String: String])
+        #expect(list["lecture/s01-t01"] == "approved" && list["engagement-question/s01-t01"] == "rejected" && list["bonus-question/s01-t01"] == "edited")
+        #expect(list.values.filter { $0 == "pending" }.count == list.count - 3)
+
+        // The file holds the three decisions, each on the answer the bundle holds.
+        let decisions = try ReviewFile.read(file)
+        #expect(decisions.decisions.count == 3)
+        #expect(decisions["lecture/s01-t01"]?.kind == .approve && decisions["lecture/s01-t01"]?.by == "Ada Lovelace")
+        #expect(decisions["engagement-question/s01-t01"]?.kind == .reject && decisions["engagement-question/s01-t01"]?.note == note)
+        let edit = try #require(decisions["bonus-question/s01-t01"])
+        #expect(edit.kind == .edit && edit.fields.map(\.path) == ["prompt"] && edit.fields.first?.text == edited)
+
+        // --list says the same, and names the note.
+        let listed = try await CLITests.lectern(["review", Self.golden.path, "--review-file", file.path, "--list"], in: dir.root)
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("approved  lecture/s01-t01") && listed.stdout.contains("rejected  engagement-question/s01-t01"), "\(listed.stdout)")
+        #expect(listed.stdout.contains(note) && listed.stdout.contains("29 pending, 1 approved, 1 edited, 1 rejected, 0 stale"), "\(listed.stdout)")
+
+        // Refused: a form from a page loaded before the item's decision changed (two tabs); a
+        // form posted from another site; a Host that is not this server's.
+        let refusals = """
+            import re, sys, urllib.request, urllib.parse, urllib.error, http.client
+            base = sys.argv[1]
+            page = urllib.request.urlopen(base + '/item?id=tone-preview').read().decode()
+            token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)
+            def post(data, headers={}):
+                request = urllib.request.Request(base + '/decide', data=urllib.parse.urlencode(data).encode(), headers=headers, method='POST')
+                try:
+                    with urllib.request.urlopen(request) as r: return r.status
+                except urllib.error.HTTPError as e: return e.code
+            # The first tab approves; the second, loaded before, tries to reject.
+            first = post({'item': 'tone-preview', 'token': token, 'action': 'approve'})
+            second = post({'item': 'tone-preview', 'token': token, 'action': 'reject', 'note': 'too long'})
+            page = urllib.request.urlopen(base + '/item?id=tone-preview').read().decode()
+            fresh = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)
+            foreign = post({'item': 'tone-preview', 'token': fresh, 'action': 'clear'}, {'Origin': 'http://attacker.example'})
+            empty_note = post({'item': 'tone-preview', 'token': fresh, 'action': 'reject', 'note': '  '})
+            connection = http.client.HTTPConnection(base.split('//')[1])
+            connection.request('GET', '/', headers={'Host': 'attacker.example'})
+            print(first, second, foreign, empty_note, connection.getresponse().status)
+            """
+        let refused = try await Self.python(refusals, [server.base], in: dir.root)
+        #expect(refused.stdout == "200 409 403 422 421\n", "303 followed to 200; then two tabs, another site, an empty note, another host: \(refused)")
+        #expect(try ReviewFile.read(file)["tone-preview"]?.kind == .approve, "the refused decisions changed nothing")
+    }
+
+    /// A copy of python-basics' spec in `dir` with its review file there, replayed offline from its
+    /// recorded cassette with the repository's presets.
+    static func replay(_ dir: URL, output: String) async throws -> CLITests.Output {
+        try await CLITests.lectern(
+            [
+                "run", "python-basics.yaml", "--cache", "offline", "--cassette", CLITests.repository.appendingPathComponent("pipelines/cassettes/python-basics.jsonl").path,
+                "--cache-dir", dir.appendingPathComponent("cache").path, "--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path,
+                "--output", output, "--log-format", "text",
+            ], in: dir)
+    }
+
+    @Test func approvalsReplayOfflineAndAPublisherCanRequireThem() async throws {
+        let dir = try Directory()
+        try FileManager.default.copyItem(
+            at: CLITests.repository.appendingPathComponent("pipelines/examples/python-basics.yaml"), to: dir.root.appendingPathComponent("python-basics.yaml"))
+        // Unreviewed, the golden bundle cannot be published where review is required.
+        let keys = dir.root.appendingPathComponent("keys")
+        _ = try await CLITests.lectern(["keys", "generate", "--output", keys.path, "--name", "p"], in: dir.root)
+        let packageArguments = [
+            "--listing", PackageCommandTests.listing, "--key", keys.appendingPathComponent("p.key").path, "--require-review", "--output", "x.lectern",
+        ]
+        let refused = try await CLITests.lectern(["package", Self.golden.path] + packageArguments, in: dir.root)
+        #expect(refused.status == 1 && refused.stderr.contains("32 of 32 items are not approved or edited"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("engagement-question/s01-t01"))
+
+        // Approve every item as the golden bundle holds it: the replay calls nothing and seals them.
+        let seal = try ReviewSeal.read(try Data(contentsOf: Self.golden.appendingPathComponent("review.json")))
+        var file = ReviewFile(file: "python-basics.review.yaml")
+        for item in seal.items {
+            file.record(
+                ReviewFile.Decision(
+                    item: item.id, kind: .approve, content: item.content, basis: item.basis, answer: item.answer, by: "Ada Lovelace",
+                    at: "2026-11-28T12:00:00Z"))
+        }
+        try file.write(to: dir.root.appendingPathComponent("python-basics.review.yaml"))
+        let run = try await Self.replay(dir.root, output: "approved")
+        #expect(run.status == 0, "\(run.stderr.suffix(2_000))")
+        let bundle = dir.root.appendingPathComponent("approved/python-basics/1.0.0")
+        let sealed = try ReviewSeal.read(try Data(contentsOf: bundle.appendingPathComponent("review.json")))
+        #expect(sealed.counts.approved == 32 && sealed.counts.pending == 0, "\(sealed.counts)")
+        // The content is the golden's, byte for byte: review changed the seal, not the course.
+        for name in ["course.json", "lectures/01-01-understanding-values.md", "lectures/01-01-understanding-values.xhtml"] {
+            #expect(try Data(contentsOf: bundle.appendingPathComponent(name)) == Data(contentsOf: Self.golden.appendingPathComponent(name)), "\(name)")
+        }
+        let verified = try await CLITests.lectern(["verify", bundle.path], in: dir.root)
+        #expect(verified.stdout.contains("review: 32 items: 32 approved, 0 edited, 0 pending"), "\(verified.stdout)")
+        let packaged = try await CLITests.lectern(["package", bundle.path] + packageArguments, in: dir.root)
+        #expect(packaged.status == 0, "\(packaged.stderr)")
+
+        // diff names each item whose review changed, with the fields.
+        let diff = try await CLITests.lectern(["diff", Self.golden.path, bundle.path], in: dir.root)
+        #expect(diff.status == 1)
+        #expect(diff.stdout.contains("changed  review/engagement-question/s01-t01"), "\(diff.stdout.prefix(2_000))")
+        #expect(diff.stdout.contains("state: \"pending\" → \"approved\"") || diff.stdout.contains("state: pending → approved"), "\(diff.stdout.prefix(2_000))")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import LecternCore
+
+/// The review file (issue 47): written deterministically and read back as written, whatever the
+/// text holds; every bad entry refused at its line and column; and the fields of an answer that
+/// a reviewer edits, for JSON and Markdown answers alike.
+struct ReviewFileTests {
+    static let lecture = "# Loops\n\n## Why\n\nRepeat work.\n\n```python\n# not a heading\nfor i in range(3):\n    print(i)\n```\n\n## How\n\nWith for."
+    static let question =
+        #"{"prompt":"What does print(\"a\\b\") show?","correct_answer":{"text":"a\\b","feedback":"Right."},"wrong_answers":[{"text":"ab","feedback":"No."}]}"#
+
+    static func decision(_ item: String, _ kind: ReviewFile.Kind, answer: String, fields: [(String, String)] = [], note: String? = nil) -> ReviewFile.Decision {
+        ReviewFile.Decision(
+            item: item, kind: kind, content: ReviewFile.contentHash(answer), basis: kind == .reject ? nil : String(repeating: "e", count: 64),
+            answer: kind == .reject ? nil : answer, fields: fields.map { (path: $0.0, text: $0.1) }, note: note, by: "Ada \"the Countess\" Lovelace",
+            at: "2026-11-28T10:12:00Z")
+    }
+
+    @Test func writtenAndReadBackAsWritten() throws {
+        let tricky = [
+            "plain", "", "  leading spaces", "trailing space ", "tab\there", "line one\nline two\n\nafter a blank", "ends with a newline\n",
+            "two newlines\n\n", "--- a document marker", "# a comment?", "key: value", "- a list item", "\"quoted\" and \\backslash\\", "العربية ٣٢",
+            "emoji 🎓 and \u{2028} separator", "{not: json", "null", "yes", "0x1F", "C:\\path\\to",
+        ]
+        var file = ReviewFile(file: "t.review.yaml")
+        for (index, text) in tricky.enumerated() {
+            file.record(Self.decision("lecture/s01-t\(String(format: "%02d", index + 1))", .edit, answer: Self.lecture, fields: [("section[1]", text)], note: text))
+        }
+        file.record(Self.decision("engagement-question/s01-t01", .approve, answer: Self.question))
+        file.record(Self.decision("bonus-question/s01-t01", .reject, answer: Self.question, note: "Too easy:\nthe stem gives the key away."))
+        let text = file.text()
+        #expect(text == file.text(), "the same decisions give the same bytes")
+        let read = try ReviewFile.parse(YAMLSource(file: "t.review.yaml", data: Data(text.utf8), maxBytes: ReviewFile.maxBytes))
+        // Every decision as written; a JSON answer laid out anew, the same answer (its hash).
+        func plain(_ decisions: [String: ReviewFile.Decision]) -> [String: ReviewFile.Decision] {
+            decisions.mapValues { d in
+                var d = d
+                d.answer = d.answer.map(ReviewFile.contentHash)
+                return d
+            }
+        }
+        #expect(plain(read.decisions) == plain(file.decisions))
+        #expect(read["lecture/s01-t06"]?.answer == Self.lecture, "Markdown answers are kept byte for byte")
+        // A JSON answer is laid out a key a line (readable diffs), with the same hash.
+        #expect(text.contains("    answer: |-\n      {\n        \"correct_answer\" : {"), "\(text.prefix(2_000))")
+        #expect(read["engagement-question/s01-t01"]?.content == ReviewFile.contentHash(Self.question))
+    }
+
+    static func problems(_ yaml: String) -> [String] {
+        do {
+            _ = try ReviewFile.parse(YAMLSource(file: "r.yaml", data: Data(yaml.utf8)))
+            return []
+        } catch let error as SpecError {
+            return error.diagnostics.map { "\($0.line ?? 0):\($0.column ?? 0) \($0.message)" }
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    @Test func badEntriesAreRefusedAtTheirLine() {
+        let hash = ReviewFile.contentHash("x")
+        let cases: [(String, String)] = [
+            (
+                "format: 1\ndecisions:\n  lecture/s01-t01:\n    decision: aprove\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "4:15 'decisions.lecture/s01-t01.decision' is 'aprove'"
+            ),
+            ("decisions:\n  lecture/s01-t01:\n    decision: reject\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "3:5 a rejection needs a 'note'"),
+            ("decisions:\n  ../etc/passwd:\n    decision: reject\n    note: n\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "2:3 '../etc/passwd' is not an item id"),
+            ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: \(hash)\n    by: A\n    at: yesterday\n", "6:9 'decisions.lecture/s01-t01.at' is 'yesterday'"),
+            ("decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: nothex\n    by: A\n    at: 2026-11-28T10:12:00Z\n", "4:14 'decisions.lecture/s01-t01.content' is not a SHA-256"),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: edit\n    content: \(hash)\n    basis: \(hash)\n    answer: y\n    fields: { \"a..b\": z }\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "'a..b' is not a field of an answer"
+            ),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: approve\n    content: \(hash)\n    basis: \(hash)\n    answer: not x\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "is not the answer its 'content' hash names"
+            ),
+            (
+                "decisions:\n  lecture/s01-t01:\n    decision: approve\n    verdict: ok\n    content: \(hash)\n    basis: \(hash)\n    answer: x\n    by: A\n    at: 2026-11-28T10:12:00Z\n",
+                "4:5 unknown key 'verdict'"
+            ),
+            ("decisions: [\n", "invalid YAML"),
+        ]
+        for (yaml, expected) in cases {
+            let found = Self.problems(yaml)
+            #expect(found.contains { $0.contains(expected) } || (expected == "invalid YAML" && !found.isEmpty), "\(expected): \(found)")
+        }
+        // The same item twice is a YAML duplicate key, reported at the second.
+        let twice =
+            "decisions:\n  lecture/s01-t01: { decision: reject, note: a, content: \(hash), by: A, at: '2026-11-28T10:12:00Z' }\n"
+            + "  lecture/s01-t01: { decision: reject, note: b, content: \(hash), by: A, at: '2026-11-28T10:12:00Z' }\n"
+        #expect(Self.problems(twice).contains { $0.hasPrefix("3:") }, "\(Self.problems(twice))")
+    }
+
+    @Test func theFieldsOfAnAnswer() throws {
+        let fields = AnswerFields.fields(of: Self.question)
+        #expect(fields.map(\.path) == ["correct_answer.feedback", "correct_answer.text", "prompt", "wrong_answers[0].feedback", "wrong_answers[0].text"])
+        let edited = try AnswerFields.apply([("wrong_answers[0].feedback", "No: print shows a backslash too."), ("prompt", "What is shown?")], to: Self.question)
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(edited.utf8)) as? [String: Any])
+        #expect(value["prompt"] as? String == "What is shown?")
+        #expect(((value["wrong_answers"] as? [[String: Any]])?.first?["feedback"] as? String) == "No: print shows a backslash too.")
+        #expect(((value["correct_answer"] as? [String: Any])?["text"] as? String) == "a\\b", "the rest as it was")
+        #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("wrong_answers[3].text", "x")], to: Self.question) }
+        #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("explanation", "x")], to: Self.question) }
+        #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("correct_answer", "x")], to: Self.question) }
+
+        // Markdown: the whole text and each section; a fenced `#` line is no heading.
+        let sections = AnswerFields.markdownSections(Self.lecture)
+        #expect(sections.count == 3 && sections[1].hasPrefix("## Why") && sections[1].contains("# not a heading"), "\(sections)")
+        #expect(sections.joined(separator: "\n") == Self.lecture)
+        #expect(AnswerFields.fields(of: Self.lecture).map(\.path) == ["text", "section[0]", "section[1]", "section[2]"])
+        let rewritten = try AnswerFields.apply([("section[2]", "## How\n\nWith a for loop over a range.")], to: Self.lecture)
+        #expect(rewritten.hasSuffix("## How\n\nWith a for loop over a range.") && rewritten.hasPrefix("# Loops\n\n## Why"))
+        #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("section[9]", "x")], to: Self.lecture) }
+    }
+}
