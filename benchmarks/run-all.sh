@@ -8,3 +8,4 @@ if [ -x benchmarks/run-render.sh ]; then echo "== render"; benchmarks/run-render
 echo "== orchestration"; benchmarks/run-orchestration.sh
 echo "== quotes"; benchmarks/run-quotes.sh
 echo "== review"; benchmarks/run-review.sh
+echo "== checks"; benchmarks/run-checks.sh

@@ -1,4 +1,5 @@
 import Foundation
+import LecternLLM
 import Testing
 
 @testable import LecternCore
@@ -115,5 +116,51 @@ struct ReviewFileTests {
         let rewritten = try AnswerFields.apply([("section[2]", "## How\n\nWith a for loop over a range.")], to: Self.lecture)
         #expect(rewritten.hasSuffix("## How\n\nWith a for loop over a range.") && rewritten.hasPrefix("# Loops\n\n## Why"))
         #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("section[9]", "x")], to: Self.lecture) }
+    }
+
+    /// The hash every review file holds is Foundation's canonical JSON of the answer; the fast
+    /// writer must give the same bytes, on every answer of every committed cassette (and its log of
+    /// refused attempts) and on the characters that are escaped.
+    @Test func theFastCanonicalAnswerIsFoundationsByteForByte() throws {
+        let cassettes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("pipelines/cassettes")
+        var answers: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: cassettes.path).sorted() where name.hasSuffix(".jsonl") {
+            let data = try Data(contentsOf: cassettes.appendingPathComponent(name))
+            for line in data.split(separator: UInt8(ascii: "\n")) {
+                guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let response = record["response"] as? [String: Any],
+                    let content = response["content"] as? String
+                else { continue }
+                answers.append(content)
+                // The JSON inside an answer's prose (a fenced block), as the stages read it.
+                if let start = content.firstIndex(of: "{"), let end = content.lastIndex(of: "}"), start < end { answers.append(String(content[start...end])) }
+            }
+        }
+        answers += [#"{"b": "x", "a_b": "y", "ab": ["z", null, {"c": ""}], "a": {}}"#, #"{"prompt": "\u0000\u001f\b\f\n\r\t\"\\/"}"#, "\"a string\"", "null", "[]"]
+        var fast = 0
+        func compare(_ mine: JSONValue, _ foundation: Any) throws {
+            var bytes: [UInt8] = []
+            guard ReviewFile.writeCanonical(mine, into: &bytes) else { return }
+            fast += 1
+            let theirs = try JSONSerialization.data(withJSONObject: foundation, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+            #expect(Data(bytes) == theirs, "\(String(decoding: theirs.prefix(120), as: UTF8.self))")
+        }
+        for answer in answers {
+            guard let mine = try? JSONValue.parse(answer), let theirs = try? JSONSerialization.jsonObject(with: Data(answer.utf8), options: [.fragmentsAllowed]) else { continue }
+            try compare(mine, theirs)
+        }
+        // Every ASCII character, raw, and some that Foundation leaves as they are.
+        var characters = ""
+        for i in 0..<0x80 { characters.unicodeScalars.append(Unicode.Scalar(UInt8(i))) }
+        characters += "\u{2028}\u{FEFF}é😀 \\frac{1}{2} a/b"
+        try compare(.object(["prompt": .string(characters)]), ["prompt": characters])
+        #expect(fast > 300, "the fast writer took \(fast) of \(answers.count) answers")
+        // What it does not take (numbers, booleans, other keys) goes to Foundation's writer.
+        var out: [UInt8] = []
+        #expect(!ReviewFile.writeCanonical(.object(["level": .number(3)]), into: &out))
+        #expect(!ReviewFile.writeCanonical(.object(["Prompt": .string("x")]), into: &out))
+        #expect(ReviewFile.isTime("2024-02-29T23:59:59Z") && !ReviewFile.isTime("2023-02-29T10:00:00Z") && !ReviewFile.isTime("2026-13-01T10:00:00Z"))
+        #expect(ReviewFile.isTime("2026-11-28T10:12:00+01:00") && !ReviewFile.isTime("yesterday"))
+        #expect(ReviewFile.contentHash(#"{"level": 3, "a": "b"}"#) == ReviewFile.contentHash(#"{"a":"b","level":3}"#))
     }
 }

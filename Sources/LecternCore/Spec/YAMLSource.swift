@@ -68,12 +68,15 @@ public struct YAMLSource: Sendable {
         self.init(file: file, text: text)
     }
 
-    /// Parses the single YAML document into a node tree.
-    public func compose() throws -> Node {
+    /// Parses the single YAML document into a node tree. `resolver`: how plain scalars get their
+    /// tags; `.basic` (every one a string) where a file holds only text — what the readers ask of a
+    /// node (`null`, `int`) reads its text, not its tag, and resolving tags by regular expression
+    /// was a fifth of reading a review file.
+    public func compose(resolver: Resolver = .default) throws -> Node {
         try guardAliases()
         let node: Node?
         do {
-            node = try Parser(yaml: text).singleRoot()
+            node = try Parser(yaml: text, resolver: resolver).singleRoot()
         } catch let error as YamlError {
             throw SpecError(diagnostic(for: error))
         } catch {
@@ -87,6 +90,9 @@ public struct YAMLSource: Sendable {
         return node
     }
 
+    /// The characters `guardAliases` acts on: quotes, alias and key marks, comments, block scalars.
+    private static let readByGuard: Set<UInt8> = Set("'\"*?#|>".utf8)
+
     /// A lexical pass before parsing: counts alias tokens and refuses aliases used as mapping
     /// keys and explicit `?` keys. Yams hashes keys while composing, so an aliased key could cost
     /// exponential time before any of our checks ran; aliased values are shared, so they cost
@@ -97,15 +103,19 @@ public struct YAMLSource: Sendable {
         var aliases = 0
         var blockIndent: Int?
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawBytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = Array(rawLine)
-            let indent = line.prefix(while: { $0 == " " }).count
-            let isBlank = line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            // Bytes first: a block scalar's lines (a review file's answers) and lines without a
+            // character this check reads are passed over without making an array of characters.
+            let bytes = rawBytes
+            let indent = bytes.prefix(while: { $0 == UInt8(ascii: " ") }).count
+            let isBlank = bytes.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
             if let block = blockIndent {
                 if isBlank || indent > block { continue }
                 blockIndent = nil
             }
+            if !bytes.contains(where: { Self.readByGuard.contains($0) }) { continue }
+            let line = Array(Substring(rawBytes))
             var quote: Character?
             var previous: Character = " "
             var index = 0
