@@ -39,11 +39,11 @@ struct GlossaryJob: GenerationJob {
                     variables: ["term": term, "description": spec.description], schema: nil
                 ) { text in
                     guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else {
-                        return .invalid(["answer with one JSON object: {\"definition\": \"…\"}"])
+                        return .invalid([Refusal(.wellFormed, "answer with one JSON object: {\"definition\": \"…\"}")])
                     }
                     let definition = answer.definition.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if definition.isEmpty { return .invalid(["the definition is empty"]) }
-                    if definition.localizedCaseInsensitiveContains(term) { return .invalid(["the definition names the term itself ('\(term)'); define it in other words"]) }
+                    if definition.isEmpty { return .invalid([Refusal(.stageRules, "the definition is empty")]) }
+                    if definition.localizedCaseInsensitiveContains(term) { return .invalid([Refusal(.stageRules, "the definition names the term itself ('\(term)'); define it in other words")]) }
                     return .valid(definition, warnings: [])
                 }
                 let (definition, report) = try await runner.run(call)
