@@ -32,6 +32,9 @@ struct MathDelimitersTests {
         "Une formule $a + b$ et une autre \\( c \\).",
         "الناتج $5 + 7 = 12$ صحيح.",
         "Plain text with no math at all.",
+        // A formula that starts like an amount is still a formula when a $ closes it.
+        "ما قيمة $5 + 7$؟",
+        "Compute $3 \\times 4$ first.",
     ])
     func pairedDelimitersAndMoneyPass(_ text: String) {
         #expect(MathDelimiters.firstUnbalanced(text) == nil, "\(text): \(MathDelimiters.firstUnbalanced(text) ?? "")")

@@ -55,16 +55,36 @@ public enum MathDelimiters {
                     i += 2
                     continue
                 }
-                if display { i += 1; continue }
-                if let current = open {
-                    if current.kind == .dollar { open = nil }
-                } else if let next, !next.isWhitespace, !isAmount(c, from: i + 1) {
-                    open = (.dollar, i)
+                if display || open != nil {
+                    // A $ inside \( … \) is not a delimiter of its own.
+                    i += 1
+                    continue
+                }
+                if let next, !next.isWhitespace {
+                    if let close = closingDollar(c, after: i) {
+                        i = close + 1
+                        continue
+                    }
+                    // No $ closes it: money when an amount follows, else math left open.
+                    if !isAmount(c, from: i + 1) {
+                        return "\(quote(i)) opens inline math and never closes it (no closing $ in its paragraph)"
+                    }
                 }
             }
             i += 1
         }
         if let open { return "\(quote(open.at)) opens inline math and never closes it (\(open.kind == .paren ? "no \\)" : "no closing $") in its paragraph)" }
+        return nil
+    }
+
+    /// The `$` that closes inline math opened at `open`, as the renderer reads it: not escaped,
+    /// after a character that is not a space, and not before a digit (`$5 and $10` is money).
+    static func closingDollar(_ c: [Character], after open: Int) -> Int? {
+        var k = open + 2
+        while k < c.count {
+            if c[k] == "$", !c[k - 1].isWhitespace, c[k - 1] != "\\", !(k + 1 < c.count && c[k + 1].isASCII && c[k + 1].isNumber) { return k }
+            k += 1
+        }
         return nil
     }
 
