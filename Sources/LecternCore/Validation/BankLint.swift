@@ -250,6 +250,7 @@ public enum BankLint {
                 prompt: item.question, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: false
             ).errors.filter { inRange || $0.kind != QuestionRules.oneCorrectKind }.map(\.refusal)
+            problems += mathIssues([("the question", item.question)] + item.options.enumerated().map { ("options[\($0.offset)]", $0.element) }).map(\.refusal)
             if let earlier = stems.add(item.question, id: item.id, language: language) {
                 problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
             }
@@ -333,6 +334,7 @@ public enum BankLint {
                 prompt: item.prompt, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
                 language: language, requiresFeedback: choices.allSatisfy { !$0.feedback.trimmed.isEmpty }, explanation: item.explanation
             ).errors.map(\.refusal)
+            problems += mathIssues(question: (item.prompt, choices, nil, item.explanation ?? "")).map(\.refusal)
             problems += ExamRules.aboutTheItemIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.refusal)
             problems += ExamRules.unfinishedIssues(explanation: item.explanation ?? "", options: choices).errors.map(\.refusal)
             let format = sections.first(where: { $0.id == item.section })?.categories.first(where: { $0.id == item.category })?.format
@@ -575,7 +577,11 @@ public enum BankLint {
                 } else {
                     add(
                         CourseItems.lecture(topic.id).rawValue,
-                        [.error("the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)", check: .stageRules)],
+                        [
+                            .error(
+                                "the lecture \(path) cannot be read beside course.json (check the bundle directory as it was written, with its lectures/ folder, or give course.json from there)",
+                                check: .stageRules)
+                        ],
                         prompt: nil)
                 }
             }
@@ -585,7 +591,8 @@ public enum BankLint {
                 add(
                     id.rawValue,
                     QuestionRules.check(question, expectedTopicID: topic.id, language: language)
-                        + code((question.explanation, question.referenceAnswer, question.options)) + grounded(question.prompt),
+                        + code((question.explanation, question.referenceAnswer, question.options)) + grounded(question.prompt)
+                        + mathIssues(question: (question.prompt, question.options, question.referenceAnswer, question.explanation)),
                     prompt: question.prompt)
             }
             for (index, question) in (topic.practice ?? []).enumerated() {
@@ -593,7 +600,8 @@ public enum BankLint {
                 add(
                     CourseItems.practice(topic.id, number: index + 1).rawValue,
                     PracticeRules.check(question, language: language)
-                        + code((question.explanation, nil, question.format == .multipleChoice ? question.options : nil)) + grounded(question.prompt),
+                        + code((question.explanation, nil, question.format == .multipleChoice ? question.options : nil)) + grounded(question.prompt)
+                        + mathIssues(question: (question.prompt, question.options, nil, question.explanation)),
                     prompt: question.prompt)
             }
             for card in topic.flashcards ?? [] {
@@ -620,7 +628,8 @@ public enum BankLint {
                     CourseItems.reinforcement(topic.id, level: question.level).rawValue,
                     ReinforcementRules.checkQuestion(question, expectedTopicID: topic.id, language: language)
                         + code((question.explanation, question.referenceAnswer, question.options), label: "the level-\(question.level) question")
-                        + grounded(question.prompt),
+                        + grounded(question.prompt)
+                        + mathIssues(question: (question.prompt, question.options, question.referenceAnswer, question.explanation)),
                     prompt: question.prompt)
             }
         }
@@ -628,6 +637,25 @@ public enum BankLint {
     }
 
     // MARK: Helpers
+
+    /// Inline math whose delimiters do not pair in any text of a question (`MathDelimiters`): the
+    /// learner would see words rendered as math, or a delimiter shown as typed.
+    static func mathIssues(_ texts: [(field: String, text: String)]) -> [ValidationIssue] {
+        texts.compactMap { field, text in
+            MathDelimiters.firstUnbalanced(text).map { .error("\(field) does not render as written: \($0); close each formula where it ends", check: .rendering) }
+        }
+    }
+
+    /// `mathIssues` over a question's prompt, options and their feedback, reference answer and explanation.
+    static func mathIssues(question: (prompt: String, options: [Choice]?, referenceAnswer: String?, explanation: String)) -> [ValidationIssue] {
+        var texts = [("the prompt", question.prompt)]
+        for (index, option) in (question.options ?? []).enumerated() {
+            texts += [("option \(index + 1)", option.text), ("option \(index + 1)'s feedback", option.feedback)]
+        }
+        if let reference = question.referenceAnswer { texts.append(("the reference answer", reference)) }
+        texts.append(("the explanation", question.explanation))
+        return mathIssues(texts)
+    }
 
     /// Question stems seen so far, compared by their words alone: case, punctuation, white space
     /// and (in Arabic) vowel marks do not make two questions different.
