@@ -202,7 +202,10 @@ struct TerminalProgressTests {
             ]) == "stage-rules: the correct option is much longer than the others")
         #expect(
             TerminalProgressSink.label([
-                Refusal(.projectScope, "requirements[1] ('Understand the concept (a binomial one)') needs 'Binomial Distribution', which subject s03 teaches after this one; require only what this subject's topics teach")
+                Refusal(
+                    .projectScope,
+                    "requirements[1] ('Understand the concept (a binomial one)') needs 'Binomial Distribution', which subject s03 teaches after this one; require only what this subject's topics teach"
+                )
             ]) == "project-scope: requirements[1] needs 'Binomial Distribution', which subject s03 teaches after this one")
         #expect(
             TerminalProgressSink.label([Refusal(.arithmetic, "the text states false arithmetic: \"6.25 + 2.25 = 18.75\" is false: 6.25 + 2.25 is 8.5; compute it again")])

@@ -145,7 +145,8 @@ struct FeedbackMendingTests {
                 [
                     Refusal(
                         .questionForm,
-                        "'wrong_answers[1]'s feedback' speaks about the question instead of to the learner ('The question asks'): the learner reads it; write to them about the subject, not about the question, its parts or its audience")
+                        "'wrong_answers[1]'s feedback' speaks about the question instead of to the learner ('The question asks'): the learner reads it; write to them about the subject, not about the question, its parts or its audience"
+                    )
                 ]
             ])
 

@@ -41,23 +41,23 @@ func strings(_ value: JSONValue, path: String, into texts: inout [(String, Strin
 }
 
 func load(_ arguments: [String]) -> [[(String, String)]] {
-  var answers: [[(String, String)]] = []
-  for path in arguments {
-    guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
-    for line in data.split(separator: UInt8(ascii: "\n")) {
-        guard case .object(let record)? = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
-            case .object(let response)? = record["response"], case .string(let content)? = response["content"]
-        else { continue }
-        var texts: [(String, String)] = []
-        if let value = JSONExtraction.firstJSONValue(in: content), case .object = value {
-            strings(value, path: "", into: &texts)
-        } else {
-            texts.append(("lecture", content))
+    var answers: [[(String, String)]] = []
+    for path in arguments {
+        guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard case .object(let record)? = try? JSONValue.parse(String(decoding: line, as: UTF8.self)),
+                case .object(let response)? = record["response"], case .string(let content)? = response["content"]
+            else { continue }
+            var texts: [(String, String)] = []
+            if let value = JSONExtraction.firstJSONValue(in: content), case .object = value {
+                strings(value, path: "", into: &texts)
+            } else {
+                texts.append(("lecture", content))
+            }
+            answers.append(texts)
         }
-        answers.append(texts)
     }
-  }
-  return answers
+    return answers
 }
 let answers = load(arguments)
 

@@ -98,8 +98,8 @@ extension QuestionRules {
         guard let first = told.first, told.allSatisfy({ $0.offset == first.offset }), ordinal - asked.index != first.offset else { return [] }
         return [
             .error(
-                "the key ('\(key.text)') \(keyAgainstIndexing) the question's own explanation and feedback: they say '\(first.text)', so `\(asked.expression)` is item \(asked.index + first.offset), not item \(ordinal); make the key the item the index names"
-            , check: .answerKey)
+                "the key ('\(key.text)') \(keyAgainstIndexing) the question's own explanation and feedback: they say '\(first.text)', so `\(asked.expression)` is item \(asked.index + first.offset), not item \(ordinal); make the key the item the index names",
+                check: .answerKey)
         ]
     }
 }

@@ -1020,8 +1020,10 @@ extension TextIntegrity {
     /// Only the converter's command names (`commands`) count, so a Windows path or a `\n` in prose
     /// is no formula.
     public static func commandsOutsideMath(_ markdown: String) -> [String] {
-        let text = outsideFencedCode(markdown).replacing(CompiledPatterns.displayDollarMath, with: " ").replacing(CompiledPatterns.bracketMath, with: " ").replacing(CompiledPatterns.parenMath, with: " ")
-            .replacing("\\$", with: " ").replacing(CompiledPatterns.inlineDollarMath, with: " ").replacing(CompiledPatterns.codeSpanAnyTicks, with: " ")
+        let text = outsideFencedCode(markdown).replacing(CompiledPatterns.displayDollarMath, with: " ").replacing(CompiledPatterns.bracketMath, with: " ").replacing(
+            CompiledPatterns.parenMath, with: " "
+        )
+        .replacing("\\$", with: " ").replacing(CompiledPatterns.inlineDollarMath, with: " ").replacing(CompiledPatterns.codeSpanAnyTicks, with: " ")
         var found: [String] = []
         for match in text.matches(of: CompiledPatterns.commandName) {
             let name = String(match.output.1)

@@ -59,23 +59,22 @@ public struct ContentInspector: Sendable {
             if let leaked = prose.firstMatch(of: Self.fieldName) {
                 issues.append(
                     .error(
-                        "\(text.field) holds the JSON field name '\(leaked.output.1)': each field's text goes in its own field of the answer, and no text names a field"
-                    , check: .wellFormed))
+                        "\(text.field) holds the JSON field name '\(leaked.output.1)': each field's text goes in its own field of the answer, and no text names a field", check: .wellFormed))
             }
             // The rest of the answer's JSON after a text: `… is η"), ` as an option.
             if let stray = TextIntegrity.strayQuotes(text.markdown).first {
                 issues.append(
                     .error(
-                        "\(text.field) holds a quotation mark that closes no quotation ('\(stray)'): a piece of the answer's JSON left in the text; end the text where its sentence ends"
-                    , check: .wellFormed))
+                        "\(text.field) holds a quotation mark that closes no quotation ('\(stray)'): a piece of the answer's JSON left in the text; end the text where its sentence ends",
+                        check: .wellFormed))
             }
             // TeX without math delimiters is shown as typed, with or without a renderer.
             let raw = TextIntegrity.commandsOutsideMath(text.markdown)
             if !raw.isEmpty {
                 issues.append(
                     .error(
-                        "\(text.field) does not render as written (\(raw.prefix(3).map { "\\" + $0 }.joined(separator: ", ")) outside math shows as typed): put formulas between $…$"
-                    , check: .rendering))
+                        "\(text.field) does not render as written (\(raw.prefix(3).map { "\\" + $0 }.joined(separator: ", ")) outside math shows as typed): put formulas between $…$", check: .rendering
+                    ))
             }
             if text.asserts {
                 for claim in ArithmeticClaims.check(text.markdown).prefix(3) {
@@ -90,8 +89,7 @@ public struct ContentInspector: Sendable {
                 for warning in renderer.fragmentWarnings(text.markdown, language: language).prefix(5) {
                     issues.append(
                         .error(
-                            "\(text.field) does not render as written (\(warning)): write TeX the renderer knows (standard LaTeX math commands) and Markdown without HTML"
-                        , check: .rendering))
+                            "\(text.field) does not render as written (\(warning)): write TeX the renderer knows (standard LaTeX math commands) and Markdown without HTML", check: .rendering))
                 }
             }
         }

@@ -79,8 +79,7 @@ public enum ExamRules {
             guard let first = unsourcedNumbers(in: text, prompt: prompt, options: options.map(\.text), source: source).first else { continue }
             issues.append(
                 .error(
-                    "\(name) names \(first), \(unsourcedNumber), in its words and numbers"
-                , check: .stageRules))
+                    "\(name) names \(first), \(unsourcedNumber), in its words and numbers", check: .stageRules))
         }
         return issues
     }
@@ -141,8 +140,7 @@ public enum ExamRules {
             guard source.contains(label + ":") else { continue }
             issues.append(
                 .error(
-                    "the stem begins with '\(label):', a label of the source text, not part of a sentence: write the question, or the sentence with the blank, without it"
-                , check: .stageRules))
+                    "the stem begins with '\(label):', a label of the source text, not part of a sentence: write the question, or the sentence with the blank, without it", check: .stageRules))
             break
         }
         return issues
@@ -187,8 +185,8 @@ public enum ExamRules {
         let name = labels.flatMap { $0.count == options.count ? $0[index] : nil } ?? "the correct option"
         return [
             .error(
-                "\(name) ('\(key.prefix(80))') names '\(first)', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states"
-            , check: .stageRules)
+                "\(name) ('\(key.prefix(80))') names '\(first)', which neither the source text nor the question has: the answer to a question on a text is what the text says; ask about something it states",
+                check: .stageRules)
         ]
     }
 
@@ -284,8 +282,7 @@ public enum ExamRules {
             if count == 0 {
                 issues.append(
                     .error(
-                        "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'"
-                    , check: .stageRules))
+                        "the stem has no blank: a sentence-completion stem is a sentence of the source text with the missing word replaced by '____'", check: .stageRules))
             } else if count > 1 {
                 issues.append(.error("the stem has \(count) blanks; a sentence-completion stem has exactly one ('____'), which the correct option fills", check: .stageRules))
             }
@@ -296,8 +293,7 @@ public enum ExamRules {
             issues.append(
                 .error(
                     "the correct option ('\(key.text)') is not what the source quote says ('\(missing)' is not in '\(quote.prefix(160))'): "
-                        + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states"
-                , check: .grounding))
+                        + "a fact question's answer is stated in the sentence it quotes; quote the sentence that states it, or ask about a fact the text states", check: .grounding))
         }
         if format == .vocabulary, let quote = quote, !quote.trimmed.isEmpty {
             // The word may be named in another form than the sentence's ("continent", "continents").
@@ -309,8 +305,8 @@ public enum ExamRules {
             if named.isEmpty {
                 issues.append(
                     .error(
-                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks"
-                    , check: .grounding))
+                        "the stem does not name, in quotation marks, a word of the source quote: a vocabulary item asks what one word of the quoted sentence means there, written in quotation marks",
+                        check: .grounding))
             } else if let key = options.first(where: \.correct),
                 named.contains(where: { NearDuplicate.contentWords($0) == NearDuplicate.contentWords(key.text) })
             {
@@ -342,8 +338,8 @@ public enum ExamRules {
                 if !GroundingText.contains(option.text, in: String(sentence)) {
                     issues.append(
                         .error(
-                            "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there"
-                        , check: .stageRules))
+                            "\(names[index]) ('\(option.text)') is not a word of the stem's sentence; every option of a wrong-word item is a word of the sentence, exactly as written there",
+                            check: .stageRules))
                 }
             }
         }

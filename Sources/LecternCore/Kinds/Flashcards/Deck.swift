@@ -339,11 +339,14 @@ public enum DeckRules {
                 } else if isNumeric(text) != isNumeric(answer) {
                     issues.append(
                         .error(
-                            "\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind", check: .stageRules)
+                            "\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind",
+                            check: .stageRules)
                     )
                 } else {
                     issues.append(
-                        .error("\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away", check: .stageRules))
+                        .error(
+                            "\(label) ('\(text)') is much \(text.count > answer.count ? "longer" : "shorter") than the answer (\(answer.count) characters); its length would give it away",
+                            check: .stageRules))
                 }
                 continue
             }
