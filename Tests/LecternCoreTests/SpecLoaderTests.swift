@@ -197,6 +197,19 @@ struct SpecLoaderTests {
         #expect(spec.description.contains("*bold*"))
     }
 
+    /// Windows line ends: a block scalar opens at `key: |` followed by CR LF as it does at LF, and
+    /// an alias bomb is refused all the same.
+    @Test func crlfFilesAreGuardedLineByLine() throws {
+        let stars = Array(repeating: "*bold* text", count: 200).joined(separator: " ")
+        let spec = try Self.load("kind: course\r\nid: x\r\ndescription: |\r\n  \(stars)\r\n  *more*: not a key\r\n")
+        #expect(spec.description.contains("*bold*"))
+        #expect {
+            _ = try Self.load(Self.aliasBomb().replacingOccurrences(of: "\n", with: "\r\n"))
+        } throws: { error in
+            (error as? SpecError)?.diagnostics.contains { $0.message.contains("billion laughs") } == true
+        }
+    }
+
     @Test func questionMarksInValuesAreText() throws {
         let spec = try Self.load("kind: course\nid: x\ndescription: What is a loop ? And why * matters ?\naudience: anyone ?\n")
         #expect(spec.description == "What is a loop ? And why * matters ?")

@@ -107,7 +107,9 @@ public struct YAMLSource: Sendable {
             lineNumber += 1
             // Bytes first: a block scalar's lines (a review file's answers) and lines without a
             // character this check reads are passed over without making an array of characters.
-            let bytes = rawBytes
+            // A CRLF file's lines end in a carriage return, which is no part of what they hold:
+            // `key: |` must open its block there too.
+            let bytes = rawBytes.last == UInt8(ascii: "\r") ? rawBytes.dropLast() : rawBytes
             let indent = bytes.prefix(while: { $0 == UInt8(ascii: " ") }).count
             let isBlank = bytes.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
             if let block = blockIndent {
@@ -115,7 +117,7 @@ public struct YAMLSource: Sendable {
                 blockIndent = nil
             }
             if !bytes.contains(where: { Self.readByGuard.contains($0) }) { continue }
-            let line = Array(Substring(rawBytes))
+            let line = Array(Substring(bytes))
             var quote: Character?
             var previous: Character = " "
             var index = 0
