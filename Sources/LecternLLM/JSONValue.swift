@@ -43,6 +43,14 @@ public enum JSONValue: Sendable, Hashable {
         return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
+    /// An object or array of strictly RFC 8259 JSON read by the byte-level reader, or nil for
+    /// anything it does not take — a scalar at the top, malformed text, a key given twice (which
+    /// `JSONDecoder` reads as its first value and `JSONSerialization` as its last): for a caller
+    /// that must agree with Foundation's reading wherever the two could differ.
+    public static func parseStrict(_ text: String) -> JSONValue? {
+        FastJSON.parse(text)
+    }
+
     /// Canonical text: object keys sorted, no insignificant white space, integers without a
     /// fraction. Two equal values always give the same bytes, which is what cache keys need.
     public var canonicalText: String {

@@ -146,7 +146,7 @@ struct ReviewFileTests {
             #expect(Data(bytes) == theirs, "\(String(decoding: theirs.prefix(120), as: UTF8.self))")
         }
         for answer in answers {
-            guard let mine = try? JSONValue.parse(answer), let theirs = try? JSONSerialization.jsonObject(with: Data(answer.utf8), options: [.fragmentsAllowed]) else { continue }
+            guard let mine = JSONValue.parseStrict(answer), let theirs = try? JSONSerialization.jsonObject(with: Data(answer.utf8), options: [.fragmentsAllowed]) else { continue }
             try compare(mine, theirs)
         }
         // Every ASCII character, raw, and some that Foundation leaves as they are.
@@ -162,5 +162,9 @@ struct ReviewFileTests {
         #expect(ReviewFile.isTime("2024-02-29T23:59:59Z") && !ReviewFile.isTime("2023-02-29T10:00:00Z") && !ReviewFile.isTime("2026-13-01T10:00:00Z"))
         #expect(ReviewFile.isTime("2026-11-28T10:12:00+01:00") && !ReviewFile.isTime("yesterday"))
         #expect(ReviewFile.contentHash(#"{"level": 3, "a": "b"}"#) == ReviewFile.contentHash(#"{"a":"b","level":3}"#))
+        // A key given twice is read as Foundation reads it (its last value), not as JSONDecoder does.
+        let twice = #"{"prompt": "first", "prompt": "second"}"#
+        #expect(JSONValue.parseStrict(twice) == nil)
+        #expect(ReviewFile.contentHash(twice) == ReviewFile.contentHash(#"{"prompt": "second"}"#))
     }
 }

@@ -117,7 +117,7 @@ public struct ReviewFile: Sendable, Equatable {
     public static func contentHash(_ answer: String) -> String {
         // The answers Lectern's stages get (objects of strings) through the byte-level reader and
         // writer; anything else through Foundation's, whose bytes define the hash.
-        if answer.first == "{" || answer.first == "[", let value = try? JSONValue.parse(answer) {
+        if answer.first == "{" || answer.first == "[", let value = JSONValue.parseStrict(answer) {
             var canonical: [UInt8] = []
             canonical.reserveCapacity(answer.utf8.count)
             if writeCanonical(value, into: &canonical) { return SHA256Digest.hex(Data(canonical)) }
