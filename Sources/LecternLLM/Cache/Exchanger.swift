@@ -49,10 +49,12 @@ public final class Exchanger: Sendable {
     /// One exchange. Failed exchanges (errors, truncated answers) are never stored; a complete
     /// answer and one that looped (`FinishReason.loop`, refused by its stage) are.
     /// `beforeCall` runs only when the provider is about to be paid (a cache miss in record or
-    /// off mode), so a budget check costs no second key computation or cache read.
+    /// off mode), so a budget check costs no second key computation or cache read. `afterCall`
+    /// runs with the paid answer while its slot is still held, so the next call's `beforeCall`
+    /// sees what this one cost.
     public func exchange(
         _ request: LLMRequest, template: String, variant: String?, context: RequestContext,
-        beforeCall: (@Sendable () throws -> Void)? = nil
+        beforeCall: (@Sendable () throws -> Void)? = nil, afterCall: (@Sendable (LLMResponse) -> Void)? = nil
     ) async throws -> ExchangeOutcome {
         let key = key(for: request, template: template, variant: variant)
         if mode != .off, let record = cache.lookup(key) {
@@ -75,21 +77,21 @@ public final class Exchanger: Sendable {
         if mode == .record, let failure = storeFailure.withLock({ $0 }) {
             throw CacheWriteError("not asked: \(failure)")
         }
-        guard mode == .record else { return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall) }
+        guard mode == .record else { return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall, afterCall: afterCall) }
         // Another run on this cache may be asking for the same answer: wait for it and take it.
         return try await cache.withEntryLock(key) {
             if let record = cache.lookup(key) {
                 used.withLock { $0[key] = record }
                 return ExchangeOutcome(record: record, cached: true)
             }
-            return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall)
+            return try await call(request, key: key, template: template, provider: provider, context: context, beforeCall: beforeCall, afterCall: afterCall)
         }
     }
 
     /// Asks the provider and stores the answer (in record mode).
     private func call(
         _ request: LLMRequest, key: String, template: String, provider: any LLMProvider, context: RequestContext,
-        beforeCall: (@Sendable () throws -> Void)?
+        beforeCall: (@Sendable () throws -> Void)?, afterCall: (@Sendable (LLMResponse) -> Void)?
     ) async throws -> ExchangeOutcome {
         var start = clock.now
         let response: LLMResponse
@@ -103,7 +105,9 @@ public final class Exchanger: Sendable {
                 try beforeCall?()
                 start = clock.now
                 do {
-                    return try await provider.complete(request, context: context)
+                    let response = try await provider.complete(request, context: context)
+                    afterCall?(response)
+                    return response
                 } catch let error as LLMError where ![.truncated, .noScriptedAnswer, .cancelled].contains(error.kind) {
                     // A failure that would fail every call (the engine stops the run for it):
                     // closed before this slot is given on, so no waiting item asks.
@@ -114,6 +118,7 @@ public final class Exchanger: Sendable {
         } else {
             try beforeCall?()
             response = try await provider.complete(request, context: context)
+            afterCall?(response)
         }
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)

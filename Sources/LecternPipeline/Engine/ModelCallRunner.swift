@@ -282,9 +282,9 @@ public struct ModelCallRunner: Sendable {
             _ request: LLMRequest, template: String, itemID: String, stage: String, variables: [String: String], model: String
         ) async throws -> LLMResponse {
             // Checked only when a call would be paid for: stored answers stay free.
+            let ledger = self.ledger
             var budgetCheck: (@Sendable () throws -> Void)?
             if let budgetUSD {
-                let ledger = self.ledger
                 let attemptsSoFar = attempt - 1
                 budgetCheck = {
                     let paid = ledger.totals.paidCostUSD
@@ -295,11 +295,21 @@ public struct ModelCallRunner: Sendable {
                     }
                 }
             }
+            // A paid answer is counted while its call still holds the provider's slot, so a call
+            // waiting for that slot checks the budget with this one's cost in it.
+            let cost = self.cost
+            let modelName = "\(exchanger.providerKind)/\(model)"
+            let providerKind = exchanger.providerKind
+            let countPaid: @Sendable (LLMResponse) -> Void = { response in
+                ledger.record(
+                    usage: response.usage, cost: cost(providerKind, model, response.usage) ?? 0, cached: false, model: modelName, template: template)
+            }
             let outcome: ExchangeOutcome
             do {
                 outcome = try await exchanger.exchange(
                     request, template: template, variant: variant,
-                    context: RequestContext(itemID: itemID, stage: stage, attempt: attempt, variables: variables), beforeCall: budgetCheck)
+                    context: RequestContext(itemID: itemID, stage: stage, attempt: attempt, variables: variables), beforeCall: budgetCheck,
+                    afterCall: countPaid)
             } catch let error as LLMError {
                 if error.kind == .cancelled { throw CancellationError() }
                 // Truncation and a missing scripted answer are this item's problem; the rest
@@ -334,8 +344,9 @@ public struct ModelCallRunner: Sendable {
                 roundCached = false
                 paid += response.usage
             }
-            ledger.record(
-                usage: response.usage, cost: price, cached: outcome.cached, model: "\(exchanger.providerKind)/\(model)", template: template)
+            if outcome.cached {
+                ledger.record(usage: response.usage, cost: price, cached: true, model: modelName, template: template)
+            }
             return response
         }
 
