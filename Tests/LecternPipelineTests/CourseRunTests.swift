@@ -61,6 +61,12 @@ struct CourseRunTests {
         #expect(Workspace.files(dir) == before)
         let after = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("manifest.json").path)
         #expect(attributes[.modificationDate] as? Date == after[.modificationDate] as? Date)
+        // The checks' verdicts were kept with the exchanges: the re-run reads them, it runs no rule.
+        let firstVerdicts = try #require(first.checkVerdicts)
+        let verdicts = try #require(result.checkVerdicts)
+        #expect(firstVerdicts.computed > 20, "the first run judged every answer: \(firstVerdicts)")
+        #expect(verdicts.computed == 0, "\(verdicts)")
+        #expect(verdicts.reused >= firstVerdicts.computed, "\(verdicts) after \(firstVerdicts)")
     }
 
     @Test func changingTheToneRerunsExactlyTheItemsThatUseIt() async throws {

@@ -389,6 +389,14 @@ public enum QuestionRules {
         _ question: Question, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
     ) -> [ValidationIssue] {
+        CheckMemo.issues("QuestionRules.check", [CheckMemo.text(question), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
+            computedCheck(question, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
+        }
+    }
+
+    static func computedCheck(
+        _ question: Question, expectedTopicID: String, optionLabels: [String]?, optionCount: Int, language: String
+    ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if question.topicID != expectedTopicID {
             issues.append(.error("the question must be about topic \(expectedTopicID), but it names topic \(question.topicID)", check: .grounding))
@@ -1065,6 +1073,10 @@ public enum LectureRules {
 
     /// Checks a lecture for a topic titled `topicTitle`, written in `language`.
     public static func check(_ markdown: String, topicTitle: String, language: String = "en") -> [ValidationIssue] {
+        CheckMemo.issues("LectureRules.check", [markdown, topicTitle, language]) { computedCheck(markdown, topicTitle: topicTitle, language: language) }
+    }
+
+    static func computedCheck(_ markdown: String, topicTitle: String, language: String) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let scan = scan(markdown)
         let h1 = scan.headings.filter { $0.level == 1 }
@@ -1447,6 +1459,14 @@ public enum ReinforcementRules {
     public static func checkQuestion(
         _ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
+    ) -> [ValidationIssue] {
+        CheckMemo.issues("ReinforcementRules.checkQuestion", [CheckMemo.text(q), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
+            computedCheckQuestion(q, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
+        }
+    }
+
+    static func computedCheckQuestion(
+        _ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]?, optionCount: Int, language: String
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         let label = "the level-\(q.level) question"

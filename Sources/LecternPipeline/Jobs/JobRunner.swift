@@ -55,6 +55,9 @@ public struct JobRunner: Sendable {
         public var shard: ShardOutcome?
         /// The kind's own lines for the closing summary (a quote database's coverage).
         public var summary: [String] = []
+        /// The checks' verdicts this run read from the cache and computed (`CheckMemo`); nil
+        /// with `--cache off`.
+        public var checkVerdicts: CheckMemo.Counts?
     }
 
     public struct ShardOutcome: Sendable, Equatable {
@@ -149,8 +152,13 @@ public struct JobRunner: Sendable {
     public func run(options: Options) async throws -> Result {
         let clock = ContinuousClock()
         let started = clock.now
-        var result = try await generate(options: options)
+        // The checks' verdicts are kept beside the exchanges they judged: an unchanged re-run
+        // reads them instead of running the rules again.
+        let memo = exchanger.mode == .off ? nil : CheckMemo(directory: exchanger.cache.root)
+        defer { memo?.flush() }
+        var result = try await CheckMemo.$current.withValue(memo) { try await generate(options: options) }
         result.wallTime = started.duration(to: clock.now)
+        result.checkVerdicts = memo?.counts
         return result
     }
 

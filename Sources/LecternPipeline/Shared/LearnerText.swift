@@ -48,6 +48,12 @@ public struct ContentInspector: Sendable {
 
     /// What is wrong with `texts`, as errors for a repair message.
     public func issues(_ texts: [LearnerText]) -> [ValidationIssue] {
+        // The renderer is named by its type: a renderer's warnings depend on nothing else.
+        let parts = [language, renderer.map { String(reflecting: type(of: $0)) } ?? "no renderer"] + texts.flatMap { [$0.field, $0.markdown, $0.asserts ? "asserts" : "shows"] }
+        return CheckMemo.issues("ContentInspector.issues", parts) { computedIssues(texts) }
+    }
+
+    func computedIssues(_ texts: [LearnerText]) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         for text in texts where !text.markdown.trimmed.isEmpty {
             // Answers read as JSON were recovered and checked when decoded; this covers the rest

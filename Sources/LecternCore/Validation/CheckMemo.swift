@@ -1,0 +1,163 @@
+import Crypto
+import Foundation
+import LecternLLM
+import Synchronization
+
+/// The verdicts of pure checks, computed once per answer and kept with the exchange cache: an
+/// unchanged re-run reads them instead of running the rules again (issue 49).
+///
+/// A verdict is the list of issues a rule function returned for its arguments. It is keyed by the
+/// rule's name and every argument the rule reads, hashed (SHA-256), under the identity of the
+/// checks that judged it: the running executable (its path, size, modification time and inode),
+/// so any new build of Lectern — a changed check, a changed check version — recomputes every
+/// verdict, and a file of verdicts another build wrote is deleted, not read. Only functions
+/// whose result depends on nothing but their arguments are memoized; a call site names them all.
+///
+/// Verdicts are read from `<cache>/verdicts/<identity>.jsonl` when a run starts and the new ones
+/// appended in one write when it ends; a line that does not decode is skipped.
+public final class CheckMemo: Sendable {
+    /// The memo of the run this task belongs to; nil: every rule is computed.
+    @TaskLocal public static var current: CheckMemo?
+
+    public struct Counts: Sendable, Equatable {
+        /// Verdicts read from the memo.
+        public var reused = 0
+        /// Verdicts computed (and kept, for the file) in this process.
+        public var computed = 0
+    }
+
+    struct Entry: Codable {
+        var k: String
+        var v: [ValidationIssue]
+    }
+
+    private struct State {
+        var known: [String: [ValidationIssue]]
+        var fresh: [Entry] = []
+        var counts = Counts()
+    }
+
+    /// The file verdicts are read from and written to; nil: kept in memory only.
+    public let file: URL?
+    private let state: Mutex<State>
+
+    /// An empty memo kept in memory only.
+    public init() {
+        file = nil
+        state = Mutex(State(known: [:]))
+    }
+
+    /// The memo kept in `directory` for this build of the checks (`identity`): verdicts of other
+    /// builds there are deleted. Nil when the identity of the running checks cannot be told.
+    public convenience init?(directory: URL, identity: String? = CheckMemo.executableIdentity()) {
+        guard let identity else { return nil }
+        self.init(file: directory.appendingPathComponent("verdicts").appendingPathComponent(identity + ".jsonl"))
+    }
+
+    init(file: URL) {
+        self.file = file
+        let folder = file.deletingLastPathComponent()
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".jsonl") && name != file.lastPathComponent {
+            try? fm.removeItem(at: folder.appendingPathComponent(name))
+        }
+        var known: [String: [ValidationIssue]] = [:]
+        if let data = fm.contents(atPath: file.path) {
+            let decoder = JSONDecoder()
+            for line in data.split(separator: 0x0A) {
+                guard let entry = try? decoder.decode(Entry.self, from: Data(line)), entry.k.utf8.count == 64 else { continue }
+                known[entry.k] = entry.v
+            }
+        }
+        state = Mutex(State(known: known))
+    }
+
+    /// A rule's argument as a part of its key: its canonical JSON. A value that cannot be
+    /// encoded gets a part of its own that no other call shares, so it is never read from the memo.
+    public static func text<T: Encodable>(_ value: T) -> String {
+        (try? CanonicalJSON.string(value)) ?? "\u{0}" + UUID().uuidString
+    }
+
+    /// What this process reused and computed.
+    public var counts: Counts { state.withLock { $0.counts } }
+
+    /// `compute`'s issues for `parts` — every argument the rule reads, as text — from the run's
+    /// memo when it has them, computed (and kept) otherwise.
+    public static func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
+        guard let memo = current else { return compute() }
+        return memo.issues(rule, parts, compute)
+    }
+
+    public func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
+        let key = Self.key(rule, parts)
+        if let known = state.withLock({ state -> [ValidationIssue]? in
+            let found = state.known[key]
+            if found != nil { state.counts.reused += 1 }
+            return found
+        }) {
+            return known
+        }
+        let issues = compute()
+        state.withLock {
+            if $0.known[key] == nil {
+                $0.known[key] = issues
+                $0.fresh.append(Entry(k: key, v: issues))
+            }
+            $0.counts.computed += 1
+        }
+        return issues
+    }
+
+    /// The key of a rule's verdict: its name and each part, each prefixed by its length in bytes
+    /// so no two lists of parts give the same text.
+    static func key(_ rule: String, _ parts: [String]) -> String {
+        var hasher = SHA256()
+        for part in [rule] + parts {
+            hasher.update(data: Data("\(part.utf8.count):".utf8))
+            hasher.update(data: Data(part.utf8))
+        }
+        return HexText.lowercase(hasher.finalize())
+    }
+
+    /// Appends the verdicts computed since the last write to the file, in one write (two runs
+    /// sharing a cache do not interleave lines). Failing to write costs only their recomputation.
+    public func flush() {
+        guard let file else { return }
+        let fresh = state.withLock { state -> [Entry] in
+            defer { state.fresh = [] }
+            return state.fresh
+        }
+        guard !fresh.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = Data()
+        for entry in fresh {
+            guard let line = try? encoder.encode(entry) else { continue }
+            data.append(line)
+            data.append(0x0A)
+        }
+        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// The identity of the running build of the checks: a digest of the executable's resolved
+    /// path, size, modification time and inode. Nil when the executable cannot be read.
+    public static func executableIdentity() -> String? {
+        #if os(Linux)
+            let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
+        #else
+            let path = Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
+        #endif
+        var info = stat()
+        guard !path.isEmpty, stat(path, &info) == 0 else { return nil }
+        #if os(Linux)
+            let modified = "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        #else
+            let modified = "\(info.st_mtimespec.tv_sec).\(info.st_mtimespec.tv_nsec)"
+        #endif
+        return String(key("checks", [path, "\(info.st_size)", modified, "\(info.st_ino)"]).prefix(32))
+    }
+}

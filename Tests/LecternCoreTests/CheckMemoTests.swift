@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import LecternCore
+
+@Suite struct CheckMemoTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("memo-\(UUID().uuidString)")
+
+    let refused = [ValidationIssue.error("the level-1 question asks nothing", check: .questionForm)]
+
+    @Test func aVerdictIsComputedOnceAndReadByTheNextRunOfTheSameBuild() throws {
+        let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        var computed = 0
+        let compute = { () -> [ValidationIssue] in
+            computed += 1
+            return refused
+        }
+        #expect(memo.issues("rule", ["text", "en"], compute) == refused)
+        #expect(memo.issues("rule", ["text", "en"], compute) == refused)
+        #expect(computed == 1)
+        // Every argument is part of the key: another language, another split of the same text.
+        #expect(memo.issues("rule", ["text", "fr"], { [] }).isEmpty)
+        #expect(memo.issues("rule", ["tex", "ten"], { [] }).isEmpty)
+        #expect(memo.issues("other rule", ["text", "en"], { [] }).isEmpty)
+        memo.flush()
+        let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        #expect(
+            next.issues(
+                "rule", ["text", "en"],
+                {
+                    Issue.record("recomputed"); return []
+                }) == refused)
+        #expect(
+            next.issues(
+                "rule", ["text", "fr"],
+                {
+                    Issue.record("recomputed"); return refused
+                }
+            ).isEmpty)
+        #expect(next.counts == CheckMemo.Counts(reused: 2, computed: 0))
+    }
+
+    @Test func anotherBuildOfTheChecksRecomputesAndItsOldVerdictsAreDeleted() throws {
+        let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        _ = memo.issues("rule", ["text"], { refused })
+        memo.flush()
+        let verdicts = folder.appendingPathComponent("verdicts")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: verdicts.path) == ["build-a.jsonl"])
+        let rebuilt = try #require(CheckMemo(directory: folder, identity: "build-b"))
+        #expect(rebuilt.issues("rule", ["text"], { [] }).isEmpty, "a new build's checks judge again")
+        #expect(rebuilt.counts == CheckMemo.Counts(reused: 0, computed: 1))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: verdicts.path).isEmpty)
+    }
+
+    @Test func aDamagedLineIsSkippedAndTheRestRead() throws {
+        let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        _ = memo.issues("rule", ["one"], { refused })
+        memo.flush()
+        let file = folder.appendingPathComponent("verdicts/build-a.jsonl")
+        var data = try Data(contentsOf: file)
+        data.append(Data("{\"k\": \"short\", \"v\": []}\nnot json\n{\"k\":".utf8))
+        try data.write(to: file)
+        let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        #expect(next.issues("rule", ["one"], { [] }) == refused)
+        #expect(next.issues("rule", ["two"], { refused }) == refused)
+        #expect(next.counts == CheckMemo.Counts(reused: 1, computed: 1))
+    }
+
+    @Test func theRulesReadTheirVerdictsFromTheRunsMemo() throws {
+        let question = ReinforcementQuestion(
+            topicID: "s01-t01", level: 3, difficulty: "medium", frequencyDays: SizeRange(min: 7, max: 8), occurrence: 7, format: .freeText,
+            prompt: "Explain what a variable is.", options: nil, referenceAnswer: "A name for a value.", explanation: "A variable names a value.",
+            jeevaDifficulty: "3")
+        let direct = ReinforcementRules.checkQuestion(question, expectedTopicID: "s01-t02")
+        #expect(!direct.isEmpty, "another topic's id is refused")
+        let memo = CheckMemo()
+        let first = CheckMemo.$current.withValue(memo) { ReinforcementRules.checkQuestion(question, expectedTopicID: "s01-t02") }
+        let again = CheckMemo.$current.withValue(memo) { ReinforcementRules.checkQuestion(question, expectedTopicID: "s01-t02") }
+        let otherTopic = CheckMemo.$current.withValue(memo) { ReinforcementRules.checkQuestion(question, expectedTopicID: "s01-t01") }
+        #expect(first == direct && again == direct)
+        #expect(otherTopic == ReinforcementRules.checkQuestion(question, expectedTopicID: "s01-t01"))
+        #expect(memo.counts == CheckMemo.Counts(reused: 1, computed: 2))
+    }
+
+    @Test func theRunningExecutableHasAnIdentity() {
+        let identity = CheckMemo.executableIdentity()
+        #expect(identity?.count == 32)
+        #expect(identity == CheckMemo.executableIdentity())
+    }
+}
