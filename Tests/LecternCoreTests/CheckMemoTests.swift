@@ -58,12 +58,25 @@ import Testing
         memo.flush()
         let file = folder.appendingPathComponent("verdicts/build-a.jsonl")
         var data = try Data(contentsOf: file)
+        // A key with a verdict that does not decode, a key too short, a line that is no entry, a cut line.
+        data.append(Data("{\"k\":\"\(CheckMemo.key("rule", ["three"]))\",\"v\":[{\"severity\":}\n".utf8))
         data.append(Data("{\"k\": \"short\", \"v\": []}\nnot json\n{\"k\":".utf8))
         try data.write(to: file)
         let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
         #expect(next.issues("rule", ["one"], { [] }) == refused)
         #expect(next.issues("rule", ["two"], { refused }) == refused)
-        #expect(next.counts == CheckMemo.Counts(reused: 1, computed: 1))
+        #expect(next.issues("rule", ["three"], { refused }) == refused, "a verdict that does not decode is computed again")
+        #expect(next.counts == CheckMemo.Counts(reused: 1, computed: 2))
+    }
+
+    @Test func aBankReportIsAVerdictToo() throws {
+        let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        let report = BankReport(format: .course, items: 3, flagged: [.init(id: "practice/s01-t01/1", problems: [Refusal(.distinctQuestions, "the same question")])])
+        #expect(memo.verdict("BankLint.check", ["{}"], { report }) == report)
+        memo.flush()
+        let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
+        #expect(next.verdict("BankLint.check", ["{}"], { BankReport(format: .course, items: 0, flagged: []) }) == report)
+        #expect(next.issues("BankLint.check", ["{}"], { refused }) == refused, "a verdict that is not of the type asked for is computed")
     }
 
     @Test func theRulesReadTheirVerdictsFromTheRunsMemo() throws {

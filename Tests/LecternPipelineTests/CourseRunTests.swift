@@ -66,7 +66,8 @@ struct CourseRunTests {
         let verdicts = try #require(result.checkVerdicts)
         #expect(firstVerdicts.computed > 20, "the first run judged every answer: \(firstVerdicts)")
         #expect(verdicts.computed == 0, "\(verdicts)")
-        #expect(verdicts.reused >= firstVerdicts.computed, "\(verdicts) after \(firstVerdicts)")
+        // Fewer than were computed: a verdict read whole (the bank's lint) needs none of its parts'.
+        #expect(verdicts.reused > 20 && verdicts.reused <= firstVerdicts.computed, "\(verdicts) after \(firstVerdicts)")
     }
 
     @Test func changingTheToneRerunsExactlyTheItemsThatUseIt() async throws {

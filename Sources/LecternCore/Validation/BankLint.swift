@@ -18,7 +18,7 @@ public struct BankItem: Sendable, Hashable {
 }
 
 /// The kinds of file `lectern check` reads (its `--help` names each).
-public enum BankFormat: String, Sendable, Hashable, CaseIterable {
+public enum BankFormat: String, Codable, Sendable, Hashable, CaseIterable {
     case jsonLines = "JSON Lines"
     case exam = "exam.json"
     case course = "course.json"
@@ -28,7 +28,7 @@ public enum BankFormat: String, Sendable, Hashable, CaseIterable {
 
 /// What `lectern check` found: how many questions it checked and the problems of each flagged
 /// one, in file order.
-public struct BankReport: Sendable, Hashable {
+public struct BankReport: Codable, Sendable, Hashable {
     public struct Flag: Codable, Sendable, Hashable {
         public var id: String
         public var problems: [String]

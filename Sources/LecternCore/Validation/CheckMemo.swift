@@ -26,14 +26,10 @@ public final class CheckMemo: Sendable {
         public var computed = 0
     }
 
-    struct Entry: Codable {
-        var k: String
-        var v: [ValidationIssue]
-    }
-
     private struct State {
-        var known: [String: [ValidationIssue]]
-        var fresh: [Entry] = []
+        /// Each verdict's JSON, by key.
+        var known: [String: Data]
+        var fresh: [(key: String, json: Data)] = []
         var counts = Counts()
     }
 
@@ -61,12 +57,21 @@ public final class CheckMemo: Sendable {
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".jsonl") && name != file.lastPathComponent {
             try? fm.removeItem(at: folder.appendingPathComponent(name))
         }
-        var known: [String: [ValidationIssue]] = [:]
+        var known: [String: Data] = [:]
         if let data = fm.contents(atPath: file.path) {
-            let decoder = JSONDecoder()
+            // `{"k":"<64 hex>","v":<JSON>}` a line; a damaged line is skipped (its JSON is
+            // decoded when it is looked up, and recomputed when it does not decode).
+            let head = Array("{\"k\":\"".utf8)
+            let middle = Array("\",\"v\":".utf8)
             for line in data.split(separator: 0x0A) {
-                guard let entry = try? decoder.decode(Entry.self, from: Data(line)), entry.k.utf8.count == 64 else { continue }
-                known[entry.k] = entry.v
+                let bytes = Array(line)
+                let keyEnd = head.count + 64
+                guard bytes.count > keyEnd + middle.count + 1, bytes.starts(with: head), bytes[keyEnd..<(keyEnd + middle.count)].elementsEqual(middle),
+                    bytes.last == UInt8(ascii: "}")
+                else { continue }
+                let key = String(decoding: bytes[head.count..<keyEnd], as: UTF8.self)
+                guard key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { continue }
+                known[key] = Data(bytes[(keyEnd + middle.count)..<(bytes.count - 1)])
             }
         }
         state = Mutex(State(known: known))
@@ -84,28 +89,37 @@ public final class CheckMemo: Sendable {
     /// `compute`'s issues for `parts` — every argument the rule reads, as text — from the run's
     /// memo when it has them, computed (and kept) otherwise.
     public static func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
+        verdict(rule, parts, compute)
+    }
+
+    /// `issues` for a rule whose verdict is another Codable value (a bank's report).
+    public static func verdict<T: Codable>(_ rule: String, _ parts: [String], _ compute: () -> T) -> T {
         guard let memo = current else { return compute() }
-        return memo.issues(rule, parts, compute)
+        return memo.verdict(rule, parts, compute)
     }
 
     public func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
+        verdict(rule, parts, compute)
+    }
+
+    public func verdict<T: Codable>(_ rule: String, _ parts: [String], _ compute: () -> T) -> T {
         let key = Self.key(rule, parts)
-        if let known = state.withLock({ state -> [ValidationIssue]? in
-            let found = state.known[key]
-            if found != nil { state.counts.reused += 1 }
-            return found
-        }) {
+        if let json = state.withLock({ $0.known[key] }), let known = try? JSONDecoder().decode(T.self, from: json) {
+            state.withLock { $0.counts.reused += 1 }
             return known
         }
-        let issues = compute()
+        let value = compute()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = try? encoder.encode(value)
         state.withLock {
-            if $0.known[key] == nil {
-                $0.known[key] = issues
-                $0.fresh.append(Entry(k: key, v: issues))
+            if let json, $0.known[key] != json {
+                $0.known[key] = json
+                $0.fresh.append((key, json))
             }
             $0.counts.computed += 1
         }
-        return issues
+        return value
     }
 
     /// The key of a rule's verdict: its name and each part, each prefixed by its length in bytes
@@ -123,18 +137,16 @@ public final class CheckMemo: Sendable {
     /// sharing a cache do not interleave lines). Failing to write costs only their recomputation.
     public func flush() {
         guard let file else { return }
-        let fresh = state.withLock { state -> [Entry] in
+        let fresh = state.withLock { state -> [(key: String, json: Data)] in
             defer { state.fresh = [] }
             return state.fresh
         }
         guard !fresh.isEmpty else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data = Data()
         for entry in fresh {
-            guard let line = try? encoder.encode(entry) else { continue }
-            data.append(line)
-            data.append(0x0A)
+            data.append(Data("{\"k\":\"\(entry.key)\",\"v\":".utf8))
+            data.append(entry.json)
+            data.append(Data("}\n".utf8))
         }
         try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         let descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT, 0o644)

@@ -524,10 +524,13 @@ public enum QuestionRules {
             let inline = text.replacing(CompiledPatterns.fencedCode, with: " ").matches(of: CompiledPatterns.inlineCodeBody).map { String($0.output.1) }
             return (fenced + inline).joined().filter { !$0.isWhitespace }
         }
-        let asksWhatItDoes = /(?i)\b(happens?|print(s|ed)?|outputs?|display(s|ed)?|results?|value)\b/
         let (x, y) = (code(a), code(b))
-        return x.count >= 12 && x == y && prose(a).firstMatch(of: asksWhatItDoes) != nil && prose(b).firstMatch(of: asksWhatItDoes) != nil
+        return x.count >= 12 && x == y && prose(a).firstMatch(of: Self.asksWhatItDoes) != nil && prose(b).firstMatch(of: Self.asksWhatItDoes) != nil
     }
+
+    /// Compiled once: a literal in the function was parsed again on every pair of questions
+    /// compared (a fifth of an unchanged re-run's CPU).
+    nonisolated(unsafe) static let asksWhatItDoes = /(?i)\b(happens?|print(s|ed)?|outputs?|display(s|ed)?|results?|value)\b/
 
     /// A question asking for the way to do something, in the form two stems are compared in
     /// (`NearDuplicate` keeps "how" and "what" questions apart): "What is the correct way to look
@@ -908,6 +911,10 @@ public enum QuestionRules {
     /// question on lists asked "What is the difference between a list and a tuple?" over a
     /// lecture without tuples, and keyed and explained it wrongly. English only, as the terms are.
     public static func checkTaught(_ field: String, _ text: String, lecture: String, language: String = "en") -> [ValidationIssue] {
+        CheckMemo.issues("QuestionRules.checkTaught", [field, text, lecture, language]) { computedCheckTaught(field, text, lecture: lecture, language: language) }
+    }
+
+    static func computedCheckTaught(_ field: String, _ text: String, lecture: String, language: String) -> [ValidationIssue] {
         let untaught = ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: language)
         guard !untaught.isEmpty else { return [] }
         let asked = prose(text)
@@ -923,6 +930,10 @@ public enum QuestionRules {
     /// and punctuation aside): the golden course's level-3 question was the lecture's two opening
     /// paragraphs with "Can you explain how an `if` statement works?" after them.
     public static func checkNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
+        CheckMemo.issues("QuestionRules.checkNotCopied", [field, text, lecture]) { computedCheckNotCopied(field, text, lecture: lecture) }
+    }
+
+    static func computedCheckNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
         func words(_ s: String) -> [Substring] { s.lowercased().split { !$0.isLetter && !$0.isNumber } }
         let asked = words(text)
         guard asked.count >= copiedRun else { return [] }
@@ -1424,6 +1435,12 @@ extension ProjectRules {
     /// singular or the plural: the local model's first project required "Organising code into
     /// functions" in a course that teaches values, variables and `if`. English only.
     public static func untaughtTermIssues(_ project: EndingProject, taught: String, lectures: [String], language: String = "en") -> [ValidationIssue] {
+        CheckMemo.issues("ProjectRules.untaughtTermIssues", [CheckMemo.text(project), taught, language] + lectures) {
+            computedUntaughtTermIssues(project, taught: taught, lectures: lectures, language: language)
+        }
+    }
+
+    static func computedUntaughtTermIssues(_ project: EndingProject, taught: String, lectures: [String], language: String) -> [ValidationIssue] {
         let untaught = untaughtTerms(taught: taught, lectures: lectures, language: language)
         guard !untaught.isEmpty else { return [] }
         var issues: [ValidationIssue] = []

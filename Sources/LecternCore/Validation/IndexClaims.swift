@@ -29,6 +29,7 @@ public enum IndexClaims {
     /// A subscript with a whole, non-negative index, not sliced or subscripted again: `my_list[2]`.
     nonisolated(unsafe) static let subscriptRegex = /`?([A-Za-z_][A-Za-z0-9_]*)\[(\d{1,3})\](?![\[:])`?/
 
+    nonisolated(unsafe) static let start = /(?i)\b(?:index|indexes|indices|indexing|counting|positions?)\s+(?:always\s+)?(?:starts?|begins?)\s+(?:at|from|with)\s+(0|zero|1|one)\b/
     nonisolated(unsafe) static let forward = try! Regex(
         #"`?([A-Za-z_][A-Za-z0-9_]*)\[(\d{1,3})\](?![\[:])`?[^.?!\n\[]{0,40}?\b(?:the\s+)?("# + ordinalWords + #")\s+(?:"# + thing + #")s?\b"#
     ).ignoresCase()
@@ -59,8 +60,7 @@ public enum IndexClaims {
             else { continue }
             found.append(IndexClaim(text: String(text[match.range]), offset: ordinal - index))
         }
-        let start = /(?i)\b(?:index|indexes|indices|indexing|counting|positions?)\s+(?:always\s+)?(?:starts?|begins?)\s+(?:at|from|with)\s+(0|zero|1|one)\b/
-        for match in text.matches(of: start) {
+        for match in text.matches(of: Self.start) {
             let zero = ["0", "zero"].contains(match.output.1.lowercased())
             found.append(IndexClaim(text: String(text[match.range]), offset: zero ? 1 : 0))
         }

@@ -247,7 +247,13 @@ public struct JobRunner: Sendable {
     static func qualityReport(
         stages: [String], reports: [ItemReport], failures: [ItemFailure], files: [String: Data], linted: String?, language: String
     ) -> QualityReport {
-        let bank = linted.flatMap { file in files[file].flatMap { try? BankLint.check(data: $0, file: file, language: language) } }
+        let bank = linted.flatMap { file in
+            files[file].flatMap { data in
+                CheckMemo.verdict("BankLint.check", [String(decoding: data, as: UTF8.self), file, language]) {
+                    try? BankLint.check(data: data, file: file, language: language)
+                }
+            }
+        }
         return QualityReport(stages: stages, reports: reports, failures: failures, bank: bank)
     }
 }

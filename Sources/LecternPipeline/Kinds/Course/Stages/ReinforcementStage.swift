@@ -181,6 +181,10 @@ public struct ReinforcementStage: Sendable {
     /// question holding an earlier one whole repeats it too: the local model's level-1 question
     /// was the engagement question ("What is a value in programming?") with three sentences after it.
     static func repeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [Refusal] {
+        CheckMemo.verdict("ReinforcementStage.repeated", [prompt] + earlier.flatMap { [$0.id, $0.prompt] }) { computedRepeated(prompt, earlier: earlier) }
+    }
+
+    static func computedRepeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [Refusal] {
         earlier.filter {
             NearDuplicate.areDuplicates(QuestionRules.howForm(prompt), QuestionRules.howForm($0.prompt))
                 || QuestionRules.holdsTheOther(prompt, $0.prompt) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
