@@ -6,7 +6,7 @@ import Synchronization
 /// The verdicts of pure checks, computed once per answer and kept with the exchange cache: an
 /// unchanged re-run reads them instead of running the rules again (issue 49).
 ///
-/// A verdict is the list of issues a rule function returned for its arguments. It is keyed by the
+/// A verdict is what a rule function returned for its arguments (its issues, or a bank's report), kept as JSON. It is keyed by the
 /// rule's name and every argument the rule reads, hashed (SHA-256), under the identity of the
 /// checks that judged it: the running executable (its path, size, modification time and inode),
 /// so any new build of Lectern — a changed check, a changed check version — recomputes every
@@ -57,6 +57,10 @@ public final class CheckMemo: Sendable {
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".jsonl") && name != file.lastPathComponent {
             try? fm.removeItem(at: folder.appendingPathComponent(name))
         }
+        // A file grown past `sizeLimit` (many edits judged by one build) starts again.
+        if let size = (try? fm.attributesOfItem(atPath: file.path))?[.size] as? Int, size > Self.sizeLimit {
+            try? fm.removeItem(at: file)
+        }
         var known: [String: Data] = [:]
         if let data = fm.contents(atPath: file.path) {
             // `{"k":"<64 hex>","v":<JSON>}` a line; a damaged line is skipped (its JSON is
@@ -76,6 +80,9 @@ public final class CheckMemo: Sendable {
         }
         state = Mutex(State(known: known))
     }
+
+    /// The largest verdicts file read: about 100,000 answers' verdicts.
+    static let sizeLimit = 64 << 20
 
     /// A rule's argument as a part of its key: its canonical JSON. A value that cannot be
     /// encoded gets a part of its own that no other call shares, so it is never read from the memo.
