@@ -29,8 +29,10 @@ let package = Package(
             name: "CCmarkGFM", path: "Sources/CCmarkGFM",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
 
-        // TeX → MathML, dependency-free.
-        .target(name: "TeXMath"),
+        // The primary-subtag rule for language tags ("ar-EG" is "ar"), shared by every module.
+        .target(name: "LecternLanguage"),
+        // TeX → MathML; depends only on the language-tag rule (spoken math in Arabic or English).
+        .target(name: "TeXMath", dependencies: ["LecternLanguage"]),
         // A seedable generator for repeatable draws (mock faults, fuzzing, generated inputs).
         .target(name: "LecternRandom"),
 
@@ -41,6 +43,7 @@ let package = Package(
             name: "LecternCore",
             dependencies: [
                 "LecternLLM",
+                "LecternLanguage",
                 "TeXMath",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -49,11 +52,11 @@ let package = Package(
         .target(
             name: "LecternLLM",
             dependencies: [
-                "CCurl", "CLecternSystem",
+                "CCurl", "CLecternSystem", "LecternLanguage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Markdown + math → sanitized XHTML + MathML.
-        .target(name: "LecternRender", dependencies: ["TeXMath", "CLibXML2", "CCmarkGFM"]),
+        .target(name: "LecternRender", dependencies: ["TeXMath", "LecternLanguage", "CLibXML2", "CCmarkGFM"]),
         // Bundle writer/reader, manifest, verify.
         .target(
             name: "LecternBundle",

@@ -745,8 +745,8 @@ struct ValidatorParameterTests {
         #expect(TextKey.normalize("  المتغيرات،  والثوابت ؛ ", language: "ar-EG") == "المتغيرات، والثوابت")
         // English normalisation is as it was.
         #expect(TextKey.normalize("  What IS a   Loop? ") == "what is a   loop".split(separator: " ").joined(separator: " "))
-        #expect(TextKey.isArabic("ar") && TextKey.isArabic("ar-SA") && TextKey.isArabic("AR_eg"))
-        #expect(!TextKey.isArabic("en") && !TextKey.isArabic("arn"))
+        #expect(LanguageProfile.isArabic("ar") && LanguageProfile.isArabic("ar-SA") && LanguageProfile.isArabic("AR_eg"))
+        #expect(!LanguageProfile.isArabic("en") && !LanguageProfile.isArabic("arn"))
     }
 
     @Test func arabicSignificantWordsDropParticlesAndKeepThreeLetterWords() {

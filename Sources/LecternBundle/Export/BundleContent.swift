@@ -10,7 +10,7 @@ public enum BundleContent {
     /// The few words a generated page or item writes itself, in English or Arabic.
     public struct Labels: Sendable {
         var arabic: Bool
-        init(language: String) { arabic = language.hasPrefix("ar") }
+        init(language: String) { arabic = LanguageProfile.isArabic(language) }
         public func callAsFunction(_ english: String, _ arabicText: String) -> String { arabic ? arabicText : english }
         public func callAsFunction(_ wording: Wording) -> String { arabic ? wording.arabic : wording.english }
 

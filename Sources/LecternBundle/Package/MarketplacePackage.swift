@@ -116,7 +116,7 @@ public enum MarketplacePackage {
                 "free_samples names \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which the bundle does not have; its "
                     + facts.samplesAre + " are " + facts.samples.sorted().prefix(12).joined(separator: ", "))
         }
-        guard listing.language.split(separator: "-").first == report.manifest.language.split(separator: "-").first else {
+        guard LanguageProfile.primarySubtag(listing.language) == LanguageProfile.primarySubtag(report.manifest.language) else {
             throw PackageError("the listing's language is \(listing.language) but the bundle is in \(report.manifest.language)")
         }
         if let avatar {

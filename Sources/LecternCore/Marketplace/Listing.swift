@@ -195,7 +195,7 @@ public enum ListingReader {
         }
         let samples = top.stringList("free_samples", maxCount: 50, maxLength: 80) ?? []
         if let bundle {
-            if let language, language.split(separator: "-").first != bundle.language.split(separator: "-").first {
+            if let language, LanguageProfile.primarySubtag(language) != LanguageProfile.primarySubtag(bundle.language) {
                 reader.report(
                     "'language' is \(language) but the bundle is in \(bundle.language)", at: top.node("language"),
                     hint: "write the bundle's language, \(bundle.language)")

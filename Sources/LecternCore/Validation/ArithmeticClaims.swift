@@ -132,12 +132,9 @@ enum SentenceContext {
         // The same in Arabic: mistake, wrong, other than.
         "خطأ", "خاطئ", "خاطئة", "أخطاء", "غير",
     ]
-    /// Negations: they set aside the clause they stand in, or the sentence when a verdict follows.
-    static let negations: Set<String> = [
-        "not", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "cannot", "can't", "never",
-        // Arabic: is not, not.
-        "ليس", "ليست", "لا",
-    ]
+    /// Negations (every profile's `negations`): they set aside the clause they stand in, or the
+    /// sentence when a verdict follows.
+    static let negations: Set<String> = Set(LanguageProfile.all.flatMap(\.negations))
     /// Words after a negation that make it a verdict on the sentence ("that is not correct").
     static let verdicts: Set<String> = [
         "correct", "right", "true", "valid", "accurate", "equal", "exact", "exactly", "so", "possible", "allowed", "how", "what", "quite",

@@ -663,7 +663,7 @@ public enum BankLint {
         var first: [String: String] = [:]
 
         static func key(_ text: String, language: String) -> String {
-            let folded = TextKey.isArabic(language) ? TextKey.foldArabic(text) : text
+            let folded = LanguageProfile.for(language)?.fold(text) ?? text
             return folded.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: " ")
         }
 

@@ -40,8 +40,9 @@ extension Array where Element == ValidationIssue {
 }
 
 /// Text normalisation for comparisons: case-folded, white space collapsed, punctuation (Latin and
-/// Arabic) dropped at both ends. In Arabic (`language` "ar", "ar-SA" …) the letters alone are
-/// compared: tatweel and short-vowel marks are dropped and the alef forms unified (`TextKey.foldArabic`).
+/// Arabic) dropped at both ends. In a language whose profile folds letters (Arabic: "ar", "ar-SA"
+/// …, `LanguageProfile`) the letters alone are compared: tatweel and short-vowel marks are dropped
+/// and the alef forms unified (`TextKey.foldArabic`).
 public enum TextKey {
     public static func normalize(_ text: String, language: String = "en") -> String {
         normalize(text, language: language, foldingCase: true)
@@ -49,31 +50,25 @@ public enum TextKey {
 
     /// `normalize`, keeping letter case when `foldingCase` is false.
     public static func normalize(_ text: String, language: String, foldingCase: Bool) -> String {
-        let source = isArabic(language) ? foldArabic(text) : text
+        let profile = LanguageProfile.for(language)
+        let source = profile?.fold(text) ?? text
         let collapsed = (foldingCase ? source.lowercased() : source).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         // Arabic writers often set a space before "؟" and "؛"; English keys keep the space left
         // by "x ?" (an option's place in a course is derived from its prompt's key).
-        return collapsed.trimmingCharacters(in: isArabic(language) ? arabicEnds : latinEnds)
+        return collapsed.trimmingCharacters(in: profile?.subtag == "ar" ? arabicEnds : latinEnds)
     }
 
     static let latinEnds = CharacterSet(charactersIn: ".,;:!?\"'`،؛؟")
     static let arabicEnds = latinEnds.union(.whitespaces)
 
-    /// Words that are not common filler — what a text must mention to be about a title. English:
-    /// four letters or more; Arabic: three letters or more (most roots have three), after
-    /// `foldArabic`.
+    /// Words that are not common filler — what a text must mention to be about a title: words of
+    /// the profile's `significantLetters` or more (English four, Arabic three), after folding, not
+    /// among its `stopWords`. A language without a profile is read as English.
     public static func significantWords(_ text: String, language: String = "en") -> [String] {
-        if isArabic(language) {
-            return foldArabic(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-                .filter { $0.count >= 3 && !arabicStopWords.contains($0) }
-        }
-        return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-            .filter { $0.count >= 4 && !englishStopWords.contains($0) }
-    }
-
-    /// Whether `language` (a BCP 47 tag such as "ar", "ar-EG") is Arabic.
-    public static func isArabic(_ language: String) -> Bool {
-        language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first == "ar"
+        let profile = LanguageProfile.for(language) ?? .english
+        let source = profile.foldsLetters ? profile.fold(text) : text.lowercased()
+        return source.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+            .filter { $0.count >= profile.significantLetters && !profile.stopWords.contains($0) }
     }
 
     /// Arabic text reduced to its letters, so that spellings with and without vowel marks compare
@@ -91,28 +86,11 @@ public enum TextKey {
         return String(scalars)
     }
 
-    /// Whether a text ends as a question does: "?", and in Arabic also "؟".
+    /// Whether a text ends as a question does in `language` (`LanguageProfile.questionMarks`):
+    /// "?", and in Arabic also "؟"; "?" in a language without a profile.
     public static func endsWithQuestionMark(_ text: String, language: String = "en") -> Bool {
-        let trimmed = text.trimmed
-        return trimmed.hasSuffix("?") || (isArabic(language) && trimmed.hasSuffix("؟"))
+        (LanguageProfile.for(language) ?? .english).endsWithQuestionMark(text)
     }
-
-    static let englishStopWords: Set<String> = [
-        "with", "from", "into", "about", "your", "that", "this", "what", "when", "their", "there", "using", "and", "the", "for", "introduction",
-        "basics", "overview", "part",
-    ]
-
-    /// Particles, prepositions, pronouns and demonstratives, and the filler words of titles
-    /// (introduction, basics, overview, part), folded as the text is.
-    static let arabicStopWords: Set<String> = Set(
-        [
-            "في", "من", "إلى", "على", "عن", "ما", "هذا", "هذه", "ذلك", "تلك", "التي", "الذي", "الذين", "اللذان", "اللتان", "اللواتي", "أن", "إن",
-            "كان", "كانت", "يكون", "تكون", "مع", "هو", "هي", "هم", "هن", "نحن", "أنت", "أنا", "أو", "ثم", "قد", "لقد", "لا", "لم", "لن", "ليس", "هل",
-            "كل", "بعض", "غير", "بين", "عند", "عندما", "حتى", "إذا", "لكن", "بل", "إلا", "منذ", "خلال", "حول", "لدى", "نحو", "بعد", "قبل", "فوق",
-            "تحت", "كما", "مثل", "أيضا", "هناك", "هنا", "ماذا", "متى", "أين", "كيف", "لماذا", "أي", "التى", "وهو", "وهي", "وفي", "ومن", "والتي",
-            "والذي", "فيه", "فيها", "منه", "منها", "عليه", "عليها", "إليه", "إليها", "به", "بها", "له", "لها", "ذات", "مقدمة", "المقدمة", "أساسيات",
-            "نظرة", "عامة", "جزء", "الجزء",
-        ].map(foldArabic))
 }
 
 /// Semantic checks on questions (engagement, bonus, reinforcement renditions, bank items). Each
@@ -145,7 +123,7 @@ public enum QuestionRules {
     /// Whether a wrong option's `feedback` calls it right ("This is correct because …"; not
     /// judged in Arabic).
     public static func feedbackCallsItRight(_ feedback: String, language: String) -> Bool {
-        !TextKey.isArabic(language) && feedback.contains(callsRight)
+        !LanguageProfile.isArabic(language) && feedback.contains(callsRight)
     }
 
     /// Checks a multiple-choice question's options against its prompt. `labels` name the options
@@ -228,7 +206,7 @@ public enum QuestionRules {
             if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'", check: .questionForm))
             }
-            if !TextKey.isArabic(language) {
+            if !LanguageProfile.isArabic(language) {
                 let answerWords = Set(TextKey.significantWords(answer.text, language: language).map(FlashcardRules.stem))
                 let promptWords = Set(TextKey.significantWords(prompt, language: language).map(FlashcardRules.stem))
                 // The key's words are the question's, and most of them: "The `if` statement tells
@@ -287,7 +265,7 @@ public enum QuestionRules {
                     seen[feedback] = index
                 }
             }
-            if !TextKey.isArabic(language) {
+            if !LanguageProfile.isArabic(language) {
                 for (index, option) in options.enumerated() where !option.feedback.trimmed.isEmpty {
                     let contradicts = option.correct ? option.feedback.contains(callsWrong) : option.feedback.contains(callsRight)
                     if contradicts {
@@ -309,7 +287,7 @@ public enum QuestionRules {
     /// words); "Yes" and "No" beside other options (a yes/no question has two answers, not four);
     /// an option about the question itself. English only.
     static func formIssues(prompt: String, options: [Choice], keys: [String], labels: [String], language: String) -> [ValidationIssue] {
-        guard !TextKey.isArabic(language), language.lowercased().hasPrefix("en") || language.isEmpty else { return [] }
+        guard LanguageProfile.isEnglish(language) || language.isEmpty else { return [] }
         var issues: [ValidationIssue] = []
         let prose = prose(prompt)
         if let match = prose.firstMatch(of: Self.asksForOwnWords) {
@@ -363,6 +341,7 @@ public enum QuestionRules {
     /// are often the key with one word changed ("above"/"below", "AND"/"OR") or two swapped ("4:1",
     /// "1:4"). Paraphrases in other words are left to blind solving.
     public static func restates(_ a: String, _ b: String, language: String) -> Bool {
+        let arabic = LanguageProfile.isArabic(language)
         func words(_ text: String) -> [String] {
             // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers. So is a
             // code negation, which the punctuation trimmed below would drop: `if !is_broken` is
@@ -372,8 +351,8 @@ public enum QuestionRules {
                 .compactMap { raw in
                     var word = String(raw).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟"))
                     if ["a", "an", "the"].contains(word) { return nil }
-                    if TextKey.isArabic(language), word.hasPrefix("ال"), word.count > 3 { word.removeFirst(2) }
-                    if !TextKey.isArabic(language), word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
+                    if arabic, word.hasPrefix("ال"), word.count > 3 { word.removeFirst(2) }
+                    if !arabic, word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
                         word.removeLast()
                     }
                     return word.isEmpty ? nil : word
@@ -404,7 +383,7 @@ public enum QuestionRules {
         issues += checkLength("prompt", question.prompt, 10...1_500)
         issues += checkNoHeading("prompt", question.prompt)
         issues += checkFinished("prompt", question.prompt)
-        issues += checkAskedOfTheLearner("prompt", question.prompt)
+        issues += checkAskedOfTheLearner("prompt", question.prompt, language: language)
         issues += checkLearnerTexts(
             prompt: ("prompt", question.prompt),
             after: [("explanation", question.explanation), ("reference_answer", question.referenceAnswer ?? "")]
@@ -488,10 +467,11 @@ public enum QuestionRules {
 
     /// What a course question's prompt is held to as a question put to a learner who read the
     /// lecture: no video or instructor the course lacks, not the lecture's voice, and (`asks`)
-    /// something asked, the question last. A true/false statement is not a question: `asks` false.
-    public static func checkAskedOfTheLearner(_ field: String, _ prompt: String, asks: Bool = true) -> [ValidationIssue] {
+    /// something asked, the question last, in `language`. A true/false statement is not a
+    /// question: `asks` false.
+    public static func checkAskedOfTheLearner(_ field: String, _ prompt: String, asks: Bool = true, language: String = "en") -> [ValidationIssue] {
         checkNoMissingMedium(field, prompt) + checkNotLectureVoice(field, prompt) + checkShowsItsCode(field, prompt)
-            + (asks ? checkAsksSomething(field, prompt) + checkQuestionLast(field, prompt) : [])
+            + (asks ? checkAsksSomething(field, prompt, language: language) + checkQuestionLast(field, prompt, language: language) : [])
     }
 
     /// A question that points at code shows it. The local model's python-basics pool questions
@@ -637,9 +617,10 @@ public enum QuestionRules {
     /// to store information in our programs.") and a question about the question ("Does this help
     /// explain how the `if` statement works?"). A prompt asks something when a sentence outside
     /// code ends with `?` (or `؟`), holds a blank (`___`), or tells the learner what to do
-    /// ("Explain …", "Write …", "In your own words, describe …", "Choose …"); and it does not ask
-    /// whether an explanation helped. A true/false statement is not held to this.
-    public static func checkAsksSomething(_ field: String, _ text: String) -> [ValidationIssue] {
+    /// ("Explain …", "Write …", "In your own words, describe …", "Choose …"; in Arabic "اشرح …",
+    /// "قارن …": `LanguageProfile.instructionOpeners`, English in a language without a profile);
+    /// and it does not ask whether an explanation helped. A true/false statement is not held to this.
+    public static func checkAsksSomething(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
         let prose = TextIntegrity.outsideFencedCode(text)
         if let meta = prose.firstMatch(of: Self.asksWhetherItHelped) {
             return [
@@ -652,7 +633,8 @@ public enum QuestionRules {
         // A sentence opens with a capital: a lower-case line goes on from the one before it (the
         // local model's practice stem "… For example:\n\nprint(my_dict['name'])\nwill print the
         // value …" is a statement, not a question opening "will").
-        if sentences.contains(where: { $0.first?.isUppercase == true && $0.firstMatch(of: Self.instruction) != nil }) { return [] }
+        let profile = LanguageProfile.for(language) ?? .english
+        if sentences.contains(where: { opensAsInstruction($0, profile) }) { return [] }
         let shown = prose.trimmed.count > 90 ? "…" + prose.trimmed.suffix(80) : Substring(prose.trimmed)
         return [
             .error(
@@ -695,12 +677,13 @@ public enum QuestionRules {
     /// do it? Use the formula for combinations, and compare the result with …", intro-probability's
     /// bonus question, refused for it before): a stem whose every sentence after the question is
     /// one (`imperative`) is not refused, however long.
-    public static func checkQuestionLast(_ field: String, _ text: String) -> [ValidationIssue] {
+    public static func checkQuestionLast(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
         guard let last = askedQuestions(text).last else { return [] }
         let words = last.after.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
         guard words.count > wordsAfterTheQuestion else { return [] }
         let sentences = last.after.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if sentences.allSatisfy({ $0.firstMatch(of: Self.imperative) != nil }) { return [] }
+        let profile = LanguageProfile.for(language) ?? .english
+        if let imperative = Self.answerImperatives[profile.subtag], sentences.allSatisfy({ profile.fold($0).firstMatch(of: imperative) != nil }) { return [] }
         let tail = words.prefix(12).joined(separator: " ")
         return [
             .error(
@@ -824,12 +807,32 @@ public enum QuestionRules {
 
     nonisolated(unsafe) static let asksWhetherItHelped =
         /(?i)\b((does|did|do) (this|that|it|these) (help|make sense)|do you understand|(is|was) (this|that|it) clear|are you (with me|ready))\b/
-    /// A sentence that tells the learner how to answer: it opens with one of these verbs.
-    nonisolated(unsafe) static let imperative =
-        /(?i)^(explain|describe|write|give|list|name|show|calculate|compute|compare|choose|select|identify|find|complete|predict|justify|use|include|assume|round|express|support|illustrate)\b/
+    /// Whether `sentence` tells the learner what to do in `profile`'s language: it opens, after at
+    /// most a short lead-in and a comma ("In your own words, describe …"), with one of the
+    /// profile's `instructionOpeners`; with a capital letter where sentences have one.
+    static func opensAsInstruction(_ sentence: String, _ profile: LanguageProfile) -> Bool {
+        if profile.capitalizesSentences && sentence.first?.isUppercase != true { return false }
+        guard let pattern = instructions[profile.subtag] else { return false }
+        return profile.fold(sentence).firstMatch(of: pattern) != nil
+    }
 
-    nonisolated(unsafe) static let instruction =
-        /(?i)^(?:[^,]{0,60},\s*)?(explain|describe|write|give|list|name|show|calculate|compute|compare|choose|select|pick|identify|find|complete|predict|suggest|tell|state|determine|decide|fill|match|rewrite|fix|correct|create|design|define|discuss|outline|summari[sz]e|draw|sketch|evaluate|estimate|solve|simplify|convert|classify|sort|order|rank|justify|modify|change|add|use|think|plan|say|how|what|which|why|is|are|does|do|can|should|would|will)\b/
+    /// Each profile's `instructionOpeners` as one pattern, by subtag.
+    nonisolated(unsafe) static let instructions: [String: Regex<AnyRegexOutput>] = patterns { profile in
+        let commas = String(profile.commas.sorted())
+        return "(?i)^(?:[^\(commas)]{0,60}[\(commas)]\\s*)?(\(profile.instructionOpeners.joined(separator: "|")))\\b"
+    }
+    /// A sentence that tells the learner how to answer: it opens with one of the profile's
+    /// `answerImperatives`. By subtag.
+    nonisolated(unsafe) static let answerImperatives: [String: Regex<AnyRegexOutput>] = patterns { profile in
+        "(?i)^(\(profile.answerImperatives.joined(separator: "|")))\\b"
+    }
+
+    /// A pattern per profile, compiled once.
+    private static func patterns(_ source: (LanguageProfile) -> String) -> [String: Regex<AnyRegexOutput>] {
+        var patterns: [String: Regex<AnyRegexOutput>] = [:]
+        for profile in LanguageProfile.all { patterns[profile.subtag] = try? Regex(source(profile)) }
+        return patterns
+    }
 
     /// Python written as prose: a header line (`def …:`, `if …:`, `for …:` …) outside a code
     /// block with a more indented line after it. Markdown joins such lines into one paragraph, and
@@ -1125,7 +1128,7 @@ public enum LectureRules {
         }
         let wanted = TextKey.significantWords(topicTitle, language: language)
         if !wanted.isEmpty {
-            let arabic = TextKey.isArabic(language)
+            let arabic = LanguageProfile.isArabic(language)
             let head = arabic ? TextKey.foldArabic(markdown) : markdown.lowercased()
             let found = wanted.filter { word in
                 // Accept simple inflections: "loop" for "loops", "variable" for "variables"; in
@@ -1153,7 +1156,7 @@ public enum LectureRules {
     /// in its variance example, came back without the variance section, naming variance only in
     /// its conclusion. A lecture of one section is read whole. English only, as the terms are.
     static func untaughtTitleTerms(_ markdown: String, topicTitle: String, language: String) -> [ValidationIssue] {
-        guard language.lowercased().hasPrefix("en") else { return [] }
+        guard LanguageProfile.isEnglish(language) else { return [] }
         // The domain as `ProjectRules.untaughtTerms` reads it, with math written `\(…\)` or `\[…\]` too.
         let code = markdown.contains("```") || markdown.contains("~~~")
         let math = markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\[")
@@ -1348,7 +1351,7 @@ extension ProjectRules {
     /// `mathematicsTerms` when they hold math) that `taught` never mentions: what a project may
     /// not require, and what its prompt says it may not. English only (empty otherwise).
     public static func untaughtTerms(taught: String, lectures: [String], language: String = "en") -> [String] {
-        guard language.lowercased().hasPrefix("en") else { return [] }
+        guard LanguageProfile.isEnglish(language) else { return [] }
         let code = lectures.contains { $0.contains("```") || $0.contains("~~~") }
         let math = lectures.contains { $0.contains("$") }
         return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !mentions(taught, $0) }
@@ -1491,7 +1494,7 @@ public enum ReinforcementRules {
         issues += QuestionRules.checkLength("\(label)'s prompt", q.prompt, 10...1_500)
         issues += QuestionRules.checkNoHeading("\(label)'s prompt", q.prompt)
         issues += QuestionRules.checkFinished("\(label)'s prompt", q.prompt)
-        issues += QuestionRules.checkAskedOfTheLearner("\(label)'s prompt", q.prompt)
+        issues += QuestionRules.checkAskedOfTheLearner("\(label)'s prompt", q.prompt, language: language)
         issues += QuestionRules.checkLearnerTexts(
             prompt: ("\(label)'s prompt", q.prompt),
             after: [("\(label)'s explanation", q.explanation), ("\(label)'s reference answer", q.referenceAnswer ?? "")]

@@ -254,7 +254,7 @@ public enum PracticeRules {
     public static func check(_ question: PracticeQuestion, optionLabels: [String]? = nil, language: String = "en") -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         issues += QuestionRules.checkLength("explanation", question.explanation, 20...2_000)
-        issues += QuestionRules.checkAskedOfTheLearner("prompt", question.prompt, asks: question.format == .multipleChoice)
+        issues += QuestionRules.checkAskedOfTheLearner("prompt", question.prompt, asks: question.format == .multipleChoice, language: language)
         issues += QuestionRules.checkLearnerTexts(
             prompt: ("prompt", question.prompt), after: [("explanation", question.explanation)] + QuestionRules.feedbackFields(question.options, labels: optionLabels))
         issues += QuestionRules.checkNoMissingMedium("explanation", question.explanation)
@@ -297,18 +297,12 @@ public enum PracticeRules {
         return issues
     }
 
-    /// Words an English question opens with and a statement does not. A grammar that forbids
-    /// the question mark still lets a small model write "What is the difference … ." as its
-    /// statement.
-    static let questionOpeners: Set<String> = [
-        "what", "how", "why", "which", "when", "where", "who", "whom", "whose", "can", "could", "do", "does", "did", "is", "are", "was", "were",
-        "will", "would", "should", "shall", "have", "has",
-    ]
-
-    /// Whether an English text opens as a question does ("What is …", "Can you …").
+    /// Whether a text opens as a question does ("What is …", "Can you …": the profile's
+    /// `questionOpeners`; none in Arabic, nor without a profile). A grammar that forbids the
+    /// question mark still lets a small model write "What is the difference … ." as its statement.
     public static func opensAsQuestion(_ text: String, language: String = "en") -> Bool {
-        guard language.hasPrefix("en"), let first = text.split(whereSeparator: { !$0.isLetter }).first else { return false }
-        return questionOpeners.contains(first.lowercased())
+        guard let profile = LanguageProfile.for(language), let first = text.split(whereSeparator: { !$0.isLetter }).first else { return false }
+        return profile.questionOpeners.contains(first.lowercased())
     }
 
     /// The first of `asked` that `prompt` repeats (a near duplicate, or one containing the other).

@@ -1,4 +1,5 @@
 import Foundation
+import LecternLanguage
 
 /// espeak-ng (Debian's `espeak-ng`): the embedded default, no key, English and Arabic voices.
 /// Deterministic: the same text, voice and version give the same samples.
@@ -46,7 +47,7 @@ public struct EspeakSpeechProvider: SpeechProvider {
 
     /// The voice for a language when the spec names none.
     public static func defaultVoice(language: String) -> String {
-        language.lowercased().hasPrefix("ar") ? "ar" : "en-us"
+        LanguageSubtag.is(language, "ar") ? "ar" : "en-us"
     }
 }
 

@@ -134,7 +134,7 @@ public struct FeedbackMending: Sendable {
                 sites += questionSites(object, wrong: wrong, path: path, variables: variables, language: language)
             }
             if let site = explanationSite(object, path: path, variables: variables) { sites.append(site) }
-            if let site = stemSite(object, path: path, variables: variables) { sites.append(site) }
+            if let site = stemSite(object, path: path, variables: variables, language: language) { sites.append(site) }
             for key in object.keys.sorted() where key != "wrong_answers" {
                 if let element = object[key] { collect(element, path: path + "." + key, variables: variables, language: language, into: &sites) }
             }
@@ -205,11 +205,11 @@ public struct FeedbackMending: Sendable {
     /// The errors of a course question's stem a mend answers (`promptField`), as the question's
     /// checks find them (`QuestionRules.check`, `ReinforcementRules.checkQuestion`, the practice
     /// set's): a true/false statement (`format` "true_false") is not held to asking something.
-    static func stemProblems(_ prompt: String, multipleChoice: Bool, statement: Bool) -> [String] {
+    static func stemProblems(_ prompt: String, multipleChoice: Bool, statement: Bool, language: String = "en") -> [String] {
         let field = "prompt"
         let issues =
             QuestionRules.checkNoHeading(field, prompt) + QuestionRules.checkFinished(field, prompt)
-            + QuestionRules.checkAskedOfTheLearner(field, prompt, asks: !statement) + QuestionRules.checkLearnerText(field, prompt, afterPrompt: false)
+            + QuestionRules.checkAskedOfTheLearner(field, prompt, asks: !statement, language: language) + QuestionRules.checkLearnerText(field, prompt, afterPrompt: false)
             + (multipleChoice ? QuestionRules.checkOneQuestion(field, prompt) : [])
         return issues.errors.map(\.message).filter { $0.contains(Self.promptField) }
     }
@@ -217,7 +217,7 @@ public struct FeedbackMending: Sendable {
     /// The site of a course question's stem that fails `stemProblems`: the model writes it again
     /// from the draft, seeing the options and the key (or the reference answer). Never an exam's:
     /// its stems are held to its source text, and its messages name them otherwise.
-    private static func stemSite(_ question: [String: JSONValue], path: String, variables: [String: String]) -> Site? {
+    private static func stemSite(_ question: [String: JSONValue], path: String, variables: [String: String], language: String) -> Site? {
         guard variables["passage"] == nil, variables["source"] == nil, let prompt = question["prompt"]?.stringValue else { return nil }
         let wrong = (question["wrong_answers"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }
         let answers: String
@@ -231,7 +231,7 @@ public struct FeedbackMending: Sendable {
             return nil
         }
         let statement = question["format"]?.stringValue == "true_false"
-        let problems = stemProblems(prompt, multipleChoice: !wrong.isEmpty && !statement, statement: statement)
+        let problems = stemProblems(prompt, multipleChoice: !wrong.isEmpty && !statement, statement: statement, language: language)
         guard !problems.isEmpty else { return nil }
         // A stem wrong only in going on after its question ends with it: Lectern cuts what follows.
         let settled = problems.allSatisfy { $0.contains(Self.goesOn) } ? questionLast(prompt) : nil

@@ -17,7 +17,7 @@ public enum PromptText {
             "en": "English", "ar": "Arabic", "fr": "French", "de": "German", "es": "Spanish", "pt": "Portuguese", "it": "Italian", "nl": "Dutch",
             "tr": "Turkish", "hi": "Hindi", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian",
         ]
-        let base = String(tag.split(separator: "-").first ?? "")
+        let base = LanguageProfile.primarySubtag(tag)
         return names[base].map { "\($0) (\(tag))" } ?? tag
     }
 }

@@ -1,4 +1,5 @@
 internal import CCmarkGFM
+internal import LecternLanguage
 internal import TeXMath
 
 /// A lecture as text to be spoken: sections (the lecture's start and each `#`/`##` heading),
@@ -58,7 +59,7 @@ private struct SpeechWalker {
     init(formulas: [MathFormula], language: String, title: String) {
         self.formulas = formulas
         self.language = language
-        self.arabic = language.lowercased().hasPrefix("ar")
+        self.arabic = LanguageSubtag.is(language, "ar")
         self.title = title
         paragraphs = [Self.sentence(title)]
     }

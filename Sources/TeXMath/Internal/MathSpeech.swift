@@ -1,3 +1,5 @@
+import LecternLanguage
+
 /// Math read aloud from its structure (the converter's tree, not the TeX text): `x^2 + 1` is
 /// "x squared plus 1", `\frac{a+b}{2}` "the fraction a plus b, over 2, end fraction". The style
 /// follows the habits of spoken math (ClearSpeak's defaults, simplified): simple fractions and
@@ -67,7 +69,7 @@ struct MathSpeech {
     let words: Words
 
     init(language: String) {
-        words = language.lowercased().hasPrefix("ar") ? Self.arabic : Self.english
+        words = LanguageSubtag.is(language, "ar") ? Self.arabic : Self.english
     }
 
     /// The spoken text of a converted formula's top-level nodes.

@@ -220,7 +220,7 @@ public enum ExamRules {
 
     /// `languageIssues` of an item's parts (`lectern check` reads them from a bank file).
     public static func languageIssues(prompt: String, explanation: String, options: [Choice], language: String) -> [ValidationIssue] {
-        guard language.split(separator: "-").first == "ar" else { return [] }
+        guard LanguageProfile.isArabic(language) else { return [] }
         var fields = [("the stem", prompt), ("the explanation", explanation)]
         for option in options where !option.feedback.isEmpty { fields.append(("the feedback of '\(option.text.prefix(40))'", option.feedback)) }
         var issues: [ValidationIssue] = []
@@ -476,7 +476,7 @@ public enum ExamRules {
     /// function word, at least five letters long in English (four in other languages: Arabic words
     /// carry their articles); the first of equals. Nil when the sentence has none.
     public static func vocabularyWord(in sentence: String, language: String) -> String? {
-        let english = language.lowercased().hasPrefix("en")
+        let english = LanguageProfile.isEnglish(language)
         let minimum = english ? 5 : 4
         var best: String?
         var index = 0
@@ -503,7 +503,7 @@ public enum ExamRules {
     public static func mentionsUnseenText(_ stem: String, language: String, figureShown: Bool = false) -> Bool {
         let text = figureShown ? stem.replacing(shownFigure, with: "") : stem
         if text.contains(unseenText) { return true }
-        if language == "ar" {
+        if LanguageProfile.isArabic(language) {
             let words = ["النص", "الفقرة", "القطعة", "المقطع", "الجدول"] + (figureShown ? [] : ["الشكل", "الرسم"])
             return words.contains { GroundingText.contains($0, in: text) }
         }

@@ -10,7 +10,7 @@ public enum Difficulty: String, Codable, Sendable, Hashable, CaseIterable, Compa
 
     /// The label a learner sees in `language`.
     public func label(language: String) -> String {
-        if language.hasPrefix("ar") {
+        if LanguageProfile.isArabic(language) {
             switch self {
             case .easy: return "سهل"
             case .medium: return "متوسط"
@@ -74,9 +74,10 @@ public enum DigitSystem: String, Codable, Sendable, Hashable, CaseIterable {
     /// Arabic-Indic ٠–٩, with ٫ as the decimal separator and ٬ between thousands.
     case eastern
 
-    /// Eastern for Arabic (as the Arabic aptitude tests print them), Western otherwise.
+    /// The language profile's digits: eastern for Arabic (as the Arabic aptitude tests print
+    /// them), western otherwise.
     public static func `default`(language: String) -> DigitSystem {
-        language.split(separator: "-").first == "ar" ? .eastern : .western
+        LanguageProfile.for(language)?.digits ?? .western
     }
 
     /// `text` with every digit in this system, and the decimal and thousands separators between

@@ -343,8 +343,8 @@ public enum GeometryFigureDrawing {
 /// Which scripts are written right to left.
 public enum LanguageDirection {
     public static func isRightToLeft(_ language: String) -> Bool {
-        let primary = language.split(separator: "-").first.map { String($0).lowercased() } ?? ""
-        return ["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(primary)
+        if let profile = LanguageProfile.for(language) { return profile.direction == .rightToLeft }
+        return ["he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"].contains(LanguageProfile.primarySubtag(language))
     }
 
     static func isRightToLeftScalar(_ c: Unicode.Scalar) -> Bool {

@@ -129,19 +129,9 @@ public enum NearDuplicate {
             return map
         }()
 
-        static let stopWords: Set<String> = {
-            let english = """
-                a an the is are was were be been being am of to in on at by for with from as into onto about and or but nor so than \
-                then that this these those it its do does did done has have had having can could will would shall should may might \
-                must i you he she we they me him her us them my your his our their there here also just very such each if because \
-                while whether s t d ll re ve m following given below above
-                """
-            let arabic = """
-                في من إلى على عن مع هو هي هم هما هن هذا هذه ذلك تلك التي الذي الذين اللذان اللتان و أو ثم قد لقد كان كانت يكون تكون \
-                إن أن إذا حيث كل بعض عند بين فيه فيها به بها له لها هل التالية التالي الآتية الآتي يلي
-                """
-            return Set((english + " " + arabic).split(separator: " ").map { GroundingText.normalize(String($0)) })
-        }()
+        /// Every profile's `comparisonStopWords`: a stem's language is not asked, and a word of one
+        /// language is no word of another.
+        static let stopWords: Set<String> = Set(LanguageProfile.all.flatMap(\.comparisonStopWords).map(GroundingText.normalize))
 
         private static let arabicPrefixes = ["وال", "بال", "كال", "فال", "لل", "ال"].map { GroundingText.normalize($0) }
 

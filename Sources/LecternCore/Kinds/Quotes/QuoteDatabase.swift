@@ -284,17 +284,17 @@ public enum QuoteRules {
             }
         }
         // Echo shows the line under the reader's own message: it speaks to them ("you"), not as them.
-        if language.hasPrefix("en") {
+        if LanguageProfile.isEnglish(language) {
             let words = Set(bare.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { $0.replacingOccurrences(of: "’", with: "'") })
             if !words.isDisjoint(with: ["i", "i'm", "i've", "i'll", "i'd", "me", "my", "myself", "mine"]) {
                 return "\"\(template)\": speak to the reader as \"you\", not as \"I\""
             }
         }
-        if language.hasPrefix("ar") {
+        if LanguageProfile.isArabic(language) {
             let letters = bare.unicodeScalars.filter { $0.properties.isAlphabetic }
             let arabic = letters.filter { (0x0600...0x06FF).contains($0.value) || (0x0750...0x077F).contains($0.value) }
             if arabic.count * 2 < letters.count { return "\"\(template)\": write it in Arabic" }
-        } else if language.hasPrefix("en") {
+        } else if LanguageProfile.isEnglish(language) {
             if bare.unicodeScalars.contains(where: { $0.properties.isAlphabetic && $0.value > 0x24F }) {
                 return "\"\(template)\": write it in English"
             }
@@ -309,7 +309,7 @@ public enum QuoteRules {
     /// word from the message, not a name. Found reading the recorded bank. They are flagged, not
     /// refused: refused, the 1.5B model could not fill Achievement's ten in sixteen rounds.
     public static func templateConcerns(_ template: String, language: String) -> [String] {
-        guard language.hasPrefix("en") else { return [] }
+        guard LanguageProfile.isEnglish(language) else { return [] }
         let bare = template.replacingOccurrences(of: TemplateBankSpec.placeholder, with: "")
         // In the line's order, so the concern names the first such word on every run (a Set's
         // order changes from process to process).
@@ -470,7 +470,7 @@ public enum QuoteRules {
             var template = QuoteText.sanitize(raw)
             if let problem = templateProblem(template, spec: spec, language: language) {
                 // Said as "I" in English: the same line said to "you", when that passes.
-                if language.hasPrefix("en"), problem.hasSuffix("not as \"I\""), let turned = secondPerson(template),
+                if LanguageProfile.isEnglish(language), problem.hasSuffix("not as \"I\""), let turned = secondPerson(template),
                     templateProblem(turned, spec: spec, language: language) == nil || shortenedTemplate(turned, spec: spec, language: language) != nil
                 {
                     template = templateProblem(turned, spec: spec, language: language) == nil ? turned : shortenedTemplate(turned, spec: spec, language: language)!

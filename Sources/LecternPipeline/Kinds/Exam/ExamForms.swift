@@ -81,7 +81,7 @@ public enum ExamDocuments {
     }
 
     static func labels(_ language: String) -> Labels {
-        if language.hasPrefix("ar") {
+        if LanguageProfile.isArabic(language) {
             return Labels(
                 passage: "النص", question: "السؤال", minutes: "دقيقة", duration: "مدة الاختبار", answerKey: "مفتاح الإجابات",
                 letters: ["أ", "ب", "ج", "د", "هـ", "و"], readPassage: "اقرأ النص ثم أجب عن الأسئلة التالية")
@@ -115,7 +115,9 @@ public enum ExamDocuments {
 
     /// "45 minutes"; in Arabic with the noun's number agreement: دقيقة واحدة، دقيقتان، ٣ دقائق، ١١ دقيقة.
     static func minutes(_ count: Int, language: String, written: (Int) -> String) -> String {
-        guard language.hasPrefix("ar") else { return "\(written(count)) \(count == 1 && language.hasPrefix("en") ? "minute" : labels(language).minutes)" }
+        guard LanguageProfile.isArabic(language) else {
+            return "\(written(count)) \(count == 1 && LanguageProfile.isEnglish(language) ? "minute" : labels(language).minutes)"
+        }
         switch count {
         case 1: return "دقيقة واحدة"
         case 2: return "دقيقتان"

@@ -128,7 +128,7 @@ public struct ExamItemStage: Sendable {
     /// `focus`: the sentence the item is built on (a vocabulary item asks about the word Lectern
     /// chooses in it, `ExamRules.vocabularyWord`, and a completion item blanks it, `blanked`).
     static func formatRule(_ format: ExamCategory.Format, language: String, focus: String = "") -> String {
-        let example = language == "ar" ? RuleExample.arabic : RuleExample.english
+        let example = LanguageProfile.isArabic(language) ? RuleExample.arabic : RuleExample.english
         return switch format {
         case .completion:
             if let (word, blanked) = blanked(focus, language: language) {
@@ -187,7 +187,7 @@ public struct ExamItemStage: Sendable {
     /// What the quantitative prompt says about the figure of a geometry item.
     static func figureRule(_ format: ExamCategory.Format, language: String) -> String {
         guard format == .geometry else { return "" }
-        let labels = language == "ar" ? ("أ", "ب", "ج", "٤ سم", "٣ سم") : ("A", "B", "C", "4 cm", "3 cm")
+        let labels = LanguageProfile.isArabic(language) ? ("أ", "ب", "ج", "٤ سم", "٣ سم") : ("A", "B", "C", "4 cm", "3 cm")
         return "\"figure\" describes the figure the question shows, as data, and Lectern draws it. \"points\": each point's label and its x, y "
             + "coordinates, drawn to scale (a right triangle with legs 4 and 3: \(labels.0) (0, 0), \(labels.1) (4, 0), \(labels.2) (4, 3)). "
             + "\"segments\" and \"polygons\" name points by label; \"right_angles\": [\"\(labels.0)\", \"\(labels.1)\", \"\(labels.2)\"] marks a right angle at \(labels.1); "
