@@ -69,11 +69,37 @@ struct RunQualityTests {
         #expect(report.warnings == [QualityReport.Warning(kind: kind, items: 1)])
         #expect(report.bank?.items == 8 && report.bank?.flagged == [], "4 engagement and 4 bonus questions; the failed one is left out")
         #expect(report.summaryLines.first == "quality: 17 model answers: 15 accepted first time, 1 repaired, 1 failed (20 attempts)")
+        #expect(report.notApplied == nil, "English has a profile: every check applies")
 
         // Replayed from the cache, the run reports the quality it was recorded with.
         let replay = try await ws.run(spec, provider: nil, mode: .offline, allowPartial: true)
         #expect(RunQuality(replay) == quality)
         #expect(replay.quality == report)
+    }
+
+    /// A run in a language without a `LanguageProfile` (French) says once, in quality.json and its
+    /// summary lines, which checks read wording it has no profile for; a run in "ar-EG" does not.
+    @Test func aRunInALanguageWithoutAProfileSaysWhichChecksItDidNotApply() async throws {
+        for language in ["fr", "ar-EG"] {
+            let ws = try Workspace()
+            let spec = try Workspace.spec(Specs.pinned + "\nlanguage: \(language)\n")
+            let provider = try RecordingProvider(script: ws.script())
+            let result = try await ws.runner(spec, provider: provider).run(options: .init(outputRoot: ws.output, allowPartial: true))
+            guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle") }
+            let data = try Data(contentsOf: dir.appendingPathComponent("quality.json"))
+            let report = try JSONDecoder().decode(QualityReport.self, from: data)
+            if language == "ar-EG" {
+                #expect(report.notApplied == nil && !String(decoding: data, as: UTF8.self).contains("not_applied"))
+                continue
+            }
+            let notApplied = try #require(report.notApplied)
+            #expect(notApplied.map(\.check) == [.feedbackAgreesWithKey, .questionForm, .projectScope, .stageRules])
+            #expect(notApplied.allSatisfy { $0.language == "fr" })
+            #expect(String(decoding: data, as: UTF8.self).contains("\"not_applied\""))
+            let lines = report.summaryLines.filter { $0.contains("not applied: no profile for fr") }
+            #expect(lines.count == 4, "once each per run, not per item")
+            #expect(lines.first?.hasPrefix("  check feedback-agrees-with-key not applied: no profile for fr (") == true)
+        }
     }
 
     /// docs/schemas/quality.schema.json names every check a quality.json may hold, in order: a

@@ -22,6 +22,8 @@ enum RunSummary {
                 lines.append(
                     "  refused by: " + refusing.map { "\($0.check.rawValue) \($0.refusals)× (\($0.repaired) repaired, \($0.failed) failed)" }.joined(separator: ", "))
             }
+            // Once per run: what the spec's language had no profile for (`LanguageBoundCheck`).
+            for check in report.notApplied ?? [] { lines.append("  warning: " + check.sentence) }
             if let bank = report.bank, !bank.flagged.isEmpty {
                 let shown = bank.flagged.prefix(itemsShown).map { "\($0.id): \($0.problems.first ?? "")" }.joined(separator: "; ")
                 lines.append(

@@ -94,6 +94,10 @@ public protocol GenerationJob: Sendable {
     /// round of shards), and runs the calls that fall to it, so the assembling run asks nothing.
     /// Empty by default.
     static var gatheringStages: Set<StageName> { get }
+    /// The checks of this kind that read wording only a `LanguageProfile` knows: a run in a
+    /// language without one lists them in quality.json and its summary as not applied. Empty by
+    /// default.
+    static var languageBoundChecks: [LanguageBoundCheck] { get }
     /// Builds the job; throws `PipelineError` when the spec cannot run (say, its corpus changed
     /// since it was validated).
     init(environment: JobEnvironment) throws
@@ -114,6 +118,7 @@ public protocol GenerationJob: Sendable {
 extension GenerationJob {
     public static var sharedStages: Set<StageName> { [] }
     public static var gatheringStages: Set<StageName> { [] }
+    public static var languageBoundChecks: [LanguageBoundCheck] { [] }
     public static var unreachedNote: String { "some items wait for answers not stored yet: their counts are estimated from the spec" }
 }
 

@@ -225,6 +225,8 @@ public struct JobRunner: Sendable {
             files: assembled.files, linted: bundleKinds.all[spec.kind].flatMap { $0.lintedInQualityReport ? $0.document : nil },
             language: spec.language)
         quality.review = seal.counts
+        let notApplied = LanguageBoundCheck.notApplied(type(of: job).languageBoundChecks, language: spec.language)
+        quality.notApplied = notApplied.isEmpty ? nil : notApplied.map { QualityReport.NotApplied($0, language: spec.language) }
         assembled.files[QualityReport.fileName] = try quality.jsonData()
         let base = Manifest(
             kind: spec.kind, id: spec.id, version: spec.version, title: assembled.title, language: spec.language,

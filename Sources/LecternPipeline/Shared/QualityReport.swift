@@ -76,6 +76,23 @@ public struct QualityReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// A check not applied to the run's language, which has no `LanguageProfile`
+    /// (`LanguageBoundCheck`).
+    public struct NotApplied: Sendable, Hashable, Codable {
+        public var check: QualityCheck
+        public var language: String
+        public var rule: String
+
+        public init(_ bound: LanguageBoundCheck, language: String) {
+            check = bound.check
+            self.language = language
+            rule = bound.rule
+        }
+
+        /// "check question-form not applied: no profile for fr (…)".
+        public var sentence: String { "check \(check.rawValue) not applied: no profile for \(language) (\(rule))" }
+    }
+
     public var format = QualityReport.formatVersion
     public var items: Items
     public var checks: [Check]
@@ -86,6 +103,13 @@ public struct QualityReport: Sendable, Hashable, Codable {
     /// What review made of the items (`review.json`'s counts): approved, edited, pending, the
     /// rejections acted on, the decisions not applied.
     public var review: ReviewSeal.Counts?
+    /// The checks the run's language had no profile for; absent when it has one (English, Arabic).
+    public var notApplied: [NotApplied]?
+
+    enum CodingKeys: String, CodingKey {
+        case format, items, checks, stages, warnings, bank, review
+        case notApplied = "not_applied"
+    }
 
     /// One model answer as the report counts it.
     struct Record {
@@ -199,6 +223,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
                 "  \(check.check.rawValue): \(check.repaired) repaired, \(check.flagged) flagged, \(check.failed) failed (\(check.refusals) refusals) — \(check.summary)")
         }
         if let review { lines.append("  review: " + review.sentence(items: review.approved + review.edited + review.pending)) }
+        for check in notApplied ?? [] { lines.append("  " + check.sentence) }
         let warned = warnings.reduce(0) { $0 + $1.items }
         if warned > 0 { lines.append("  warnings on accepted answers: \(warnings.map { "\($0.kind) (\($0.items))" }.joined(separator: "; "))") }
         if let bank {

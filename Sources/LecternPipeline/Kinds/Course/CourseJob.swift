@@ -272,6 +272,13 @@ public struct CourseJob: GenerationJob {
         return "course.json"
     }
 
+    public static let languageBoundChecks: [LanguageBoundCheck] = [
+        .feedbackWording, .courseQuestionWording,
+        LanguageBoundCheck(.projectScope, "a project requiring a programming or mathematics term no lecture teaches is found by English terms"),
+        LanguageBoundCheck(
+            .stageRules, "a lecture whose title names a term it does not teach, and a true/false statement that opens as a question, are found by English words"),
+    ]
+
     /// For `plan`: without the final curriculum, the items it would spawn at the spec's upper
     /// bounds.
     public static let unreachedNote =

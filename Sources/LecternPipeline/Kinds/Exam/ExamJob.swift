@@ -184,6 +184,8 @@ public struct ExamJob: GenerationJob {
         return items
     }
 
+    public static let languageBoundChecks: [LanguageBoundCheck] = [.feedbackWording, .examTextWording]
+
     public static let unreachedNote =
         "the bank, its bank-wide check and the forms wait for items not stored yet; they are counted from the blueprint and the forms, and a stem the check finds repeated is asked again beyond them"
 

@@ -27,6 +27,9 @@ public struct QuoteSelection: Sendable {
 /// corpus only: the model's answer carries a number, an opening to check, and tags.
 public struct QuotesJob: GenerationJob {
     public static let selectName: StageName = "select"
+    public static let languageBoundChecks: [LanguageBoundCheck] = [
+        LanguageBoundCheck(.stageRules, "a template said as \"I\" rather than to \"you\", or not written in the spec's language, is found in English and Arabic only")
+    ]
 
     public static let stages: [StageInfo] = [
         StageInfo(QuoteTagStage.name, typicalTokens: 2_200), StageInfo(TemplateStage.name, typicalTokens: 1_100),
