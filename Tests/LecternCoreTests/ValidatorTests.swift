@@ -354,6 +354,15 @@ struct ValidatorTests {
         #expect(QuestionRules.checkKeyAgreesWithWorking(options: options("A list", ["A tuple", "A set", "A dict"]), explanation: "2 + 2 = 4.").isEmpty)
         // The key's feedback is working too.
         #expect(!QuestionRules.checkKeyAgreesWithWorking(options: options("56", ["70", "60", "35"], feedback: "C(10, 4) = 10! / (4! * 6!) = 210."), explanation: "Use combinations.").isEmpty)
+        // A division with remainder works out its quotient and its remainder (labelled set h-c-05, h-c-21), and nothing else.
+        let division = "10 divided by 3 is 3 with 1 left over: 10 = 3 × 3 + 1."
+        #expect(QuestionRules.checkKeyAgreesWithWorking(options: options("1", ["0", "2", "3.3"]), explanation: division).isEmpty)
+        #expect(QuestionRules.checkKeyAgreesWithWorking(options: options("2", ["0", "1", "4"]), explanation: "10 = 4 × 2 + 2, so 2 remain.").isEmpty)
+        #expect(QuestionRules.checkKeyAgreesWithWorking(options: options("3", ["0", "1", "4"]), explanation: division).isEmpty, "the quotient")
+        #expect(!QuestionRules.checkKeyAgreesWithWorking(options: options("4", ["0", "1", "3"]), explanation: "10 = 4 × 2 + 2, so 2 remain.").isEmpty, "2 is no remainder of a division by 2")
+        #expect(!QuestionRules.checkKeyAgreesWithWorking(options: options("7", ["0", "2", "3"]), explanation: division).isEmpty)
+        // Not a division with remainder: 5 is no smaller than either factor.
+        #expect(!QuestionRules.checkKeyAgreesWithWorking(options: options("5", ["0", "2", "3"]), explanation: "11 = 2 × 3 + 5.").isEmpty)
     }
 
     /// intro-probability's bonus explanation: the question again, then the reference answer.
@@ -733,6 +742,34 @@ struct ValidatorParameterTests {
             ])
         let repeated = Self.options(["mHz", "mHz", "Mhz", "MHz"], correct: 3)
         #expect(QuestionRules.checkMultipleChoice(prompt: "The abbreviation for megahertz?", options: repeated).errors.count == 1)
+    }
+
+    /// Options `TextKey.normalize` gives one key (it trims quotes, backticks and sentence marks)
+    /// are still different answers when they are code or values whose symbols differ: labelled
+    /// set h-py items keyed '==' beside '!=' and ':=', and '42' beside 42.
+    @Test func operatorsAndQuotedValuesAreDifferentOptions() {
+        let operators = Self.options(["`==`", "`!=`", "`:=`", "`=`"])
+        #expect(QuestionRules.checkMultipleChoice(prompt: "Which operator compares two values for equality?", options: operators).errors.isEmpty)
+        let values = Self.options(["`'42'`", "`42`", "`42.0`", "`None`"])
+        #expect(QuestionRules.checkMultipleChoice(prompt: "What does `input()` return when you type 42?", options: values).errors.isEmpty)
+        let bare = Self.options(["'42'", "42", "4.2", "420"])
+        #expect(QuestionRules.checkMultipleChoice(prompt: "Which is a string?", options: bare).errors.isEmpty)
+        // The same code with and without backticks, or a closing full stop, is one answer.
+        let same = Self.options(["`x = 5`", "x = 5.", "`x == 5`", "`x := 5`"])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "How do you assign 5 to x?", options: same).errors.map(\.message) == [
+                "option 1 and option 2 are the same ('x = 5.'); every option must differ"
+            ])
+        // Prose keeps its one key: "Paris." is "Paris".
+        #expect(QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: Self.options(["Paris.", "Paris", "Rome", "Lyon"])).errors.count == 1)
+    }
+
+    /// A language without a profile has no instruction forms to read: its stems are not refused
+    /// as asking nothing (labelled set h-fr-07); quality.json says question-form's wording was not applied.
+    @Test func aStemInALanguageWithoutAProfileIsNotRefusedAsAskingNothing() {
+        #expect(QuestionRules.checkAsksSomething("prompt", "Expliquez pourquoi `x = x + 1` augmente la valeur de x de 1.", language: "fr").isEmpty)
+        #expect(!QuestionRules.checkAsksSomething("prompt", "A variable holds a value in your program.", language: "en").isEmpty)
+        #expect(!QuestionRules.checkAsksSomething("prompt", "المتغير يحفظ قيمة في البرنامج.", language: "ar").isEmpty)
     }
 
     @Test func arabicIsComparedByItsLetters() {

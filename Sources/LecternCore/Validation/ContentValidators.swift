@@ -187,9 +187,9 @@ public enum QuestionRules {
                         "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question", check: .stageRules))
                 continue
             }
-            if let first = seen[key] {
+            if let first = seen[key], !Self.differAsCode(options[first].text, option.text, key: key) {
                 issues.append(.error("\(labels[first]) and \(labels[index]) are the same ('\(option.text)'); every option must differ", check: .distinctOptions))
-            } else {
+            } else if seen[key] == nil {
                 seen[key] = index
             }
             if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters", check: .stageRules)) }
@@ -245,7 +245,7 @@ public enum QuestionRules {
         var issues: [ValidationIssue] = []
         for i in options.indices {
             for j in options.indices where j > i && !keys[i].isEmpty && !keys[j].isEmpty && keys[i] != keys[j] {
-                if restates(options[i].text, options[j].text, language: language) {
+                if restates(options[i].text, options[j].text, language: language), !differAsCode(options[i].text, options[j].text, key: keys[i]) {
                     issues.append(
                         .error(
                             "\(labels[i]) ('\(options[i].text)') and \(labels[j]) ('\(options[j].text)') say the same thing in other words; every option must be a different answer", check: .stageRules
@@ -340,6 +340,22 @@ public enum QuestionRules {
     /// set aside ("A river." and "the rivers"). Every other word counts: real exams' distractors
     /// are often the key with one word changed ("above"/"below", "AND"/"OR") or two swapped ("4:1",
     /// "1:4"). Paraphrases in other words are left to blind solving.
+    /// Whether two options with one key (`TextKey.normalize` trims quotes, backticks and
+    /// sentence marks) are still different answers: code (in backticks) or a value without
+    /// letters whose symbols differ once a closing sentence mark is set aside. "`==`", "`!=`" and
+    /// "`:=`" are three operators, "'42'" and "42" a string and a number; "Paris." is "Paris", and
+    /// "`x = 5`" is "x = 5".
+    static func differAsCode(_ a: String, _ b: String, key: String) -> Bool {
+        guard a.contains("`") || b.contains("`") || !key.contains(where: \.isLetter) else { return false }
+        func symbols(_ text: String) -> String {
+            var text = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            while let last = text.last, ".!?؟".contains(last) { text = text.dropLast() }
+            // Backticks only mark code, and one quotation mark is as good as another.
+            return String(text.filter { !$0.isLetter && !$0.isNumber && !$0.isWhitespace && $0 != "`" }.map { "\"“”‘’".contains($0) ? "'" : $0 })
+        }
+        return symbols(a) != symbols(b)
+    }
+
     public static func restates(_ a: String, _ b: String, language: String) -> Bool {
         let arabic = LanguageProfile.isArabic(language)
         func words(_ text: String) -> [String] {
@@ -570,11 +586,31 @@ public enum QuestionRules {
         let numbers = [value.doubleValue] + key.text.matches(of: CompiledPatterns.decimalNumber).compactMap { Double(String($0.output.0)) }
         let agrees = { (other: ExactValue) in numbers.contains { abs(other.doubleValue - $0) <= 1e-9 * max(1, abs($0)) } }
         guard !claims.contains(where: { agrees($0.left.value) || agrees($0.right.value) }) else { return [] }
+        // "10 = 3 × 3 + 1": a division with remainder works out its quotient and its remainder.
+        guard
+            !claims.contains(where: { claim in Self.quotientAndRemainder(claim.left.text, claim.right.text).contains { whole in numbers.contains { abs(Double(whole) - $0) <= 1e-9 * max(1, abs($0)) } }
+            })
+        else {
+            return []
+        }
         return [
             .error(
                 "the key ('\(key.text)') \(keyAgainstWorking) ('\(last.left.text) = \(last.right.text)'): make the key the value the working gives, or correct the working", check: .answerKey)
         ]
     }
+
+    /// The quotient and remainder a working "n = q × d + r" (or "d × q + r") states, when it is a
+    /// division with remainder: whole numbers, n = q·d + r and r smaller than the divisor. Empty
+    /// for anything else.
+    static func quotientAndRemainder(_ left: String, _ right: String) -> [Int] {
+        guard let n = Int(left.trimmed), let match = right.wholeMatch(of: Self.productPlusRemainder),
+            let a = Int(match.output.1), let b = Int(match.output.2), let r = Int(match.output.3), a * b + r == n
+        else { return [] }
+        // Either factor may be the divisor: the remainder is smaller than it.
+        return [(a, b), (b, a)].filter { r < $0.1 }.flatMap { [$0.0, r] }
+    }
+
+    nonisolated(unsafe) static let productPlusRemainder = /\s*(\d{1,9})\s*[×x*·]\s*(\d{1,9})\s*\+\s*(\d{1,9})\s*/
 
     /// A text course has no video and no instructor on screen: the local model's pool questions
     /// opened "In this video, the instructor showed how to assign values to variables in Python",
@@ -618,7 +654,7 @@ public enum QuestionRules {
     /// explain how the `if` statement works?"). A prompt asks something when a sentence outside
     /// code ends with `?` (or `؟`), holds a blank (`___`), or tells the learner what to do
     /// ("Explain …", "Write …", "In your own words, describe …", "Choose …"; in Arabic "اشرح …",
-    /// "قارن …": `LanguageProfile.instructionOpeners`, English in a language without a profile);
+    /// "قارن …": `LanguageProfile.instructionOpeners`; a language without a profile is not refused);
     /// and it does not ask whether an explanation helped. A true/false statement is not held to this.
     public static func checkAsksSomething(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
         let prose = TextIntegrity.outsideFencedCode(text)
@@ -633,7 +669,10 @@ public enum QuestionRules {
         // A sentence opens with a capital: a lower-case line goes on from the one before it (the
         // local model's practice stem "… For example:\n\nprint(my_dict['name'])\nwill print the
         // value …" is a statement, not a question opening "will").
-        let profile = LanguageProfile.for(language) ?? .english
+        // Without a profile, an instruction cannot be told from a statement: "Expliquez pourquoi
+        // …" asks something. Nothing is refused; the run's quality.json says the wording of
+        // question-form was not applied (`LanguageBoundCheck`).
+        guard let profile = LanguageProfile.for(language) else { return [] }
         if sentences.contains(where: { opensAsInstruction($0, profile) }) { return [] }
         let shown = prose.trimmed.count > 90 ? "…" + prose.trimmed.suffix(80) : Substring(prose.trimmed)
         return [
