@@ -427,9 +427,13 @@ struct ValidatorTests {
             "Given `my_list = [3, 1, 2]`, what is the first item in the list `my_list`?",
             "What happens to the list `my_list` when you call `my_list.clear()`?",
             "What does `print(my_list[0])` show?\n\n```python\nmy_list = [3, 1, 2]\n```\n\nWhat is the first item in the list `my_list`?",
+            // Asking for the code, not for what the list holds (labelled set h-py-15).
+            "Which line removes and returns the last item of the list `xs`?", "How do you get the length of the list `xs`?",
         ] {
             #expect(QuestionRules.checkShowsItsCode("prompt", fine).isEmpty, "\(fine)")
         }
+        // Asking what the code gives still needs the contents.
+        #expect(!QuestionRules.checkShowsItsCode("prompt", "What value does `xs.pop()` return as the last item of the list `xs`?").isEmpty)
         // python-collections' engagement question: a named list, and nothing showing what it holds.
         #expect(
             QuestionRules.checkShowsItsCode("prompt", "What is the first item in the list `my_list`?").map(\.message) == [

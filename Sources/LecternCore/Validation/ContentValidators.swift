@@ -541,7 +541,11 @@ public enum QuestionRules {
     /// many, its length) shows it: an assignment to the name (`my_list = …`) or a code block. What
     /// a method does to `my_list` needs no contents, and is not held to this.
     public static func checkShowsItsCode(_ field: String, _ text: String) -> [ValidationIssue] {
-        if !text.contains("```"), let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil {
+        // "Which line removes and returns the last item of the list `xs`?" asks for the code, not
+        // for what `xs` holds (labelled set h-py-15): no contents needed.
+        if !text.contains("```"), let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil,
+            text.firstMatch(of: Self.asksForTheCode) == nil
+        {
             let name = String(named.output.2)
             let assigned = text.range(of: #"\b\#(name)\s*(=|\+=)[^=]"#, options: .regularExpression) != nil
             if !assigned {
@@ -561,6 +565,9 @@ public enum QuestionRules {
 
     nonisolated(unsafe) static let asksContents =
         /(?i)\b((first|last|second|third|fourth|fifth|\d+(st|nd|rd|th)) (item|element|value|entry|key)|how many (items|elements|values|entries|keys)|length of|value (of|stored under) the key)\b/
+    /// A stem asking which code does something ("Which line …", "What method …", "How do you …").
+    nonisolated(unsafe) static let asksForTheCode =
+        /(?i)^\s*(which|what) (line|lines|method|methods|statement|expression|call|function|command|operation|code)\b|^\s*how (do|would|can|could) you\b/
     nonisolated(unsafe) static let namedObject = /(?i)\bthe (list|dictionary|dict|tuple|set|variable|string) `([A-Za-z_][A-Za-z0-9_]*)`/
 
     nonisolated(unsafe) static let pointsAtCode =
