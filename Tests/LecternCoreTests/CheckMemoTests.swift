@@ -15,23 +15,23 @@ import Testing
             computed += 1
             return refused
         }
-        #expect(memo.issues("rule", ["text", "en"], compute) == refused)
-        #expect(memo.issues("rule", ["text", "en"], compute) == refused)
+        #expect(memo.verdict("rule", ["text", "en"], compute) == refused)
+        #expect(memo.verdict("rule", ["text", "en"], compute) == refused)
         #expect(computed == 1)
         // Every argument is part of the key: another language, another split of the same text.
-        #expect(memo.issues("rule", ["text", "fr"], { [] }).isEmpty)
-        #expect(memo.issues("rule", ["tex", "ten"], { [] }).isEmpty)
-        #expect(memo.issues("other rule", ["text", "en"], { [] }).isEmpty)
+        #expect(memo.verdict("rule", ["text", "fr"], { [ValidationIssue]() }).isEmpty)
+        #expect(memo.verdict("rule", ["tex", "ten"], { [ValidationIssue]() }).isEmpty)
+        #expect(memo.verdict("other rule", ["text", "en"], { [ValidationIssue]() }).isEmpty)
         memo.flush()
         let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
         #expect(
-            next.issues(
+            next.verdict(
                 "rule", ["text", "en"],
                 {
-                    Issue.record("recomputed"); return []
+                    Issue.record("recomputed"); return [ValidationIssue]()
                 }) == refused)
         #expect(
-            next.issues(
+            next.verdict(
                 "rule", ["text", "fr"],
                 {
                     Issue.record("recomputed"); return refused
@@ -42,19 +42,19 @@ import Testing
 
     @Test func anotherBuildOfTheChecksRecomputesAndItsOldVerdictsAreDeleted() throws {
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
-        _ = memo.issues("rule", ["text"], { refused })
+        _ = memo.verdict("rule", ["text"], { refused })
         memo.flush()
         let verdicts = folder.appendingPathComponent("verdicts")
         #expect(try FileManager.default.contentsOfDirectory(atPath: verdicts.path) == ["build-a.jsonl"])
         let rebuilt = try #require(CheckMemo(directory: folder, identity: "build-b"))
-        #expect(rebuilt.issues("rule", ["text"], { [] }).isEmpty, "a new build's checks judge again")
+        #expect(rebuilt.verdict("rule", ["text"], { [ValidationIssue]() }).isEmpty, "a new build's checks judge again")
         #expect(rebuilt.counts == CheckMemo.Counts(reused: 0, computed: 1))
         #expect(try FileManager.default.contentsOfDirectory(atPath: verdicts.path).isEmpty)
     }
 
     @Test func aDamagedLineIsSkippedAndTheRestRead() throws {
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
-        _ = memo.issues("rule", ["one"], { refused })
+        _ = memo.verdict("rule", ["one"], { refused })
         memo.flush()
         let file = folder.appendingPathComponent("verdicts/build-a.jsonl")
         var data = try Data(contentsOf: file)
@@ -63,9 +63,9 @@ import Testing
         data.append(Data("{\"k\": \"short\", \"v\": []}\nnot json\n{\"k\":".utf8))
         try data.write(to: file)
         let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
-        #expect(next.issues("rule", ["one"], { [] }) == refused)
-        #expect(next.issues("rule", ["two"], { refused }) == refused)
-        #expect(next.issues("rule", ["three"], { refused }) == refused, "a verdict that does not decode is computed again")
+        #expect(next.verdict("rule", ["one"], { [ValidationIssue]() }) == refused)
+        #expect(next.verdict("rule", ["two"], { refused }) == refused)
+        #expect(next.verdict("rule", ["three"], { refused }) == refused, "a verdict that does not decode is computed again")
         #expect(next.counts == CheckMemo.Counts(reused: 1, computed: 2))
     }
 
@@ -76,7 +76,7 @@ import Testing
         memo.flush()
         let next = try #require(CheckMemo(directory: folder, identity: "build-a"))
         #expect(next.verdict("BankLint.check", ["{}"], { BankReport(format: .course, items: 0, flagged: []) }) == report)
-        #expect(next.issues("BankLint.check", ["{}"], { refused }) == refused, "a verdict that is not of the type asked for is computed")
+        #expect(next.verdict("BankLint.check", ["{}"], { refused }) == refused, "a verdict that is not of the type asked for is computed")
     }
 
     @Test func theRulesReadTheirVerdictsFromTheRunsMemo() throws {

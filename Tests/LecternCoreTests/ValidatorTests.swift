@@ -764,6 +764,12 @@ struct ValidatorParameterTests {
             QuestionRules.checkMultipleChoice(prompt: "How do you assign 5 to x?", options: same).errors.map(\.message) == [
                 "option 1 and option 2 are the same ('x = 5.'); every option must differ"
             ])
+        // An option repeating a later one is found though the first with its key differs from both.
+        let again = Self.options(["`:=`", "`!=`", "`!=`", "`==`"])
+        #expect(
+            QuestionRules.checkMultipleChoice(prompt: "Which operator tests inequality?", options: again).errors.map(\.message) == [
+                "option 2 and option 3 are the same ('`!=`'); every option must differ"
+            ])
         // Prose keeps its one key: "Paris." is "Paris".
         #expect(QuestionRules.checkMultipleChoice(prompt: "Capital of France?", options: Self.options(["Paris.", "Paris", "Rome", "Lyon"])).errors.count == 1)
     }

@@ -93,20 +93,11 @@ public final class CheckMemo: Sendable {
     /// What this process reused and computed.
     public var counts: Counts { state.withLock { $0.counts } }
 
-    /// `compute`'s issues for `parts` — every argument the rule reads, as text — from the run's
-    /// memo when it has them, computed (and kept) otherwise.
-    public static func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
-        verdict(rule, parts, compute)
-    }
-
-    /// `issues` for a rule whose verdict is another Codable value (a bank's report).
+    /// `compute`'s verdict for `parts` — every argument the rule reads, as text — from the run's
+    /// memo when it has it, computed (and kept) otherwise: a rule's issues, or a bank's report.
     public static func verdict<T: Codable>(_ rule: String, _ parts: [String], _ compute: () -> T) -> T {
         guard let memo = current else { return compute() }
         return memo.verdict(rule, parts, compute)
-    }
-
-    public func issues(_ rule: String, _ parts: [String], _ compute: () -> [ValidationIssue]) -> [ValidationIssue] {
-        verdict(rule, parts, compute)
     }
 
     public func verdict<T: Codable>(_ rule: String, _ parts: [String], _ compute: () -> T) -> T {

@@ -163,7 +163,7 @@ public enum QuestionRules {
                 ValidationIssue(
                     severity: .error, message: "exactly one option must be correct; \(correct.count) are marked correct", kind: oneCorrectKind, check: .stageRules))
         }
-        var seen: [String: Int] = [:]
+        var seen: [String: [Int]] = [:]
         let promptKey = TextKey.normalize(prompt, language: language)
         let keys = options.map { TextKey.normalize($0.text, language: language) }
         // Options that differ only in letter case are the same answer ("A list", "a list") —
@@ -187,10 +187,11 @@ public enum QuestionRules {
                         "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question", check: .stageRules))
                 continue
             }
-            if let first = seen[key], !Self.differAsCode(options[first].text, option.text, key: key) {
+            // Every earlier option with this key is compared: "`:=`", "`!=`", "`!=`" repeats the second.
+            if let first = seen[key, default: []].first(where: { !Self.differAsCode(options[$0].text, option.text, key: key) }) {
                 issues.append(.error("\(labels[first]) and \(labels[index]) are the same ('\(option.text)'); every option must differ", check: .distinctOptions))
-            } else if seen[key] == nil {
-                seen[key] = index
+            } else {
+                seen[key, default: []].append(index)
             }
             if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters", check: .stageRules)) }
             if requiresFeedback && option.feedback.trimmed.count < 3 {
@@ -384,7 +385,7 @@ public enum QuestionRules {
         _ question: Question, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
     ) -> [ValidationIssue] {
-        CheckMemo.issues("QuestionRules.check", [CheckMemo.text(question), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
+        CheckMemo.verdict("QuestionRules.check", [CheckMemo.text(question), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
             computedCheck(question, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
         }
     }
@@ -960,7 +961,7 @@ public enum QuestionRules {
     /// question on lists asked "What is the difference between a list and a tuple?" over a
     /// lecture without tuples, and keyed and explained it wrongly. English only, as the terms are.
     public static func checkTaught(_ field: String, _ text: String, lecture: String, language: String = "en") -> [ValidationIssue] {
-        CheckMemo.issues("QuestionRules.checkTaught", [field, text, lecture, language]) { computedCheckTaught(field, text, lecture: lecture, language: language) }
+        CheckMemo.verdict("QuestionRules.checkTaught", [field, text, lecture, language]) { computedCheckTaught(field, text, lecture: lecture, language: language) }
     }
 
     static func computedCheckTaught(_ field: String, _ text: String, lecture: String, language: String) -> [ValidationIssue] {
@@ -979,7 +980,7 @@ public enum QuestionRules {
     /// and punctuation aside): the golden course's level-3 question was the lecture's two opening
     /// paragraphs with "Can you explain how an `if` statement works?" after them.
     public static func checkNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
-        CheckMemo.issues("QuestionRules.checkNotCopied", [field, text, lecture]) { computedCheckNotCopied(field, text, lecture: lecture) }
+        CheckMemo.verdict("QuestionRules.checkNotCopied", [field, text, lecture]) { computedCheckNotCopied(field, text, lecture: lecture) }
     }
 
     static func computedCheckNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
@@ -1133,7 +1134,7 @@ public enum LectureRules {
 
     /// Checks a lecture for a topic titled `topicTitle`, written in `language`.
     public static func check(_ markdown: String, topicTitle: String, language: String = "en") -> [ValidationIssue] {
-        CheckMemo.issues("LectureRules.check", [markdown, topicTitle, language]) { computedCheck(markdown, topicTitle: topicTitle, language: language) }
+        CheckMemo.verdict("LectureRules.check", [markdown, topicTitle, language]) { computedCheck(markdown, topicTitle: topicTitle, language: language) }
     }
 
     static func computedCheck(_ markdown: String, topicTitle: String, language: String) -> [ValidationIssue] {
@@ -1484,7 +1485,7 @@ extension ProjectRules {
     /// singular or the plural: the local model's first project required "Organising code into
     /// functions" in a course that teaches values, variables and `if`. English only.
     public static func untaughtTermIssues(_ project: EndingProject, taught: String, lectures: [String], language: String = "en") -> [ValidationIssue] {
-        CheckMemo.issues("ProjectRules.untaughtTermIssues", [CheckMemo.text(project), taught, language] + lectures) {
+        CheckMemo.verdict("ProjectRules.untaughtTermIssues", [CheckMemo.text(project), taught, language] + lectures) {
             computedUntaughtTermIssues(project, taught: taught, lectures: lectures, language: language)
         }
     }
@@ -1526,7 +1527,7 @@ public enum ReinforcementRules {
         _ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
     ) -> [ValidationIssue] {
-        CheckMemo.issues("ReinforcementRules.checkQuestion", [CheckMemo.text(q), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
+        CheckMemo.verdict("ReinforcementRules.checkQuestion", [CheckMemo.text(q), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
             computedCheckQuestion(q, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
         }
     }

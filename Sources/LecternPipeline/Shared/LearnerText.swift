@@ -50,7 +50,7 @@ public struct ContentInspector: Sendable {
     public func issues(_ texts: [LearnerText]) -> [ValidationIssue] {
         // The renderer is named by its type: a renderer's warnings depend on nothing else.
         let parts = [language, renderer.map { String(reflecting: type(of: $0)) } ?? "no renderer"] + texts.flatMap { [$0.field, $0.markdown, $0.asserts ? "asserts" : "shows"] }
-        return CheckMemo.issues("ContentInspector.issues", parts) { computedIssues(texts) }
+        return CheckMemo.verdict("ContentInspector.issues", parts) { computedIssues(texts) }
     }
 
     func computedIssues(_ texts: [LearnerText]) -> [ValidationIssue] {
