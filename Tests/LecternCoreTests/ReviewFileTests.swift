@@ -118,6 +118,110 @@ struct ReviewFileTests {
         #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("section[9]", "x")], to: Self.lecture) }
     }
 
+    /// Decisions of every kind, with texts that test the writer's quoting and blocks.
+    static func writtenFile() -> ReviewFile {
+        let tricky = [
+            "plain", "", "  leading spaces", "trailing space ", "tab\there", "line one\nline two\n\nafter a blank", "ends with a newline\n",
+            "two newlines\n\n", "--- a document marker", "# a comment?", "key: value", "- a list item", "\"quoted\" and \\backslash\\", "العربية ٣٢",
+            "emoji 🎓 and \u{2028} separator, \u{85} NEL, \u{FEFF} BOM", "{not: json", "null", "yes", "0x1F", "C:\\path\\to", "several\nlines\n",
+            "    indented\nfirst line", "tab at the end\t\nof a line",
+        ]
+        var file = ReviewFile(file: "t.review.yaml")
+        for (index, text) in tricky.enumerated() {
+            file.record(Self.decision("lecture/s01-t\(String(format: "%02d", index + 1))", .edit, answer: Self.lecture, fields: [("section[1]", text)], note: text))
+        }
+        file.record(Self.decision("engagement-question/s01-t01", .approve, answer: Self.question))
+        file.record(Self.decision("bonus-question/s01-t01", .reject, answer: Self.question, note: "Too easy:\nthe stem gives the key away."))
+        file.record(Self.decision("tone-preview", .approve, answer: "A friendly voice.\n\nWith two paragraphs.\n"))
+        return file
+    }
+
+    /// What the general reader (Yams) makes of `text`: the decisions with their lines and columns,
+    /// or its diagnostics.
+    static func general(_ text: String) -> Result<[String: ReviewFile.Decision], SpecError> {
+        do {
+            return .success(try ReviewFile.parse(YAMLSource(file: "t.review.yaml", text: text), layout: false).decisions)
+        } catch let error as SpecError {
+            return .failure(error)
+        } catch {
+            return .failure(SpecError(SpecDiagnostic(file: "t", message: "\(error)")))
+        }
+    }
+
+    static func sameWithPlaces(_ a: [String: ReviewFile.Decision], _ b: [String: ReviewFile.Decision]) -> Bool {
+        a == b && a.allSatisfy { item, d in b[item].map { $0.line == d.line && $0.column == d.column } ?? false }
+    }
+
+    /// The items on which `a` and `b` differ, each side in a line.
+    static func differences(_ a: [String: ReviewFile.Decision], _ b: [String: ReviewFile.Decision]) -> String {
+        func show(_ d: ReviewFile.Decision?) -> String {
+            guard let d else { return "none" }
+            return "\(d.kind) \(d.line ?? 0):\(d.column ?? 0) note \(String(reflecting: d.note)) fields \(d.fields.map { "\($0.path)=\(String(reflecting: $0.text))" })"
+        }
+        return Set(a.keys).union(b.keys).sorted().filter { item in
+            !(a[item] == b[item] && a[item]?.line == b[item]?.line && a[item]?.column == b[item]?.column)
+        }.map { "\($0): fast \(show(a[$0])) | yams \(show(b[$0]))" }.joined(separator: "\n")
+    }
+
+    /// The fast reader of the written layout (ReviewFileLayout) takes what `text()` writes and gives
+    /// what Yams gives, lines and columns included; on any change to that text it either gives
+    /// what Yams gives or steps aside, so Yams reads (and reports) it.
+    @Test func theWrittenLayoutIsReadAsYamsReadsIt() throws {
+        let text = Self.writtenFile().text()
+        let fast = try #require(ReviewFileLayout.read(text, file: "t.review.yaml", nodeBudget: ReviewFile.nodeBudget), "the written layout is read fast")
+        guard case .success(let slow) = Self.general(text) else {
+            Issue.record("Yams refused the written file")
+            return
+        }
+        #expect(Self.sameWithPlaces(ReviewFile(file: "t", decisions: fast).decisions, slow))
+        #expect(slow.count == 26)
+        #expect(ReviewFileLayout.read(ReviewFile(file: "e").text(), file: "e", nodeBudget: 10) == [], "no decisions")
+
+        // Every line changed in the ways a hand edit or a damaged file changes it, on a file of one
+        // decision of each layout (quoted and block notes and fields, JSON and Markdown answers).
+        var small = ReviewFile(file: "t.review.yaml")
+        for item in ["lecture/s01-t02", "lecture/s01-t05", "lecture/s01-t06", "lecture/s01-t15", "lecture/s01-t21", "engagement-question/s01-t01", "bonus-question/s01-t01", "tone-preview"] {
+            small.record(try #require(Self.writtenFile()[item]))
+        }
+        let smallText = small.text()
+        let lines = smallText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var mutations: [String] = []
+        for index in lines.indices where index < lines.count - 1 {
+            func with(_ replacement: [String]) -> String { (lines[..<index] + replacement + lines[(index + 1)...]).joined(separator: "\n") }
+            let line = lines[index]
+            mutations += [
+                with([]), with([line, line]), with([line + " "]), with([" " + line]), with([line, ""]), with([line, "# a comment"]),
+                with([line.replacingOccurrences(of: "\"", with: "'")]), with([String(line.dropLast())]), with([line + " # note"]),
+                with([line.replacingOccurrences(of: "e", with: "E")]), with([line.replacingOccurrences(of: ": ", with: ":  ")]),
+                with([line.replacingOccurrences(of: "\\n", with: "\\x0A")]), with([line.replacingOccurrences(of: "|-", with: "|+")]),
+                with([line, "\t"]), with([line.replacingOccurrences(of: "approve", with: "null")]),
+            ]
+            if let colon = line.firstIndex(of: ":") {
+                mutations += [with([String(line[...colon]) + " \"\""]), with([String(line[...colon]) + " ~"]), with([String(line[...colon])])]
+            }
+        }
+        mutations += [
+            String(smallText.dropLast()), smallText + "\n", smallText.replacingOccurrences(of: "\n", with: "\r\n"), "\u{FEFF}" + smallText,
+        ]
+        var taken = 0
+        for mutated in mutations {
+            guard let fast = ReviewFileLayout.read(mutated, file: "t.review.yaml", nodeBudget: ReviewFile.nodeBudget) else { continue }
+            taken += 1
+            switch Self.general(mutated) {
+            case .success(let slow):
+                let mine = ReviewFile(file: "t", decisions: fast).decisions
+                #expect(Self.sameWithPlaces(mine, slow), "\(Self.differences(mine, slow))")
+            case .failure(let error):
+                let at = error.diagnostics.first?.line ?? 0
+                let context = mutated.split(separator: "\n", omittingEmptySubsequences: false).enumerated().filter { abs($0.offset + 1 - at) <= 2 }
+                    .map { "\($0.offset + 1): \(String(reflecting: String($0.element)))" }.joined(separator: "\n")
+                Issue.record("the fast reader took a file Yams refuses (\(error.diagnostics.first.map { "\($0.line ?? 0):\($0.column ?? 0) \($0.message)" } ?? "")):\n\(context)")
+            }
+        }
+        // Some changes keep the file valid and in the layout (e.g. a changed note); most do not.
+        #expect(taken > 20 && taken < mutations.count / 2, "\(taken) of \(mutations.count)")
+    }
+
     /// The hash every review file holds is Foundation's canonical JSON of the answer; the fast
     /// writer must give the same bytes, on every answer of every committed cassette (and its log of
     /// refused attempts) and on the characters that are escaped.
@@ -155,6 +259,25 @@ struct ReviewFileTests {
         characters += "\u{2028}\u{FEFF}é😀 \\frac{1}{2} a/b"
         try compare(.object(["prompt": .string(characters)]), ["prompt": characters])
         #expect(fast > 300, "the fast writer took \(fast) of \(answers.count) answers")
+        // An edit applied by the byte-level reader and writer gives Foundation's bytes: every text
+        // field of every answer (its first, middle and last that a path can name), changed to a
+        // text with the characters that are escaped.
+        var edited = 0
+        for answer in answers where AnswerFields.json(answer) != nil {
+            let named = AnswerFields.fields(of: answer).filter { AnswerFields.isPath($0.path) }
+            for field in Set([named.first, named.dropFirst(named.count / 2).first, named.last].compactMap { $0?.path }).sorted().map({ path in named.first { $0.path == path }! }) {
+                let edit = [(path: field.path, text: "new \"text\" \\ with\na\tbreak, \u{1}, é and /")]
+                let theirs = try AnswerFields.applyWithFoundation(edit, to: answer)
+                if let mine = AnswerFields.applyToStrings(edit, answer) {
+                    edited += 1
+                    #expect(mine == theirs, "\(field.path) of \(answer.prefix(200))")
+                }
+                #expect(try AnswerFields.apply(edit, to: answer) == theirs)
+            }
+        }
+        #expect(edited > 500, "the byte-level path applied \(edited) edits")
+        #expect(AnswerFields.applyToStrings([(path: "level", text: "x")], #"{"level": 3}"#) == nil, "a number is not a text field")
+        #expect(AnswerFields.applyToStrings([(path: "nothing", text: "x")], #"{"prompt": "p"}"#) == nil, "the general path says what is wrong")
         // What it does not take (numbers, booleans, other keys) goes to Foundation's writer.
         var out: [UInt8] = []
         #expect(!ReviewFile.writeCanonical(.object(["level": .number(3)]), into: &out))

@@ -292,8 +292,61 @@ struct LocalModelTests {
             Array(argv[3...]) == [
                 "module", "llama_cpp.server", "--model", "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
                 "--model_alias", "qwen2.5-coder-1.5b-instruct", "--n_ctx", "8192", "--n_threads", "2", "--n_threads_batch", "2",
-                "--logits_all", "false", "--host", "127.0.0.1", "--port", "4242",
+                "--logits_all", "false", "--n_batch", "256", "--host", "127.0.0.1", "--port", "4242",
             ])
+        // The real server gets the prefix pinning before it starts; a test double does not.
+        #expect(argv[2].contains("_lectern_pin_prefix(llama_cpp.llama.Llama)"))
+    }
+
+    /// The patch's own Python, run against a stand-in for llama-cpp-python's `Llama` whose
+    /// `generate` records how many kept tokens it was left to reuse (`n_tokens` on entry) and then
+    /// keeps the prompt plus a few answer tokens, as the real one does.
+    @Test("a request reuses only whole batches from token 0 of a prompt evaluated that way", FakeServer.needsPython)
+    func prefixPinning() throws {
+        let python = try #require(FakeServer.python)
+        let driver = """
+
+            class Llama:
+                n_batch = 256
+                def __init__(self):
+                    self.n_tokens = 0
+                    self.input_ids = [0] * 8192
+                    self.seen = []
+                def generate(self, tokens, *args, **kwargs):
+                    "The stand-in's docstring."
+                    self.seen.append(self.n_tokens)
+                    answer = [9000 + i for i in range(7)]
+                    kept = list(tokens) + answer
+                    self.input_ids[:len(kept)] = kept
+                    self.n_tokens = len(kept)
+                    return iter(answer)
+
+            _lectern_pin_prefix(Llama)
+            llm = Llama()
+            lecture = list(range(1, 701))
+            for prompt in (
+                lecture + [1001],           # first request: nothing to reuse
+                lecture + [1002],           # shares 700 tokens: two whole batches (512)
+                lecture[:600] + [1003],     # shares 600 tokens, the previous prompt's whole part is 512
+                lecture[:600] + [1003],     # the same prompt again: its own whole part, 512
+                lecture[:300] + [1004],     # shares 300 tokens: one batch
+                [5] + lecture,              # shares nothing
+                lecture[:200] + [1005],     # the previous prompt's whole batches did not start with these
+            ):
+                assert list(llm.generate(prompt, temp=0.2)) == [9000 + i for i in range(7)]
+            print(llm.seen, Llama.generate.__doc__)
+            """
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", LocalModelServer.prefixPinning + driver]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "[0, 512, 512, 512, 256, 0, 0] The stand-in's docstring.")
     }
 
     // MARK: The real model (manual)

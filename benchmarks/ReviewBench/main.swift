@@ -68,22 +68,31 @@ let url = work.appendingPathComponent("bench.review.yaml")
 try file.write(to: url)
 let bytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
 
-// The run's review work.
+// What a run holds before its review work: every item's answer and prompt values.
+let answers = (0..<items).map(answer)
+let promptValues = (0..<items).map(variables)
+
+// The run's review work, as ModelCallRunner.run does it.
 let start = clock.now
 let read = try ReviewFile.read(url)
 let afterRead = clock.now
 var sealed: [ReviewSeal.Item] = []
+sealed.reserveCapacity(items)
 for (n, id) in ids.enumerated() {
-    let text = answer(n)
-    let basis = ReviewFile.basisHash(variables(n))
+    let text = answers[n]
+    let basis = ReviewFile.basisHash(promptValues[n])
     let decision = read[id]
     var state = ReviewSeal.State.pending
     var kept = text
+    var content: String?
     if let decision, decision.kind != .reject, decision.basis == basis, let approved = decision.answer {
         kept = decision.kind == .edit ? try AnswerFields.apply(decision.fields, to: approved) : approved
         state = decision.kind == .edit ? .edited : .approved
+        // An approved answer's hash is the decision's, checked when the file was read.
+        if decision.kind == .approve { content = decision.content }
     }
-    sealed.append(ReviewSeal.Item(id: id, stage: "engagement-question", state: state, content: ReviewFile.contentHash(kept), basis: basis, answer: kept))
+    sealed.append(
+        ReviewSeal.Item(id: id, stage: "engagement-question", state: state, content: content ?? ReviewFile.contentHash(kept), basis: basis, answer: kept))
 }
 let afterApply = clock.now
 let seal = ReviewSeal(items: sealed, unmatched: [], reviewFile: "bench.review.yaml", reviewFileSHA256: nil)

@@ -172,23 +172,34 @@ public struct ReviewFile: Sendable, Equatable {
     /// A JSON string as Foundation escapes it: `"` and `\\`, the five short escapes, other
     /// control characters as lowercase `\u00xx`; everything else (slashes, DEL, U+2028) as is.
     static func writeString(_ text: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0..<0x20: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs of bytes written as they are, copied at once; the escapes one by one.
+            var run = 0
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                run = i + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The prompt values that say how, not what: a change of tone or of the answer's format is
     /// no reason to drop an approved answer.
@@ -219,8 +230,13 @@ public struct ReviewFile: Sendable, Equatable {
         return try parse(source)
     }
 
-    /// Reads a review file from its text.
-    public static func parse(_ source: YAMLSource) throws -> ReviewFile {
+    /// Reads a review file from its text: in the layout ``text()`` writes by
+    /// ``ReviewFileLayout`` (fast), else, or when anything in it would be reported, with Yams.
+    /// `layout: false` reads with Yams only (the tests compare the two).
+    public static func parse(_ source: YAMLSource, layout: Bool = true) throws -> ReviewFile {
+        if layout, let decisions = ReviewFileLayout.read(source.text, file: source.file, nodeBudget: nodeBudget) {
+            return ReviewFile(file: source.file, decisions: decisions)
+        }
         let root = try source.compose(resolver: .basic)
         let reader = SpecReader(file: source.file, nodeBudget: nodeBudget)
         var decisions: [Decision] = []
@@ -342,7 +358,8 @@ public struct ReviewFile: Sendable, Equatable {
     private static let timeFormatter = Mutex(ISO8601DateFormatter())
 
     static func isHash(_ text: String) -> Bool {
-        text.count == 64 && text.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+        text.utf8.count == 64
+            && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
     }
 
     /// An item id: path segments of letters, digits, `-` and `_`, joined by `/`.

@@ -55,8 +55,14 @@ public struct YAMLSource: Sendable {
                     file: file, line: 1, column: 1, message: "the file is empty",
                     hint: "a spec needs at least 'kind', 'id', 'version' and 'description'; see docs/spec.md"))
         }
-        if let nul = data.firstIndex(of: 0) {
-            let position = Self.position(ofByte: nul - data.startIndex, in: data)
+        // memchr: Data's own search goes byte by byte through its indexing (a tenth of reading a
+        // 14 MB review file).
+        let nulOffset = data.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base, 0, raw.count) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
+        if let nulOffset {
+            let position = Self.position(ofByte: nulOffset, in: data)
             throw SpecError(
                 SpecDiagnostic(
                     file: file, line: position.line, column: position.column, message: "the file contains a NUL byte: it is binary, not YAML",
@@ -298,8 +304,14 @@ public struct YAMLSource: Sendable {
 
 extension String {
     /// Strict UTF-8 decoding: nil on any invalid sequence (String(decoding:) would repair it).
+    /// A leading byte order mark is dropped, as `String(data:encoding:)` drops it.
     init?(validatingUTF8Data data: Data) {
-        guard let s = String(data: data, encoding: .utf8) else { return nil }
-        self = s
+        let decoded = data.withUnsafeBytes { raw -> String? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let bom = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+            return String(validating: UnsafeBufferPointer(rebasing: bytes[(bom ? 3 : 0)...]), as: UTF8.self)
+        }
+        guard let decoded else { return nil }
+        self = decoded
     }
 }

@@ -167,6 +167,9 @@ public struct LocalModelCatalog: Sendable {
     /// `contextLength` is what one request gets. `--logits_all false`: the server's default
     /// computes the vocabulary logits of every prompt token, which only `logprobs` needs and
     /// which slows prompt evaluation.
+    /// Tokens of a prompt read in one batch by the local server.
+    public static let promptBatch = 256
+
     public func serverCommand(for model: LocalModel, contextLength: Int, threads: Int) -> LocalServerCommand {
         LocalServerCommand(
             python: python, entry: .module("llama_cpp.server"),
@@ -174,6 +177,10 @@ public struct LocalModelCatalog: Sendable {
                 "--model", modelFile(for: model).path, "--model_alias", model.name,
                 "--n_ctx", String(contextLength), "--n_threads", String(threads), "--n_threads_batch", String(threads),
                 "--logits_all", "false",
+                // Prompts are read in batches of this many tokens, and a request reuses only whole
+                // batches of the previous one (LocalModelServer.prefixPinning): 256 reads as fast as
+                // the default 512 here and loses half as much reuse (docs/BENCHMARKS.md, issue 45).
+                "--n_batch", String(Self.promptBatch),
             ])
     }
 

@@ -332,26 +332,66 @@ public final class LocalModelServer: Sendable {
 
     // MARK: Processes
 
-    /// The Python run with `-c`: starts the watchdog thread, then runs the module or script in
-    /// the same process (so the thread lives as long as the server).
-    static let watchdogBootstrap = """
-        import os, runpy, signal, sys, threading
-        def _lectern_watchdog():
-            # stdin is a pipe whose write end only Lectern holds: end-of-file means Lectern is gone.
-            try:
-                while os.read(0, 4096):
-                    pass
-            except OSError:
-                pass
-            os.killpg(os.getpgrp(), signal.SIGKILL)
-        threading.Thread(target=_lectern_watchdog, name="lectern-watchdog", daemon=True).start()
-        _kind, _target = sys.argv[1], sys.argv[2]
-        sys.argv = [_target] + sys.argv[3:]
-        if _kind == "module":
-            runpy.run_module(_target, run_name="__main__", alter_sys=True)
-        else:
-            runpy.run_path(_target, run_name="__main__")
+    /// Python that makes llama-cpp-python's answers independent of the requests before them.
+    ///
+    /// llama-cpp-python keeps the previous request's tokens and reuses the longest prefix the next
+    /// prompt shares with them. The reused part was computed in other batches than a fresh
+    /// evaluation of the prompt would use (the previous prompt's suffix started elsewhere), and a
+    /// batch of other bounds gives other floating-point sums: the same request, seed and all, could
+    /// get another answer after another request, so a run's answers depended on the order in which
+    /// concurrent requests reached the server. With this patch a request reuses only whole batches
+    /// counted from the first token (`n_batch` tokens each) of a prompt that was itself evaluated
+    /// that way, which a fresh evaluation computes with the same bounds: the same values, bit for
+    /// bit, so the answer is a function of the request alone. It costs less than one batch of
+    /// prompt reading a request. `_lectern_pin_prefix(cls)` patches `cls.generate`.
+    static let prefixPinning = """
+        def _lectern_pin_prefix(cls):
+            original = cls.generate
+            def generate(self, tokens, *args, **kwargs):
+                tokens = list(tokens)
+                block = max(1, int(getattr(self, "n_batch", 512) or 512))
+                # Positions [0, whole) of the kept tokens were evaluated in whole batches from 0.
+                whole = getattr(self, "_lectern_whole", 0)
+                limit = min(int(self.n_tokens), whole, len(tokens) - 1)
+                ids = self.input_ids
+                common = 0
+                while common < limit and ids[common] == tokens[common]:
+                    common += 1
+                keep = common // block * block
+                if keep < self.n_tokens:
+                    self.n_tokens = keep
+                    self._requires_eval = True
+                self._lectern_whole = len(tokens) // block * block
+                return original(self, tokens, *args, **kwargs)
+            generate.__doc__ = original.__doc__
+            cls.generate = generate
         """
+
+    /// The Python run with `-c`: starts the watchdog thread, then runs the module or script in
+    /// the same process (so the thread lives as long as the server). The real server
+    /// (`llama_cpp.server`) gets ``prefixPinning`` first.
+    static let watchdogBootstrap =
+        prefixPinning + "\n" + """
+            import os, runpy, signal, sys, threading
+            def _lectern_watchdog():
+                # stdin is a pipe whose write end only Lectern holds: end-of-file means Lectern is gone.
+                try:
+                    while os.read(0, 4096):
+                        pass
+                except OSError:
+                    pass
+                os.killpg(os.getpgrp(), signal.SIGKILL)
+            threading.Thread(target=_lectern_watchdog, name="lectern-watchdog", daemon=True).start()
+            _kind, _target = sys.argv[1], sys.argv[2]
+            sys.argv = [_target] + sys.argv[3:]
+            if _kind == "module":
+                if _target == "llama_cpp.server":
+                    import llama_cpp.llama
+                    _lectern_pin_prefix(llama_cpp.llama.Llama)
+                runpy.run_module(_target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(_target, run_name="__main__")
+            """
 
     /// The full argument vector for `port`.
     func argumentVector(port: Int) -> [String] {

@@ -239,7 +239,9 @@ public struct ModelCallRunner: Sendable {
                 review.record(
                     ReviewBook.Record(
                         item: call.itemID, stage: call.stage, state: decision.kind == .edit ? .edited : .approved, answer: text,
-                        content: ReviewFile.contentHash(text), basis: basis, by: decision.by, at: decision.at))
+                        // The approved answer's hash was checked when the review file was read.
+                        content: decision.kind == .approve && text == decision.answer ? decision.content : ReviewFile.contentHash(text), basis: basis,
+                        by: decision.by, at: decision.at))
                 // Without its history, no attempt: a person's answer, not the model's.
                 let report =
                     history
