@@ -21,6 +21,7 @@ import argparse
 import glob
 import os
 import sys
+import time
 
 import numpy as np
 from llama_cpp import Llama, LogitsProcessorList
@@ -63,7 +64,25 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--n-batch", type=int, nargs="+", default=[512])
     parser.add_argument("--pairs", type=int, default=4)
+    parser.add_argument("--read-speed", action="store_true", help="instead: prompt reading speed at each --n-batch (a lecture twice, fresh each time, best of 2)")
     args = parser.parse_args()
+
+    if args.read_speed:
+        text = open(LECTURES[2], encoding="utf-8").read() * 2
+        print("| n_batch | prompt tokens | tokens/s read (best of 2) |")
+        print("|---|---|---|")
+        for n_batch in args.n_batch:
+            llm = Llama(model_path=args.model, n_ctx=8192, n_batch=n_batch, n_threads=args.threads, n_threads_batch=args.threads, verbose=False)
+            tokens = llm.tokenize(text.encode())
+            best = float("inf")
+            for _ in range(2):
+                llm.reset()
+                started = time.monotonic()
+                llm.eval(tokens)
+                best = min(best, time.monotonic() - started)
+            print(f"| {n_batch} | {len(tokens)} | {len(tokens) / best:.1f} |", flush=True)
+            del llm
+        return 0
 
     shipped_generate = Llama.generate
     namespace = {}

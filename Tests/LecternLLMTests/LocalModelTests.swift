@@ -292,7 +292,7 @@ struct LocalModelTests {
             Array(argv[3...]) == [
                 "module", "llama_cpp.server", "--model", "/r/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
                 "--model_alias", "qwen2.5-coder-1.5b-instruct", "--n_ctx", "8192", "--n_threads", "2", "--n_threads_batch", "2",
-                "--logits_all", "false", "--n_batch", "256", "--host", "127.0.0.1", "--port", "4242",
+                "--logits_all", "false", "--n_batch", "128", "--host", "127.0.0.1", "--port", "4242",
             ])
         // The real server gets the prefix pinning before it starts; a test double does not.
         #expect(argv[2].contains("_lectern_pin_prefix(llama_cpp.llama.Llama)"))

@@ -168,7 +168,7 @@ public struct LocalModelCatalog: Sendable {
     /// computes the vocabulary logits of every prompt token, which only `logprobs` needs and
     /// which slows prompt evaluation.
     /// Tokens of a prompt read in one batch by the local server.
-    public static let promptBatch = 256
+    public static let promptBatch = 128
 
     public func serverCommand(for model: LocalModel, contextLength: Int, threads: Int) -> LocalServerCommand {
         LocalServerCommand(
@@ -178,8 +178,8 @@ public struct LocalModelCatalog: Sendable {
                 "--n_ctx", String(contextLength), "--n_threads", String(threads), "--n_threads_batch", String(threads),
                 "--logits_all", "false",
                 // Prompts are read in batches of this many tokens, and a request reuses only whole
-                // batches of the previous one (LocalModelServer.prefixPinning): 256 reads as fast as
-                // the default 512 here and loses half as much reuse (docs/BENCHMARKS.md, issue 45).
+                // batches of the previous one (LocalModelServer.prefixPinning): 128 read as fast as
+                // the default 512 here and gives up a quarter as much reuse (docs/BENCHMARKS.md, issue 45).
                 "--n_batch", String(Self.promptBatch),
             ])
     }
