@@ -9,6 +9,7 @@ import Testing
     let refused = [ValidationIssue.error("the level-1 question asks nothing", check: .questionForm)]
 
     @Test func aVerdictIsComputedOnceAndReadByTheNextRunOfTheSameBuild() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
         var computed = 0
         let compute = { () -> [ValidationIssue] in
@@ -41,6 +42,7 @@ import Testing
     }
 
     @Test func anotherBuildOfTheChecksRecomputesAndItsOldVerdictsAreDeleted() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
         _ = memo.verdict("rule", ["text"], { refused })
         memo.flush()
@@ -53,6 +55,7 @@ import Testing
     }
 
     @Test func aDamagedLineIsSkippedAndTheRestRead() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
         _ = memo.verdict("rule", ["one"], { refused })
         memo.flush()
@@ -70,6 +73,7 @@ import Testing
     }
 
     @Test func aBankReportIsAVerdictToo() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let memo = try #require(CheckMemo(directory: folder, identity: "build-a"))
         let report = BankReport(format: .course, items: 3, flagged: [.init(id: "practice/s01-t01/1", problems: [Refusal(.distinctQuestions, "the same question")])])
         #expect(memo.verdict("BankLint.check", ["{}"], { report }) == report)
@@ -80,6 +84,7 @@ import Testing
     }
 
     @Test func theRulesReadTheirVerdictsFromTheRunsMemo() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let question = ReinforcementQuestion(
             topicID: "s01-t01", level: 3, difficulty: "medium", frequencyDays: SizeRange(min: 7, max: 8), occurrence: 7, format: .freeText,
             prompt: "Explain what a variable is.", options: nil, referenceAnswer: "A name for a value.", explanation: "A variable names a value.",
@@ -96,6 +101,7 @@ import Testing
     }
 
     @Test func theRunningExecutableHasAnIdentity() {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let identity = CheckMemo.executableIdentity()
         #expect(identity?.count == 32)
         #expect(identity == CheckMemo.executableIdentity())

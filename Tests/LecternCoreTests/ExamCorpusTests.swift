@@ -121,6 +121,7 @@ struct ExamCorpusTests {
             "corpus/latin1.md": latin1, "corpus/binary.txt": Data([0x41, 0x42, 0x00, 0x43]), "corpus/ok.md": Data("Fine.\n".utf8),
             "notes.pdf": Data("%PDF".utf8),
         ])
+        defer { try? FileManager.default.removeItem(at: root) }
         let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus"), CorpusSource(path: "notes.pdf")], relativeTo: root) }
         #expect(issues.map(\.message) == ["corpus entry 'notes.pdf' is not a Markdown or plain-text file"])
         // Files are read only when every entry resolves.
@@ -131,6 +132,7 @@ struct ExamCorpusTests {
 
     @Test func cleaningStripsTheBOMJoinsLineEndsAndDropsControls() throws {
         let root = try Self.directory(["a.md": Data([0xEF, 0xBB, 0xBF] + Array("One\r\ntwo\rthree\u{07}\u{1B}four\u{0C}five\u{85}six\n".utf8))])
+        defer { try? FileManager.default.removeItem(at: root) }
         let corpus = try ExamCorpus.load([CorpusSource(path: "a.md")], relativeTo: root)
         #expect(corpus.documents[0].text == "One\ntwo\nthreefour\nfivesix\n")
         #expect(corpus.documents[0].characters == corpus.documents[0].text.unicodeScalars.count)
@@ -138,6 +140,7 @@ struct ExamCorpusTests {
 
     @Test func oversizedDocumentsAndCorporaAreErrorsNotCrashes() throws {
         let root = try Self.text(["big.md": String(repeating: "word ", count: 400), "small.md": "Short.\n", "other.md": "Also short.\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
         let one = Self.issues {
             try ExamCorpus.load([CorpusSource(path: "big.md")], relativeTo: root, limits: CorpusLimits(maximumDocumentBytes: 1_000))
         }
@@ -158,6 +161,7 @@ struct ExamCorpusTests {
             "corpus/a.md": "A.\n", "corpus/.hidden.md": "hidden\n", "corpus/.git/b.md": "hidden\n", "corpus/sub/c.txt": "C.\n",
             "outside.md": "secret\n",
         ])
+        defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/leak.md").path, withDestinationPath: "../outside.md")
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/alias.md").path, withDestinationPath: "a.md")
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("corpus/loop").path, withDestinationPath: ".")
@@ -169,6 +173,7 @@ struct ExamCorpusTests {
             ])
 
         let empty = try Self.text(["corpus/readme.json": "{}"])
+        defer { try? FileManager.default.removeItem(at: empty) }
         let issues = Self.issues { try ExamCorpus.load([CorpusSource(path: "corpus")], relativeTo: empty) }
         #expect(issues.map(\.message) == ["corpus entry 'corpus' holds no .md, .markdown or .txt files"])
     }
@@ -227,6 +232,7 @@ struct ExamCorpusTests {
         var text = "# Cached\n\n"
         for p in 0..<10 { text += Self.paragraph(p) + "\n\n" }
         let root = try Self.text(["doc.md": text])
+        defer { try? FileManager.default.removeItem(at: root) }
         let cache = root.appendingPathComponent("index-cache")
         let fresh = try ExamCorpus.load([CorpusSource(path: "doc.md")], relativeTo: root, indexCache: cache).documents[0]
         let file = cache.appendingPathComponent("\(fresh.sha256).md.json")

@@ -19,6 +19,7 @@ struct PresetLibraryTests {
             "curriculum/weekend-workshop.yaml": "summary: Two days.\ninstructions: Fit everything into two days.\n",
             "tone/noir.yaml": "summary: Detective noir.\ninstructions: Write like a hard-boiled detective.\n",
         ])
+        defer { try? FileManager.default.removeItem(at: root) }
         let library = try PresetLibrary(directories: [root])
         #expect(library.curriculum["weekend-workshop"]?.instructions == "Fit everything into two days.")
         #expect(library.tone["noir"] != nil)
@@ -29,6 +30,7 @@ struct PresetLibraryTests {
 
     @Test func unknownPresetListsTheAvailableOnes() throws {
         let root = try temporaryPresets(["tone/noir.yaml": "summary: s\ninstructions: i\n", "tone/calm.yaml": "summary: s\ninstructions: i\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
         let library = try PresetLibrary(directories: [root])
         #expect(library.availabilityHint(for: "zzz", kind: .tone).contains("available: calm, noir"))
         #expect(library.availabilityHint(for: "noyr", kind: .tone).hasPrefix("did you mean 'noir'?"))
@@ -36,6 +38,7 @@ struct PresetLibraryTests {
 
     @Test func aBrokenPresetFileIsASpecErrorWithLocation() throws {
         let root = try temporaryPresets(["tone/bad.yaml": "summary: s\ninstructons: typo\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
         let error = try #require(throws: SpecError.self) { try PresetLibrary(directories: [root]) }
         #expect(error.diagnostics.contains { $0.message.contains("unknown key 'instructons'") && $0.line == 2 })
     }

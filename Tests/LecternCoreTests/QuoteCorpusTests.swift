@@ -11,12 +11,14 @@ struct QuoteCorpusTests {
 
     static func load(_ files: [String: String], _ sources: [QuoteSource], length: SizeRange = SizeRange(min: 10, max: 200)) throws -> QuoteCorpus {
         let root = try ExamCorpusTests.text(files)
+        defer { try? FileManager.default.removeItem(at: root) }
         return try QuoteCorpus.load(sources, relativeTo: root, length: length)
     }
 
     static func issues(_ files: [String: Data], _ sources: [QuoteSource]) -> [CorpusIssue] {
         do {
             let root = try ExamCorpusTests.directory(files)
+            defer { try? FileManager.default.removeItem(at: root) }
             _ = try QuoteCorpus.load(sources, relativeTo: root, length: SizeRange(min: 10, max: 200))
             return []
         } catch let error as CorpusError {

@@ -32,12 +32,14 @@ struct CurlHTTPClientTests {
         // instead of reusing it; with the whole suite beside it on 2 cores, this test's task has
         // waited that long for a thread between two requests. Each such pause may cost one
         // connection more; none other may.
+        // The connection sits idle from its answer to the next request, and the answer can come
+        // long before this task gets a thread back: a pause is counted from the previous send.
         var pauses = 0
-        var answered: ContinuousClock.Instant?
+        var sent: ContinuousClock.Instant?
         for _ in 0..<5 {
-            if let answered, ContinuousClock.now - answered > .seconds(110) { pauses += 1 }
+            if let sent, ContinuousClock.now - sent > .seconds(110) { pauses += 1 }
+            sent = ContinuousClock.now
             let response = try await client.send(HTTPRequest(url: server.baseURL))
-            answered = ContinuousClock.now
             #expect(response.status == 200)
         }
         #expect(server.requests.count == 5)
@@ -84,29 +86,27 @@ struct CurlHTTPClientTests {
     func timeout() async throws {
         let server = try LoopbackServer(replies: [.json(200, "{}", delay: .seconds(900))])
         let client = CurlHTTPClient()
-        let start = ContinuousClock.now
         await #expect {
             _ = try await client.send(HTTPRequest(url: server.baseURL, timeout: .milliseconds(300)))
         } throws: { error in
             (error as? HTTPClientError)?.kind == .timedOut
         }
-        // Far below the server's 900 s: the timeout, not the answer, ended it (the bound leaves room
-        // for a loaded 2-core machine whose test run stalls the task pool for a minute).
-        #expect(ContinuousClock.now - start < .seconds(300))
+        // The timeout, not the answer, ended it: the answer (after 900 s) would be a 200. No bound
+        // on the time: with the whole suite beside it on 2 cores this task has waited 17 minutes
+        // for a thread after the error was ready.
     }
 
     @Test("the idle timeout fires when no byte arrives")
     func idleTimeout() async throws {
         let server = try LoopbackServer(replies: [.json(200, "{}", delay: .seconds(900))])
         let client = CurlHTTPClient()
-        let start = ContinuousClock.now
         await #expect {
-            _ = try await client.send(HTTPRequest(url: server.baseURL, timeout: .seconds(900), idleTimeout: .seconds(1)))
+            _ = try await client.send(HTTPRequest(url: server.baseURL, timeout: .seconds(3_600), idleTimeout: .seconds(1)))
         } throws: { error in
             (error as? HTTPClientError)?.kind == .timedOut
         }
-        // Far below the 900 s total timeout: the 1 s idle timeout ended it.
-        #expect(ContinuousClock.now - start < .seconds(300))
+        // The 1 s idle timeout ended it: the total timeout is an hour, and the server's answer
+        // (after 900 s) would be a 200. No bound on the time, as above.
     }
 
     @Test("a large body goes out at once, without Expect: 100-continue")

@@ -417,11 +417,14 @@ struct LocalModelTests {
     /// (the whole suite runs in parallel on 2 cores, and a starved task waited more than 60 s;
     /// see `FakeServer.server`).
     private func waitForProcess(_ server: LocalModelServer) async throws -> pid_t {
-        let deadline = ContinuousClock.now + .seconds(600)
+        // Generous: with the whole suite beside it on 2 cores, the starting task can wait many
+        // minutes for a thread; looked at once more after the deadline for the same reason.
+        let deadline = ContinuousClock.now + .seconds(3_600)
         while ContinuousClock.now < deadline {
             if let pid = server.processID { return pid }
             try await Task.sleep(for: .milliseconds(10))
         }
+        if let pid = server.processID { return pid }
         throw LLMError(.unavailable, "the server did not spawn")
     }
 }

@@ -137,11 +137,11 @@ struct ProviderBehaviourTests {
         let server = try LoopbackServer(replies: [slow, slow])
         let rig = TestRig()
         let provider = try flavor.provider(flavor.configuration(server, maxRetries: 1, requestTimeout: 0.3), rig: rig)
-        let start = ContinuousClock.now
         let error = await #expect(throws: LLMError.self) {
             _ = try await provider.complete(simpleRequest(flavor), context: testContext)
         }
-        #expect(ContinuousClock.now - start < .seconds(300), "the server would have taken 900 s or more (the bound leaves room for a loaded 2-core machine)")
+        // The timeout ended it: the server's answer (after 900 s) would have been a success. No bound
+        // on the time: on a loaded 2-core machine this task has waited 17 minutes for a thread.
         #expect(error?.kind == .unavailable)
         #expect(error?.message.contains("after 2 attempt(s)") == true)
         #expect(error?.message.contains("raise model.request_timeout_s") == true)

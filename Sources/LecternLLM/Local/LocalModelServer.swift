@@ -279,6 +279,9 @@ public final class LocalModelServer: Sendable {
             if Task.isCancelled {
                 throw LLMError(.cancelled, "the start of the local model server (\(displayName)) was cancelled")
             }
+            // Asked before the deadline is read: when this task was kept waiting for a thread past
+            // the deadline (a busy machine), a server that is up by then is still found.
+            if let response = try? await http.send(probe), response.status == 200 { return }
             if ContinuousClock.now >= deadline {
                 throw LLMError(
                     .unavailable,
@@ -286,7 +289,6 @@ public final class LocalModelServer: Sendable {
                         + "\(options.startupTimeout). Last lines of its log \(options.logFile.path):\n\(logTail())\n"
                         + "A slow disk or a busy machine can cause this; try again, or check 'lectern models'.")
             }
-            if let response = try? await http.send(probe), response.status == 200 { return }
             do {
                 try await Task.sleep(for: pause)
             } catch {
