@@ -168,14 +168,14 @@ struct ReviewFileTests {
     /// what Yams gives or steps aside, so Yams reads (and reports) it.
     @Test func theWrittenLayoutIsReadAsYamsReadsIt() throws {
         let text = Self.writtenFile().text()
-        let fast = try #require(ReviewFileLayout.read(text, file: "t.review.yaml", nodeBudget: ReviewFile.nodeBudget), "the written layout is read fast")
+        let fast = try #require(ReviewFileLayout.read(text, nodeBudget: ReviewFile.nodeBudget), "the written layout is read fast")
         guard case .success(let slow) = Self.general(text) else {
             Issue.record("Yams refused the written file")
             return
         }
         #expect(Self.sameWithPlaces(ReviewFile(file: "t", decisions: fast).decisions, slow))
         #expect(slow.count == 26)
-        #expect(ReviewFileLayout.read(ReviewFile(file: "e").text(), file: "e", nodeBudget: 10) == [], "no decisions")
+        #expect(ReviewFileLayout.read(ReviewFile(file: "e").text(), nodeBudget: 10) == [], "no decisions")
 
         // Every line changed in the ways a hand edit or a damaged file changes it, on a file of one
         // decision of each layout (quoted and block notes and fields, JSON and Markdown answers).
@@ -205,7 +205,7 @@ struct ReviewFileTests {
         ]
         var taken = 0
         for mutated in mutations {
-            guard let fast = ReviewFileLayout.read(mutated, file: "t.review.yaml", nodeBudget: ReviewFile.nodeBudget) else { continue }
+            guard let fast = ReviewFileLayout.read(mutated, nodeBudget: ReviewFile.nodeBudget) else { continue }
             taken += 1
             switch Self.general(mutated) {
             case .success(let slow):

@@ -234,7 +234,7 @@ public struct ReviewFile: Sendable, Equatable {
     /// ``ReviewFileLayout`` (fast), else, or when anything in it would be reported, with Yams.
     /// `layout: false` reads with Yams only (the tests compare the two).
     public static func parse(_ source: YAMLSource, layout: Bool = true) throws -> ReviewFile {
-        if layout, let decisions = ReviewFileLayout.read(source.text, file: source.file, nodeBudget: nodeBudget) {
+        if layout, let decisions = ReviewFileLayout.read(source.text, nodeBudget: nodeBudget) {
             return ReviewFile(file: source.file, decisions: decisions)
         }
         let root = try source.compose(resolver: .basic)
@@ -256,6 +256,12 @@ public struct ReviewFile: Sendable, Equatable {
     }
 
     static let decisionKeys = ["decision", "content", "basis", "answer", "fields", "note", "by", "at"]
+    /// The longest text each key of a decision may hold (both readers refuse longer ones).
+    static let maxLength: [String: Int] = [
+        "decision": 20, "content": 64, "basis": 64, "answer": 1 << 20, "note": 4_000, "by": 200, "at": 40,
+    ]
+    /// The longest new text of one field of an edit.
+    static let fieldMaxLength = 1 << 18
 
     static func readDecision(item: String, keyNode: Node, value: Node, reader: SpecReader) -> Decision? {
         guard isItemID(item) else {
@@ -264,25 +270,25 @@ public struct ReviewFile: Sendable, Equatable {
         }
         guard let entry = reader.mapping(value, path: "decisions.\(item)", known: decisionKeys) else { return nil }
         entry.finish()
-        let kindName = entry.string("decision", required: true, maxLength: 20, hint: "approve, reject or edit")
+        let kindName = entry.string("decision", required: true, maxLength: maxLength["decision"]!, hint: "approve, reject or edit")
         let kind = kindName.flatMap(Kind.init(rawValue:))
         if let kindName, kind == nil {
             reader.report(
                 "'decisions.\(item).decision' is '\(kindName)'", at: entry.node("decision"),
                 hint: Suggestion.hint(for: kindName, among: Kind.allCases.map(\.rawValue)))
         }
-        let content = entry.string("content", required: true, maxLength: 64, hint: "the SHA-256 of the answer judged, as lectern review writes it")
+        let content = entry.string("content", required: true, maxLength: maxLength["content"]!, hint: "the SHA-256 of the answer judged, as lectern review writes it")
         if let content, !isHash(content) {
             reader.report("'decisions.\(item).content' is not a SHA-256 (64 hexadecimal digits)", at: entry.node("content"))
         }
-        let basis = entry.string("basis", maxLength: 64)
+        let basis = entry.string("basis", maxLength: maxLength["basis"]!)
         if let basis, !isHash(basis) {
             reader.report("'decisions.\(item).basis' is not a SHA-256 (64 hexadecimal digits)", at: entry.node("basis"))
         }
-        let answer = entry.string("answer", maxLength: 1 << 20)
-        let note = entry.string("note", maxLength: 4_000)
-        let by = entry.string("by", required: true, maxLength: 200, hint: "who decided") ?? ""
-        let at = entry.string("at", required: true, maxLength: 40, hint: "when, as 2026-11-28T10:12:00Z") ?? ""
+        let answer = entry.string("answer", maxLength: maxLength["answer"]!)
+        let note = entry.string("note", maxLength: maxLength["note"]!)
+        let by = entry.string("by", required: true, maxLength: maxLength["by"]!, hint: "who decided") ?? ""
+        let at = entry.string("at", required: true, maxLength: maxLength["at"]!, hint: "when, as 2026-11-28T10:12:00Z") ?? ""
         if !at.isEmpty, !isTime(at) {
             reader.report("'decisions.\(item).at' is '\(at)', not an ISO 8601 time", at: entry.node("at"), hint: "e.g. 2026-11-28T10:12:00Z")
         }
@@ -297,10 +303,10 @@ public struct ReviewFile: Sendable, Equatable {
                 }
                 // An empty text is a field's new text too (an explanation removed).
                 guard case .scalar = text else {
-                    _ = map.string(text, name: "decisions.\(item).fields.\(path)", required: true, maxLength: 1 << 18, hint: nil)
+                    _ = map.string(text, name: "decisions.\(item).fields.\(path)", required: true, maxLength: fieldMaxLength, hint: nil)
                     continue
                 }
-                fields.append((path, map.string(text, name: "decisions.\(item).fields.\(path)", required: false, maxLength: 1 << 18, hint: nil) ?? ""))
+                fields.append((path, map.string(text, name: "decisions.\(item).fields.\(path)", required: false, maxLength: fieldMaxLength, hint: nil) ?? ""))
             }
         }
         guard let kind, let content else { return nil }

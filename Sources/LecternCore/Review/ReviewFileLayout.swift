@@ -18,7 +18,7 @@ import Synchronization
 enum ReviewFileLayout {
     /// The decisions of `text`, or nil when `text` is not in the written layout or holds anything
     /// the general reader would report.
-    static func read(_ text: String, file: String, nodeBudget: Int) -> [ReviewFile.Decision]? {
+    static func read(_ text: String, nodeBudget: Int) -> [ReviewFile.Decision]? {
         var copy = text
         return copy.withUTF8 { bytes -> [ReviewFile.Decision]? in
             guard bytes.last == UInt8(ascii: "\n"), !hasOtherBreaks(bytes) else { return nil }
@@ -175,14 +175,14 @@ enum ReviewFileLayout {
                         guard let (pathRange, valueStart) = quotedKey(fieldLine), let path = quoted(pathRange), AnswerFields.isPath(path),
                             !fields.contains(where: { $0.path == path })
                         else { return nil }
-                        guard let text = value(from: valueStart, line: fieldLine, blockIndent: 8, maxLength: 1 << 18) else { return nil }
+                        guard let text = value(from: valueStart, line: fieldLine, blockIndent: 8, maxLength: ReviewFile.fieldMaxLength) else { return nil }
                         fields.append((path, text))
                     }
                     guard !fields.isEmpty else { return nil }
                     continue
                 }
                 guard colon + 2 < range.upperBound, bytes[colon + 1] == Self.space else { return nil }
-                let limit = ReviewFileLayout.maxLength[key] ?? 2_000
+                let limit = ReviewFile.maxLength[key] ?? 2_000
                 guard let text = value(from: colon + 2, line: range, blockIndent: 6, maxLength: limit) else { return nil }
                 values[key] = text
             }
@@ -378,9 +378,4 @@ enum ReviewFileLayout {
                 item: item, kind: kind, content: content, basis: basis, answer: answer, fields: fields, note: note, by: by, at: at, line: line, column: 3)
         }
     }
-
-    /// The general reader's length limits, by key.
-    static let maxLength: [String: Int] = [
-        "decision": 20, "content": 64, "basis": 64, "answer": 1 << 20, "note": 4_000, "by": 200, "at": 40,
-    ]
 }
