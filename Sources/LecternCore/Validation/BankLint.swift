@@ -300,7 +300,11 @@ public enum BankLint {
             var quote: String?
         }
 
-        struct Identified: Decodable { var id: String }
+        /// A passage: its id, and its text when the file holds it (a bundle's exam.json does).
+        struct PassageDraft: Decodable {
+            var id: String
+            var text: String?
+        }
 
         struct Form: Decodable {
             struct Section: Decodable { var items: [String] }
@@ -310,7 +314,7 @@ public enum BankLint {
 
         var language: String?
         var sections: [ExamBankSection]?
-        var passages: [Identified]?
+        var passages: [PassageDraft]?
         var items: [Item]
         var forms: [Form]?
     }
@@ -320,6 +324,7 @@ public enum BankLint {
         var seenIDs: Set<String> = []
         var stems = StemIndex()
         let passages = Set((exam.passages ?? []).map(\.id))
+        let passageTexts = Dictionary((exam.passages ?? []).compactMap { p in p.text.map { (p.id, $0) } }, uniquingKeysWith: { first, _ in first })
         let sections = exam.sections ?? []
         let difficulties = Difficulty.allCases.map(\.rawValue).joined(separator: ", ")
         for (index, item) in exam.items.enumerated() {
@@ -355,6 +360,12 @@ public enum BankLint {
                         names: item.options.indices.map { "options[\($0)]" }
                     ).errors.map(\.refusal)
                 }
+            }
+            // What the item was written from: its passage and the quotes it cites.
+            let shown = ([item.passage.flatMap { passageTexts[$0] }] + (item.sources ?? []).map(\.quote)).compactMap { $0 }.filter { !$0.trimmed.isEmpty }
+            if !shown.isEmpty {
+                problems += AbsenceClaims.issues(explanation: item.explanation ?? "", options: choices, source: shown.joined(separator: "\n"), language: language)
+                    .errors.map(\.refusal)
             }
             if let raw = item.difficulty {
                 if let difficulty = Difficulty(rawValue: raw) {

@@ -84,9 +84,9 @@ public enum LabelledSet {
                 "format_version": ExamBank.formatVersion, "language": item.language,
                 "sections": [["id": "s", "title": "Section", "categories": [["id": "c", "title": "Category", "format": item.format ?? "standard"]]]],
             ]
-            if item.passage != nil {
+            if let passage = item.passage {
                 entry["passage"] = "p1"
-                document["passages"] = [["id": "p1"]]
+                document["passages"] = [["id": "p1", "text": passage]]
             }
             document["items"] = [entry]
             return (document, item.id, "exam.json")
