@@ -48,6 +48,14 @@ public struct LanguageProfile: Sendable {
     public let capitalizesSentences: Bool
     /// The commas after a lead-in that an instruction may follow ("In your own words, describe …").
     public let commas: Set<Character>
+    /// Words a question asks for a kind of whole number with ("even", "زوجي"), lowercase and
+    /// folded: `OptionValues` counts the options that are one.
+    public var numberKinds: [String: NumberKind] = [:]
+
+    /// A kind of whole number a question can ask for.
+    public enum NumberKind: String, Sendable {
+        case even, odd, prime
+    }
 
     /// The profile of `tag`'s primary subtag, read case-insensitively with `-` or `_` ("ar",
     /// "ar-EG", "AR_eg" are Arabic; "en", "en-GB" English); nil for a language without one.
@@ -107,7 +115,7 @@ public struct LanguageProfile: Sendable {
             "explain", "describe", "write", "give", "list", "name", "show", "calculate", "compute", "compare", "choose", "select", "identify",
             "find", "complete", "predict", "justify", "use", "include", "assume", "round", "express", "support", "illustrate",
         ],
-        capitalizesSentences: true, commas: [","])
+        capitalizesSentences: true, commas: [","], numberKinds: ["even": .even, "odd": .odd, "prime": .prime])
 
     /// Imperatives an Arabic stem or instruction opens with, as exam and course authors write
     /// them (masculine singular, the form instructions use), folded. Left out: forms that are as
@@ -144,5 +152,8 @@ public struct LanguageProfile: Sendable {
         negations: ["ليس", "ليست", "لا"],
         questionOpeners: [],
         instructionOpeners: arabicImperatives, answerImperatives: arabicImperatives,
-        capitalizesSentences: false, commas: [",", "،"])
+        capitalizesSentences: false, commas: [",", "،"],
+        numberKinds: [
+            "زوجي": .even, "زوجيا": .even, "زوجية": .even, "فردي": .odd, "فرديا": .odd, "فردية": .odd, "أولي": .prime, "أوليا": .prime, "أولية": .prime,
+        ].reduce(into: [:]) { $0[TextKey.foldArabic($1.key)] = $1.value })
 }

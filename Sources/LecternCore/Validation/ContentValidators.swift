@@ -163,6 +163,7 @@ public enum QuestionRules {
                 ValidationIssue(
                     severity: .error, message: "exactly one option must be correct; \(correct.count) are marked correct", kind: oneCorrectKind, check: .stageRules))
         }
+        issues += OptionValues.issues(prompt: prompt, options: options, labels: labels, language: language)
         var seen: [String: [Int]] = [:]
         let promptKey = TextKey.normalize(prompt, language: language)
         let keys = options.map { TextKey.normalize($0.text, language: language) }
