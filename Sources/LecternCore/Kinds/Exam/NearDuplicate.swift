@@ -87,19 +87,56 @@ public enum NearDuplicate {
             var tokens = Set<String>()
             var kinds = Set<String>()
             var numbers = Set<String>()
-            for word in normalized.split(separator: " ") {
-                let word = String(word)
-                if word.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-                    numbers.insert(word)
-                    tokens.insert(word)
-                } else if let kind = Lexicon.questionKinds[word] {
-                    kinds.insert(kind)
-                } else if !Lexicon.stopWords.contains(word) {
-                    tokens.insert(Lexicon.stem(word))
+            for (clause, asks, last) in Self.clauses(text) {
+                for (index, word) in GroundingText.normalize(String(clause)).split(separator: " ").enumerated() {
+                    let word = String(word)
+                    if word.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                        numbers.insert(word)
+                        tokens.insert(word)
+                    } else if asks, index > 0 || !last, Lexicon.conjunctions.contains(word) {
+                        // "… of heads when a fair coin is tossed", "When a coin is tossed, what …":
+                        // a condition, not the question "When …?": compared as a word.
+                        tokens.insert(word)
+                    } else if let kind = Lexicon.questionKinds[word] {
+                        kinds.insert(kind)
+                    } else if !Lexicon.stopWords.contains(word) {
+                        tokens.insert(Lexicon.stem(word))
+                    }
                 }
             }
             self.tokens = tokens.sorted()
             gate = kinds.sorted().joined(separator: ",") + "|" + numbers.sorted().joined(separator: ",")
+        }
+
+        /// `text` cut after sentence marks, commas, semicolons and colons that a space or the end
+        /// follows (so "2.5" and "1,000" stay whole), and at line breaks; each clause with whether
+        /// its sentence ends with a question mark and whether it is that sentence's last clause.
+        /// Only in a question is a "when" inside a clause, or opening one before the last, a
+        /// condition rather than the question: in a statement ("Water expands when it freezes")
+        /// it stays a question word, as before, so statements compare as they did.
+        static func clauses(_ text: String) -> [(Substring, asks: Bool, last: Bool)] {
+            var out: [(Substring, asks: Bool, last: Bool)] = []
+            var sentence: [Substring] = []
+            var start = text.startIndex
+            var index = text.startIndex
+            func endSentence(asks: Bool) {
+                out += sentence.enumerated().map { ($1, asks, $0 == sentence.count - 1) }
+                sentence = []
+            }
+            while index < text.endIndex {
+                let character = text[index]
+                let next = text.index(after: index)
+                let atBreak = next == text.endIndex || text[next].isWhitespace
+                if character.isNewline || (".?!,;:؟،؛".contains(character) && atBreak) {
+                    sentence.append(text[start..<next])
+                    start = next
+                    if character.isNewline || ".?!؟".contains(character) { endSentence(asks: character == "?" || character == "؟") }
+                }
+                index = next
+            }
+            if start < text.endIndex { sentence.append(text[start...]) }
+            endSentence(asks: false)
+            return out
         }
     }
 
@@ -128,6 +165,10 @@ public enum NearDuplicate {
             }
             return map
         }()
+
+        /// Question words that, inside a clause, join a condition to it ("… when a coin is
+        /// tossed", "… where the list ends"): a question kind only where a clause opens with them.
+        static let conjunctions: Set<String> = ["when", "where"]
 
         /// Every profile's `comparisonStopWords`: a stem's language is not asked, and a word of one
         /// language is no word of another.
