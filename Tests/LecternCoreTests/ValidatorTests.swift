@@ -1015,6 +1015,28 @@ struct FeedbackContradictionTests {
         #expect(QuestionRules.checkTaught("prompt", "What is a tuple?", lecture: lecture + " A tuple cannot change.").isEmpty)
     }
 
+    /// Code in a question that uses a Python statement its lecture never shows (labelled set
+    /// h-ot-04, h-ot-12, h-ot-16), in any language; and a probability lecture without TeX is held
+    /// to the mathematical terms (h-ot-10, h-ot-11).
+    @Test func aQuestionWhoseCodeUsesAStatementItsLectureNeverShowsIsRefused() {
+        let lecture = "# If statements\n\nAn `if` statement runs its block when its condition is true:\n```python\nif n > 0:\n    print('positive')\n```\n"
+        #expect(
+            QuestionRules.checkTaught("prompt", "What does `try: … except ValueError:` do?", lecture: lecture).map(\.message) == [
+                "'prompt' uses `try`, which the lecture never shows; ask only about what the lecture teaches"
+            ])
+        #expect(QuestionRules.checkTaught("prompt", "What does `import numpy as np` do?", lecture: lecture).first?.message.contains("`import`") == true)
+        #expect(QuestionRules.checkTaught("prompt", "Que fait une boucle `for x in xs:` ?", lecture: lecture, language: "fr").count == 1)
+        // A statement the lecture shows, code without one, or a question without code passes.
+        #expect(QuestionRules.checkTaught("prompt", "What does this print?\n```python\nif 3 > 0:\n    print('yes')\n```", lecture: lecture).isEmpty)
+        #expect(QuestionRules.checkTaught("prompt", "What does `n > 0` give when n is 5?", lecture: lecture).isEmpty)
+        #expect(QuestionRules.checkTaught("prompt", "Which word starts a block that runs when its condition holds?", lecture: lecture).isEmpty)
+        // A lecture that mentions the keyword in its prose shows it ("for example").
+        #expect(QuestionRules.checkTaught("prompt", "What does `for x in xs: print(x)` do?", lecture: lecture + "For example, `if n:` is true for 3.").isEmpty)
+        let binomial = "# Binomial distribution\n\nA binomial variable counts the successes in n independent trials, each a success with probability p."
+        #expect(QuestionRules.checkTaught("prompt", "What is a Markov chain's stationary distribution?", lecture: binomial).count == 1)
+        #expect(QuestionRules.checkTaught("prompt", "What is the probability of 2 successes in 3 trials?", lecture: binomial).isEmpty)
+    }
+
     @Test func aReferenceAnswerOrOptionThatStopsShortIsRefused() {
         // python-collections on the local model: a bonus question's reference answer, and four
         // options each ending "For example:".

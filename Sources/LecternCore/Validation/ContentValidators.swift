@@ -966,11 +966,38 @@ public enum QuestionRules {
     }
 
     static func computedCheckTaught(_ field: String, _ text: String, lecture: String, language: String) -> [ValidationIssue] {
+        if let keyword = unshownKeyword(in: text, lecture: lecture) {
+            return [
+                .error(
+                    "'\(field)' uses `\(keyword)`, which the lecture never shows; ask only about what the lecture teaches", check: .grounding)
+            ]
+        }
         let untaught = ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: language)
         guard !untaught.isEmpty else { return [] }
         let asked = prose(text)
         guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
         return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches", check: .grounding)]
+    }
+
+    /// Python's statement keywords, which a question's code may use only when its lecture shows
+    /// them: `try: … except` in a question on `if`, `import numpy as np` in one on variables.
+    static let statementKeywords = ["def", "class", "for", "while", "try", "except", "finally", "import", "lambda", "with", "yield", "raise", "async", "await", "global"]
+
+    /// The first Python keyword of `statementKeywords` that `text`'s code (inline spans and
+    /// fenced blocks) uses and `lecture` never has as a word, in its code or its prose; nil when
+    /// the lecture holds no code (not a programming lecture) or the question holds none.
+    static func unshownKeyword(in text: String, lecture: String) -> String? {
+        guard lecture.contains("```") || lecture.contains("~~~") || lecture.contains("`") else { return nil }
+        var code = CodeStructure.fencedBlocks(text).flatMap(\.lines).joined(separator: "\n")
+        _ = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { span in
+            code += "\n" + span
+            return " "
+        }
+        guard !code.isEmpty else { return nil }
+        func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
+        let used = words(code)
+        let shown = words(lecture)
+        return statementKeywords.first { used.contains(Substring($0)) && !shown.contains(Substring($0)) }
     }
 
     /// Words in a row a question may share with its lecture: a sentence quoted for a question
@@ -1401,7 +1428,8 @@ extension ProjectRules {
     public static func untaughtTerms(taught: String, lectures: [String], language: String = "en") -> [String] {
         guard LanguageProfile.isEnglish(language) else { return [] }
         let code = lectures.contains { $0.contains("```") || $0.contains("~~~") }
-        let math = lectures.contains { $0.contains("$") }
+        // A lecture on probability or statistics written without TeX is mathematical too.
+        let math = lectures.contains { $0.contains("$") || $0.contains("\\(") || mathematicalCues.contains(where: $0.lowercased().contains) }
         return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !mentions(taught, $0) }
     }
 
@@ -1473,12 +1501,18 @@ extension ProjectRules {
     public static let programmingTerms = [
         "function", "loop", "recursion", "class", "object-oriented", "inheritance", "try/except",
         "dictionary", "tuple", "lambda", "API", "database", "SQL", "array", "file I/O", "GUI", "graphical user interface", "web server",
+        "pandas", "NumPy", "DataFrame", "CSV", "JSON", "matplotlib", "regular expression", "decorator", "exception handling",
     ]
     public static let mathematicsTerms = [
         "derivative", "integral", "matrix", "eigenvalue", "variance", "standard deviation", "expected value", "binomial distribution",
         "normal distribution", "Poisson", "regression", "correlation", "hypothesis test", "p-value", "confidence interval", "Bayes",
-        "permutation", "factorial", "logarithm",
+        "permutation", "factorial", "logarithm", "geometric distribution", "exponential distribution", "uniform distribution",
+        "probability density", "density function", "Markov", "stationary distribution", "covariance", "central limit theorem",
+        "law of large numbers", "chi-square", "moment generating function",
     ]
+
+    /// Words that make a lecture without TeX a mathematical one (`untaughtTerms`).
+    static let mathematicalCues = ["probability", "probabilities", "statistics", "theorem", "equation"]
 
     /// Requirements and deliverables naming a technical term (`programmingTerms` in a course whose
     /// lectures hold code, `mathematicsTerms` in one whose lectures hold math) that `taught` (the
