@@ -23,8 +23,8 @@ struct NearDuplicateTests {
         ("When did the treaty enter into force?", "Why did the treaty enter into force?"),
         // Other numbers, another question.
         ("What is printed when x is 3?", "What is printed when x is 4?"),
-        // A condition that changes what is asked.
-        ("What does the loop print when i is even?", "What does the loop print?"),
+        // A condition with words of its own.
+        ("What does the loop print when the list holds only negative numbers?", "What does the loop print?"),
     ])
     func otherQuestionsStayApart(_ a: String, _ b: String) {
         #expect(!NearDuplicate.areDuplicates(a, b), "\(a) | \(b)")

@@ -7,8 +7,9 @@ import Foundation
 /// signed in 1959 and entered into force in 1961": a candidate who picked 1960 is told the text they
 /// just read says nothing of the kind. English wording (the absence verbs); the values are digits.
 ///
-/// Run by `lectern check` (`BankLint`, against an item's passage and the quotes it cites), not yet
-/// among a run's reading-set checks: in the recorded world-geography example, an attempt at reading
+/// Run by `lectern check` (`BankLint`, against an item's passage and the quotes it cites; so also
+/// in the bank lint a run writes into quality.json), not yet among the checks that refuse a
+/// reading set's answer in a run: in the recorded world-geography example, an attempt at reading
 /// set p01 refused for other reasons before its accepted answer carries such feedback ("The passage
 /// does not mention any year when the Antarctic Treaty came into force"), so a run that refused it
 /// for this too would send a repair the cassette does not hold (measured: the offline replay fails

@@ -95,8 +95,9 @@ public enum NearDuplicate {
                         tokens.insert(word)
                     } else if asks, index > 0 || !last, Lexicon.conjunctions.contains(word) {
                         // "… of heads when a fair coin is tossed", "When a coin is tossed, what …":
-                        // a condition, not the question "When …?": compared as a word.
-                        tokens.insert(word)
+                        // a condition, not the question "When …?". Its words are compared; the
+                        // conjunction itself says nothing of what is asked.
+                        continue
                     } else if let kind = Lexicon.questionKinds[word] {
                         kinds.insert(kind)
                     } else if !Lexicon.stopWords.contains(word) {
@@ -112,7 +113,7 @@ public enum NearDuplicate {
         /// follows (so "2.5" and "1,000" stay whole), and at line breaks; each clause with whether
         /// its sentence ends with a question mark and whether it is that sentence's last clause.
         /// Only in a question is a "when" inside a clause, or opening one before the last, a
-        /// condition rather than the question: in a statement ("Water expands when it freezes")
+        /// condition rather than the question (left out of the comparison): in a statement ("Water expands when it freezes")
         /// it stays a question word, as before, so statements compare as they did.
         static func clauses(_ text: String) -> [(Substring, asks: Bool, last: Bool)] {
             var out: [(Substring, asks: Bool, last: Bool)] = []
@@ -167,7 +168,8 @@ public enum NearDuplicate {
         }()
 
         /// Question words that, inside a clause, join a condition to it ("… when a coin is
-        /// tossed", "… where the list ends"): a question kind only where a clause opens with them.
+        /// tossed", "… where the list ends"): in a question, a question kind only where its last
+        /// clause opens with them; otherwise left out.
         static let conjunctions: Set<String> = ["when", "where"]
 
         /// Every profile's `comparisonStopWords`: a stem's language is not asked, and a word of one
