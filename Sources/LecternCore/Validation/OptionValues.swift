@@ -99,14 +99,10 @@ public enum OptionValues {
         return out
     }
 
+    /// `character` as a Western digit, when it is a digit of either system (`ArithmeticLexer.digitValue`).
     private static func westernDigit(_ character: Character) -> Character? {
-        guard let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1 else { return nil }
-        switch scalar.value {
-        case 0x30...0x39: return character
-        case 0x660...0x669: return Character(UnicodeScalar(scalar.value - 0x660 + 0x30)!)
-        case 0x6F0...0x6F9: return Character(UnicodeScalar(scalar.value - 0x6F0 + 0x30)!)
-        default: return nil
-        }
+        guard character.unicodeScalars.count == 1, let value = ArithmeticLexer.digitValue(character.unicodeScalars.first) else { return nil }
+        return Character(UnicodeScalar(UInt8(ascii: "0") + value))
     }
 
     /// An option without its code or math marks and its closing full stop.
