@@ -51,7 +51,7 @@ struct OptionValuesTests {
         ("Which expression equals 10?", ["10", "12", "8", "9"], "en"),
         // Two numbers in the stem: which one the options are to equal is not known.
         ("Which expression equals 2 + 8 and is written with 2 terms?", ["5 * 2", "20 / 2", "5 + 5", "6 + 4"], "en"),
-        // "(1)" is a number in parentheses, not a tuple.
+        // An option that is not a literal ("(1)" is a number in parentheses): the rule stands aside.
         ("Which value is a tuple?", ["(1, 2)", "(1)", "[1]", "'(1, 2)'"], "en"),
     ])
     func oneRightAnswerPasses(_ prompt: String, _ texts: [String], _ language: String) {
@@ -70,6 +70,8 @@ struct OptionValuesTests {
         #expect(OptionValues.pythonType(of: "{}") == .dictionary)
         #expect(OptionValues.pythonType(of: "{1, 2}") == .set)
         #expect(OptionValues.pythonType(of: "(1,)") == .tuple)
+        #expect(OptionValues.pythonType(of: "(1)") == nil)
+        #expect(OptionValues.pythonType(of: "()") == .tuple)
         #expect(OptionValues.pythonType(of: "x") == nil)
         #expect(OptionValues.pythonType(of: "len(xs)") == nil)
     }

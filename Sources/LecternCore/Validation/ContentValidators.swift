@@ -987,7 +987,7 @@ public enum QuestionRules {
     /// fenced blocks) uses and `lecture` never has as a word, in its code or its prose; nil when
     /// the lecture holds no code (not a programming lecture) or the question holds none.
     static func unshownKeyword(in text: String, lecture: String) -> String? {
-        guard lecture.contains("```") || lecture.contains("~~~") || lecture.contains("`") else { return nil }
+        guard lecture.contains("`") || lecture.contains("~~~") else { return nil }
         var code = CodeStructure.fencedBlocks(text).flatMap(\.lines).joined(separator: "\n")
         _ = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { span in
             code += "\n" + span

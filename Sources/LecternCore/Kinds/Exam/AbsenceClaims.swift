@@ -186,7 +186,8 @@ public enum AbsenceClaims {
 
     private static let kinds: [String: Kind] = {
         var kinds: [String: Kind] = [:]
-        for word in ["year", "years", "date", "dates", "when"] { kinds[word] = Kind(name: word == "when" ? "date" : word.hasPrefix("date") ? "date" : "year", pattern: .year) }
+        for word in ["year", "years"] { kinds[word] = Kind(name: "year", pattern: .year) }
+        for word in ["date", "dates", "when"] { kinds[word] = Kind(name: "date", pattern: .year) }
         for word in ["temperature", "temperatures"] { kinds[word] = Kind(name: "temperature", pattern: .temperature) }
         for word in ["number", "numbers", "figure", "figures", "amount", "amounts", "percentage", "percent", "population", "statistics", "total"] {
             kinds[word] = Kind(name: "number", pattern: .digits)

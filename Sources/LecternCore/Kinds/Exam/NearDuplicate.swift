@@ -87,8 +87,13 @@ public enum NearDuplicate {
             var tokens = Set<String>()
             var kinds = Set<String>()
             var numbers = Set<String>()
-            for (clause, asks, last) in Self.clauses(text) {
-                for (index, word) in GroundingText.normalize(String(clause)).split(separator: " ").enumerated() {
+            // A text without a question mark is read whole, as before (its clauses would change
+            // nothing); a question clause by clause, for its conditions.
+            let asksAnything = text.contains("?") || text.contains("؟")
+            let clauses: [(words: String, asks: Bool, last: Bool)] =
+                asksAnything ? Self.clauses(text).map { (GroundingText.normalize(String($0.0)), $0.asks, $0.last) } : [(normalized, false, true)]
+            for (clause, asks, last) in clauses {
+                for (index, word) in clause.split(separator: " ").enumerated() {
                     let word = String(word)
                     if word.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
                         numbers.insert(word)
