@@ -1,0 +1,79 @@
+import Foundation
+
+/// The course's question rules that read the lecture a question follows: nothing asked that it
+/// does not teach, nothing pasted from it.
+extension QuestionRules {
+    /// A question naming a technical term its lecture never mentions (`ProjectRules`' terms of the
+    /// course's domain, in the singular or the plural, outside code): python-collections' practice
+    /// question on lists asked "What is the difference between a list and a tuple?" over a
+    /// lecture without tuples, and keyed and explained it wrongly. English only, as the terms are.
+    public static func checkTaught(_ field: String, _ text: String, lecture: String, language: String = "en") -> [ValidationIssue] {
+        CheckMemo.verdict("QuestionRules.checkTaught", [field, text, lecture, language]) { computedCheckTaught(field, text, lecture: lecture, language: language) }
+    }
+
+    static func computedCheckTaught(_ field: String, _ text: String, lecture: String, language: String) -> [ValidationIssue] {
+        if let keyword = unshownKeyword(in: text, lecture: lecture) {
+            return [
+                .error(
+                    "'\(field)' uses `\(keyword)`, which the lecture never shows; ask only about what the lecture teaches", check: .grounding)
+            ]
+        }
+        let untaught = ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: language)
+        guard !untaught.isEmpty else { return [] }
+        let asked = prose(text)
+        guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
+        return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches", check: .grounding)]
+    }
+
+    /// Python's statement keywords, which a question's code may use only when its lecture shows
+    /// them: `try: … except` in a question on `if`, `import numpy as np` in one on variables.
+    static let statementKeywords = ["def", "class", "for", "while", "try", "except", "finally", "import", "lambda", "with", "yield", "raise", "async", "await", "global"]
+
+    /// The first Python keyword of `statementKeywords` that `text`'s code (inline spans and
+    /// fenced blocks) uses and `lecture` never has as a word, in its code or its prose; nil when
+    /// the lecture holds no code (not a programming lecture) or the question holds none.
+    static func unshownKeyword(in text: String, lecture: String) -> String? {
+        guard lecture.contains("`") || lecture.contains("~~~") else { return nil }
+        var code = CodeStructure.fencedBlocks(text).flatMap(\.lines).joined(separator: "\n")
+        _ = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { span in
+            code += "\n" + span
+            return " "
+        }
+        guard !code.isEmpty else { return nil }
+        func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
+        let used = words(code)
+        let shown = words(lecture)
+        return statementKeywords.first { used.contains(Substring($0)) && !shown.contains(Substring($0)) }
+    }
+
+    /// Words in a row a question may share with its lecture: a sentence quoted for a question
+    /// about it is shorter; a paragraph pasted in is longer.
+    public static let copiedRun = 25
+
+    /// A question that pastes a stretch of its lecture (`copiedRun` words in a row or more, case
+    /// and punctuation aside): the golden course's level-3 question was the lecture's two opening
+    /// paragraphs with "Can you explain how an `if` statement works?" after them.
+    public static func checkNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
+        CheckMemo.verdict("QuestionRules.checkNotCopied", [field, text, lecture]) { computedCheckNotCopied(field, text, lecture: lecture) }
+    }
+
+    static func computedCheckNotCopied(_ field: String, _ text: String, lecture: String) -> [ValidationIssue] {
+        func words(_ s: String) -> [Substring] { s.lowercased().split { !$0.isLetter && !$0.isNumber } }
+        let asked = words(text)
+        guard asked.count >= copiedRun else { return [] }
+        var runs = Set<[Substring]>()
+        let taught = words(lecture)
+        if taught.count >= copiedRun {
+            for start in 0...(taught.count - copiedRun) { runs.insert(Array(taught[start..<(start + copiedRun)])) }
+        }
+        for start in 0...(asked.count - copiedRun) where runs.contains(Array(asked[start..<(start + copiedRun)])) {
+            let quoted = asked[start..<(start + 8)].joined(separator: " ")
+            return [
+                .error(
+                    "'\(field)' copies the lecture word for word ('\(quoted) …', \(copiedRun) words or more): ask the question in a sentence or two of your own", check: .questionForm)
+            ]
+        }
+        return []
+    }
+
+}
