@@ -189,9 +189,48 @@ struct LocalModelTests {
         } catch let error as LLMError {
             #expect(error.kind == .unavailable)
             #expect(error.message.contains("did not answer"))
+            #expect(error.message.contains("; the last: "), "\(error.message)")
         }
         let seen = try #require(pid.value)
         #expect(!isAlive(seen))
+    }
+
+    /// The start-up wait with a scripted clock and probe: a refusal asked before the deadline and
+    /// read ten minutes later (a busy machine kept the task from a thread) is asked again, and a
+    /// server that answers then is found; a failed probe asked after the deadline ends the wait.
+    @Test("the start-up wait gives up only on a probe asked at or after its deadline")
+    func startupProbing() async throws {
+        let clock = ScriptedClock()
+        var answers: [String?] = ["refused", nil]
+        var pauses: [Duration] = []
+        let probing = StartupProbing(timeout: .seconds(600), now: { clock.now })
+        try await probing.run(
+            step: {},
+            probe: {
+                let answer = answers.removeFirst()
+                clock.advance(.seconds(700))  // read long after it was asked
+                return answer
+            },
+            pause: { pauses.append($0) })
+        #expect(answers.isEmpty)
+        #expect(pauses == [.milliseconds(50)])
+
+        answers = ["refused", "refused", "refused"]
+        pauses = []
+        do {
+            try await probing.run(
+                step: {}, probe: { answers.removeFirst() },
+                pause: {
+                    pauses.append($0)
+                    clock.advance(.seconds(400))  // two pauses pass the deadline
+                })
+            Issue.record("expected the wait to give up")
+        } catch let gaveUp as StartupProbing.GaveUp {
+            #expect(gaveUp.probes == 3)  // the third was asked 800 s in
+            #expect(gaveUp.waited == .seconds(800))
+            #expect(gaveUp.last == "refused")
+        }
+        #expect(pauses == [.milliseconds(50), .milliseconds(100)])
     }
 
     @Test("cancelling the start stops the half-started server", FakeServer.needsPython)
@@ -438,6 +477,13 @@ private final class StatusLines: Sendable {
     var all: [String] { lines.value }
 }
 
+/// A clock a test moves by hand.
+private final class ScriptedClock: Sendable {
+    private let instant = MutexBox(ContinuousClock.now)
+    var now: ContinuousClock.Instant { instant.value }
+    func advance(_ duration: Duration) { instant.update { $0 += duration } }
+}
+
 private final class PIDBox: Sendable {
     private let box = MutexBox<pid_t?>(nil)
     func set(_ pid: pid_t) { box.update { $0 = pid } }
@@ -523,9 +569,11 @@ private struct FakeServer {
                     "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
                 })
             def log_message(self, format, *values):
-                print("fake:", format % values, file=sys.stderr)
+                print("fake: %.3f" % time.time(), format % values, file=sys.stderr)
 
-        ThreadingHTTPServer((option("--host"), int(option("--port"))), Handler).serve_forever()
+        server = ThreadingHTTPServer((option("--host"), int(option("--port"))), Handler)
+        print("fake: %.3f listening" % time.time(), file=sys.stderr)
+        server.serve_forever()
         """#
 
     let directory: URL

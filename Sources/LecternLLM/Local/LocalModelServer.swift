@@ -249,52 +249,58 @@ public final class LocalModelServer: Sendable {
     }
 
     private func waitUntilHealthy(_ running: Running) async throws {
-        let started = ContinuousClock.now
-        let deadline = started + options.startupTimeout
         let probe = HTTPRequest(
             method: "GET", url: Self.baseURL(port: running.port).appendingPathComponent("models"),
             connectTimeout: .seconds(1), timeout: .seconds(5))
-        var pause = Duration.milliseconds(50)
-        while true {
-            if let status = Self.reap(running.pid) {
-                // Reaped: make sure `stop()` does not signal a process group that no longer exists.
-                let stoppedMeanwhile = phase.withLock { phase -> Bool in
-                    guard case .starting = phase else { return true }
-                    phase = .exited
-                    return false
-                }
-                if stoppedMeanwhile {
-                    throw LLMError(.cancelled, "the local model server (\(displayName)) was stopped while starting")
-                }
-                close(running.lifeline)
-                let log = logTail()
-                let error = LLMError(
-                    .unavailable,
-                    "the local model server (\(displayName)) \(status) before it was ready. "
-                        + "Last lines of its log \(options.logFile.path):\n\(log)\n"
-                        + "Check the install with 'lectern models', or reinstall with 'lectern models install'.")
-                if log.localizedCaseInsensitiveContains("address already in use") { throw PortTaken(error: error) }
-                throw error
-            }
-            if Task.isCancelled {
-                throw LLMError(.cancelled, "the start of the local model server (\(displayName)) was cancelled")
-            }
-            // Asked before the deadline is read: when this task was kept waiting for a thread past
-            // the deadline (a busy machine), a server that is up by then is still found.
-            if let response = try? await http.send(probe), response.status == 200 { return }
-            if ContinuousClock.now >= deadline {
-                throw LLMError(
-                    .unavailable,
-                    "the local model server (\(displayName)) did not answer on 127.0.0.1:\(running.port) within "
-                        + "\(options.startupTimeout). Last lines of its log \(options.logFile.path):\n\(logTail())\n"
-                        + "A slow disk or a busy machine can cause this; try again, or check 'lectern models'.")
-            }
-            do {
-                try await Task.sleep(for: pause)
-            } catch {
-                throw LLMError(.cancelled, "the start of the local model server (\(displayName)) was cancelled")
-            }
-            pause = min(pause * 2, .milliseconds(500))
+        do {
+            try await StartupProbing(timeout: options.startupTimeout).run(
+                step: {
+                    if let status = Self.reap(running.pid) {
+                        // Reaped: make sure `stop()` does not signal a process group that no longer exists.
+                        let stoppedMeanwhile = phase.withLock { phase -> Bool in
+                            guard case .starting = phase else { return true }
+                            phase = .exited
+                            return false
+                        }
+                        if stoppedMeanwhile {
+                            throw LLMError(.cancelled, "the local model server (\(displayName)) was stopped while starting")
+                        }
+                        close(running.lifeline)
+                        let log = logTail()
+                        let error = LLMError(
+                            .unavailable,
+                            "the local model server (\(displayName)) \(status) before it was ready. "
+                                + "Last lines of its log \(options.logFile.path):\n\(log)\n"
+                                + "Check the install with 'lectern models', or reinstall with 'lectern models install'.")
+                        if log.localizedCaseInsensitiveContains("address already in use") { throw PortTaken(error: error) }
+                        throw error
+                    }
+                    if Task.isCancelled {
+                        throw LLMError(.cancelled, "the start of the local model server (\(displayName)) was cancelled")
+                    }
+                },
+                probe: {
+                    do {
+                        let response = try await http.send(probe)
+                        return response.status == 200 ? nil : "HTTP \(response.status)"
+                    } catch {
+                        return "\(error)"
+                    }
+                },
+                pause: { duration in
+                    do {
+                        try await Task.sleep(for: duration)
+                    } catch {
+                        throw LLMError(.cancelled, "the start of the local model server (\(displayName)) was cancelled")
+                    }
+                })
+        } catch let gaveUp as StartupProbing.GaveUp {
+            throw LLMError(
+                .unavailable,
+                "the local model server (\(displayName)) did not answer on 127.0.0.1:\(running.port) within "
+                    + "\(options.startupTimeout) (asked \(gaveUp.probes) times in \(gaveUp.waited.components.seconds) s; the last: \(gaveUp.last)). "
+                    + "Last lines of its log \(options.logFile.path):\n\(logTail())\n"
+                    + "A slow disk or a busy machine can cause this; try again, or check 'lectern models'.")
         }
     }
 
@@ -517,5 +523,43 @@ public final class LocalModelServer: Sendable {
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         #endif
         return (fds[0], fds[1])
+    }
+}
+
+/// The start-up wait's rule, apart from processes and sockets: probe, pause (from 50 ms, doubling
+/// to 500 ms), and give up only when a probe asked at or after the deadline failed.
+///
+/// The waiting task can be kept from a thread for minutes on a busy machine (in the test suite,
+/// long synchronous tests held both threads of a 2-core machine's pool for ten minutes), during a
+/// pause or while a probe's answer waits to be read. A refusal asked before the deadline and read
+/// after it says nothing of the server now, so the server is asked again: a server that came up
+/// meanwhile is found, and one that did not is given up on after one more probe.
+struct StartupProbing {
+    struct GaveUp: Error {
+        /// Probes asked, the time since the first, and what the last one got.
+        var probes: Int
+        var waited: Duration
+        var last: String
+    }
+
+    var timeout: Duration
+    var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+
+    /// `step` runs before each probe (it may throw to stop the wait); `probe` returns nil when the
+    /// server answered, else what it got; `pause` waits between probes. Throws ``GaveUp``.
+    func run(step: () throws -> Void, probe: () async -> String?, pause: (Duration) async throws -> Void) async throws {
+        let started = now()
+        let deadline = started + timeout
+        var delay = Duration.milliseconds(50)
+        var probes = 0
+        while true {
+            try step()
+            let asked = now()
+            probes += 1
+            guard let failure = await probe() else { return }
+            if asked >= deadline { throw GaveUp(probes: probes, waited: now() - started, last: failure) }
+            try await pause(delay)
+            delay = min(delay * 2, .milliseconds(500))
+        }
     }
 }
