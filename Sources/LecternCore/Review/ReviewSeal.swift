@@ -68,7 +68,7 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
 
         /// "37 items: 3 approved, 1 edited, 33 pending (2 rejected and asked again, 1 stale decision)".
         public func sentence(items: Int) -> String {
-            var text = "\(items) items: \(approved) approved, \(edited) edited, \(pending) pending"
+            let text = "\(items) items: \(approved) approved, \(edited) edited, \(pending) pending"
             var notes: [String] = []
             if rejected > 0 { notes.append("\(rejected) rejected and asked again") }
             if stale > 0 { notes.append("\(stale) stale decision\(stale == 1 ? "" : "s")") }
