@@ -1,12 +1,16 @@
 import ArgumentParser
 import Foundation
 import LecternCore
+import LecternLLM
+import LecternPipeline
 
-/// `lectern check FILE`: lint a question bank with the deterministic validators, no model call.
-struct CheckCommand: ParsableCommand {
+/// `lectern check FILE`: lint a question bank with the deterministic validators, no model call;
+/// with `--model`, also put its multiple-choice questions to a blind solver.
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Lint a question bank (exam.json, course.json or JSON Lines), a quote database (quotes.json) or a flashcard deck (deck.json) with Lectern's validators; no model call.",
+        abstract:
+            "Lint a question bank (exam.json, course.json or JSON Lines), a quote database (quotes.json) or a flashcard deck (deck.json) with Lectern's validators; no model call unless --model.",
         discussion: """
             Five formats, told apart by their content: exam.json (an object with "format_version" \
             and "items", as an exam bundle has it), course.json (an object with "subjects": its \
@@ -39,9 +43,20 @@ struct CheckCommand: ParsableCommand {
             fit; a cloze that is not the back with its answer blanked; a term twice; a matching \
             round of other than 4–6 pairs or with two cards that could swap definitions.
 
+            With --model SPEC_OR_NAME every multiple-choice question (exactly one option keyed, \
+            two or more options) is also put to a blind solver, as a run puts each accepted \
+            answer: the stem, a reading question's passage and the options in an order of their \
+            own, no key and no feedback, temperature 0. A question whose solver chose another \
+            option than the key is flagged (check answer-key), and the summary says how many it \
+            answered with the key. SPEC_OR_NAME is a job spec (its model: section, and its \
+            review.model when it names one) or a local model's name (lectern models). With --plan \
+            nothing is asked: it prints the calls, an estimate of the tokens and, from the price \
+            table, of the cost.
+
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
-            named as FILE:LINE).
+            named as FILE:LINE), or --model names neither a spec nor a local model; 3 the solver's \
+            provider failed (after its retries).
             """)
 
     @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json, deck.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
@@ -56,6 +71,22 @@ struct CheckCommand: ParsableCommand {
             valueName: "TAG"))
     var language: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also solve every multiple-choice question blind with this model: a job spec (its model: section; review.model when set) or a local model's name.",
+            valueName: "SPEC_OR_NAME"))
+    var model: String?
+
+    @Flag(help: "With --model: print the calls and the estimated tokens and cost, and ask nothing.")
+    var plan = false
+
+    /// How --model's spec is read (its presets and corpus roots), as `run` reads it.
+    @OptionGroup var specOptions: SpecOptions
+
+    func validate() throws {
+        if plan && model == nil { throw ValidationError("--plan estimates a blind solve: give --model SPEC_OR_NAME with it") }
+    }
+
     /// Reads a lecture a course.json names, from the bundle the course.json is in: a relative path
     /// inside that directory only (the file is untrusted; "../" and absolute paths read nothing).
     static func lectureReader(beside file: String) -> (String) -> String? {
@@ -68,7 +99,7 @@ struct CheckCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let data: Data
         do {
             data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
@@ -78,12 +109,22 @@ struct CheckCommand: ParsableCommand {
             throw LecternExit.usage
         }
         let name = file == "-" ? "<stdin>" : file
-        let report: BankReport
+        var report: BankReport
+        let questions: [BankQuestion]
         do {
             report = try BankLint.check(data: data, file: name, language: language, lecture: file == "-" ? nil : Self.lectureReader(beside: file))
+            questions = model == nil ? [] : try BankLint.multipleChoiceQuestions(data: data, file: name).questions
         } catch {
             Console.error(error.description)
             throw LecternExit.usage
+        }
+        if let model {
+            let solver = try SolverSetup.make(model, specOptions: specOptions)
+            if plan {
+                solver.printPlan(questions: questions.count, json: json)
+                return
+            }
+            report = try await solver.solve(questions, into: report, file: name)
         }
         if json {
             FileHandle.standardOutput.write(Data(report.jsonText.utf8))
@@ -93,6 +134,12 @@ struct CheckCommand: ParsableCommand {
             let noun = report.format == .quotes ? "quote" : report.format == .deck ? "card" : "question"
             let lectures = report.lectures == 0 ? "" : " and \(report.lectures) lecture\(report.lectures == 1 ? "" : "s")"
             Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s")\(lectures) (\(report.format.rawValue)), \(flagged) flagged")
+            if let solved = report.solved {
+                let cost = solved.costUSD.map { String(format: ", $%.4f", $0) } ?? ""
+                Console.error(
+                    "blind solver \(solved.provider)/\(solved.model): \(solved.asked) asked, \(solved.agreed) answered with the key, "
+                        + "\(solved.asked - solved.agreed - solved.unanswered) with another option, \(solved.unanswered) with none (\(solved.tokens) tokens\(cost))")
+            }
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }
     }

@@ -152,4 +152,108 @@ struct CheckCommandTests {
         let top = try await CLITests.lectern(["--help"], in: dir.root)
         #expect(top.stdout.contains("check"))
     }
+
+    // MARK: --model: a blind solver
+
+    /// A bank and a spec whose scripted provider solves it: q1 with the key (`{{key}}` is the
+    /// keyed letter), q2 with a wrong option's text, q3 cut off (no option), q4 — flagged by the
+    /// lint for a repeated option — with another wrong option; q5's key is no option: it is not asked.
+    static func solverWorkspace() throws -> (Directory, bank: String) {
+        let dir = try Directory()
+        let bank = try dir.write(
+            "bank.jsonl",
+            """
+            {"id": "q1", "question": "What is the capital of France?", "options": ["Paris", "Rome", "Madrid"], "answer": 0}
+            {"id": "q2", "question": "What is 2 + 2?", "options": ["3", "4", "5"], "answer": 1}
+            {"id": "q3", "question": "Which planet is largest?", "options": ["Mars", "Jupiter"], "answer": 1}
+            {"id": "q4", "question": "Which metal is liquid at room temperature?", "options": ["Mercury", "Iron", "iron "], "answer": 0}
+            {"id": "q5", "question": "Which number is even?", "options": ["2", "3"], "answer": 5}
+            """)
+        _ = try dir.write(
+            "solver.json",
+            """
+            {"call_log": "calls.log", "answers": [
+              {"item": "q1/blind-solve", "json": {"work": "France's capital.", "answer": "{{key}}"}, "usage": {"prompt_tokens": 300, "completion_tokens": 20}},
+              {"item": "q2/blind-solve", "json": {"work": "Two and two.", "answer": "5"}, "usage": {"prompt_tokens": 300, "completion_tokens": 20}},
+              {"item": "q3/blind-solve", "content": "{\\"work\\": \\"The largest planet is", "finish_reason": "length", "usage": {"prompt_tokens": 300, "completion_tokens": 400}},
+              {"item": "q4/blind-solve", "json": {"work": "Iron.", "answer": "Iron"}, "usage": {"prompt_tokens": 300, "completion_tokens": 20}}
+            ]}
+            """)
+        _ = try dir.write(
+            "solver.yaml",
+            CLITests.Workspace.spec.replacingOccurrences(
+                of: "model: { provider: scripted, script: script.json, max_concurrency: 2 }",
+                with: "model: { provider: scripted, script: solver.json, max_concurrency: 2 }\nreview: { model: solver-model }"))
+        return (dir, bank)
+    }
+
+    @Test func aBlindSolverThatChoosesAnotherOptionFlagsTheQuestion() async throws {
+        let (dir, bank) = try Self.solverWorkspace()
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let text = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
+        #expect(text.status == 1, "\(text)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.map { $0.prefix(3) } == ["q2:", "q4:", "q5:"], "\(text.stdout)")
+        #expect(
+            lines[0] == "q2: a blind solver (solver-model) chose '5', not the keyed '4': the key may be wrong, another option may also be right, or the question may not give all it takes to answer it"
+        )
+        #expect(lines[1].hasPrefix("q4: options[1] and options[2] are the same"))
+        #expect(
+            lines[1].hasSuffix(
+                "; a blind solver (solver-model) chose 'Iron', not the keyed 'Mercury': the key may be wrong, another option may also be right, or the question may not give all it takes to answer it")
+        )
+        #expect(!lines[2].contains("blind solver"))
+        #expect(text.stderr.contains("solving 4 multiple-choice questions blind with scripted/solver-model"), "\(text.stderr)")
+        #expect(text.stderr.contains("blind solver scripted/solver-model: 4 asked, 1 answered with the key, 2 with another option, 1 with none (1660 tokens, $0.0000)"), "\(text.stderr)")
+        // Each question asked once, under its own id, with the review model's name.
+        let calls = (try? String(contentsOf: dir.root.appendingPathComponent("calls.log"), encoding: .utf8)) ?? ""
+        #expect(calls.split(separator: "\n").count == 4, "\(calls)")
+        #expect(["q1", "q2", "q3", "q4"].allSatisfy { calls.contains("\($0)/blind-solve") } && !calls.contains("q5"), "\(calls)")
+
+        let json = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--json"] + presets, in: dir.root)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let solved = try #require(object["solved"] as? [String: Any])
+        #expect(solved["asked"] as? Int == 4 && solved["agreed"] as? Int == 1 && solved["unanswered"] as? Int == 1)
+        #expect(solved["model"] as? String == "solver-model" && solved["provider"] as? String == "scripted")
+        let flagged = try #require(object["flagged"] as? [[String: Any]])
+        #expect((flagged[0]["checks"] as? [String]) == ["answer-key"])
+    }
+
+    @Test func planAsksNothingAndEstimates() async throws {
+        let (dir, bank) = try Self.solverWorkspace()
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let plan = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--plan"] + presets, in: dir.root)
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.hasPrefix("blind solve with scripted/solver-model: 4 calls (one a multiple-choice question), about 2800 tokens"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("(700 a call), estimated cost $0.0000; nothing was asked"))  // a scripted provider costs nothing
+        #expect(!FileManager.default.fileExists(atPath: dir.root.appendingPathComponent("calls.log").path))
+        let json = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--plan", "--json"] + presets, in: dir.root)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["calls"] as? Int == 4 && object["estimated_tokens"] as? Int == 2800)
+        #expect(object["estimated_cost_usd"] as? Double == 0)
+    }
+
+    @Test func aModelThatIsNeitherASpecNorALocalModelIsAUsageError() async throws {
+        let (dir, bank) = try Self.solverWorkspace()
+        let unknown = try await CLITests.lectern(["check", bank, "--model", "gpt-9"], in: dir.root)
+        #expect(unknown.status == 2, "\(unknown)")
+        #expect(unknown.stderr.contains("--model gpt-9 names neither a job spec nor a local model"))
+        #expect(unknown.stderr.contains("qwen2.5-coder-1.5b-instruct"))
+        let missing = try await CLITests.lectern(["check", bank, "--model", "nowhere.yaml"], in: dir.root)
+        #expect(missing.status == 2 && missing.stderr.contains("the spec does not exist"), "\(missing)")
+        let planAlone = try await CLITests.lectern(["check", bank, "--plan"], in: dir.root)
+        #expect(planAlone.status == 2 && planAlone.stderr.contains("--plan estimates a blind solve"), "\(planAlone)")
+    }
+
+    /// A provider that fails (here: a script with no answer for the question) stops the check with
+    /// exit 3 and says which solver failed.
+    @Test func aSolverThatFailsExitsThree() async throws {
+        let (dir, bank) = try Self.solverWorkspace()
+        _ = try dir.write("solver.json", #"{"answers": []}"#)
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let failed = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
+        #expect(failed.status == 3, "\(failed)")
+        #expect(failed.stderr.contains("bank.jsonl: error: the blind solver scripted/solver-model failed"), "\(failed.stderr)")
+    }
 }

@@ -48,6 +48,30 @@ public struct BankReport: Codable, Sendable, Hashable {
     public var flagged: [Flag]
     /// Lectures read beside a course.json and checked.
     public var lectures: Int
+    /// What a blind solver made of the bank's multiple-choice questions (`lectern check --model`).
+    public var solved: Solved?
+
+    /// A blind solve of the bank: its solver, the questions put to it, how many it answered with
+    /// the key, and how many it answered with no option (cut off, or naming none).
+    public struct Solved: Codable, Sendable, Hashable {
+        public var model: String
+        public var provider: String
+        public var asked: Int
+        public var agreed: Int
+        public var unanswered: Int
+        public var tokens: Int
+        /// From the price table; nil when it has no price for the model.
+        public var costUSD: Double?
+
+        public init(model: String, provider: String, asked: Int, agreed: Int, unanswered: Int, tokens: Int, costUSD: Double?) {
+            self.model = model; self.provider = provider; self.asked = asked; self.agreed = agreed; self.unanswered = unanswered
+            self.tokens = tokens; self.costUSD = costUSD
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case model, provider, asked, agreed, unanswered, tokens, costUSD = "cost_usd"
+        }
+    }
 
     public init(format: BankFormat, items: Int, flagged: [Flag], lectures: Int = 0) {
         self.format = format; self.items = items; self.flagged = flagged; self.lectures = lectures
@@ -55,12 +79,15 @@ public struct BankReport: Codable, Sendable, Hashable {
 
     /// `{"items": N, "flagged": [{"checks": ["…"], "id": "…", "problems": ["…"]}]}`, one flagged
     /// item a line, `checks` naming the check of each problem; a course.json's report also gives
-    /// `"lectures": N` after the items.
+    /// `"lectures": N` after the items, and a solved bank `"solved": {…}` (``Solved``).
     public var jsonText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let flags = flagged.compactMap { (try? encoder.encode($0)).flatMap { String(data: $0, encoding: .utf8) } }
-        let counts = "\"items\": \(items)" + (format == .course ? ", \"lectures\": \(lectures)" : "")
+        var counts = "\"items\": \(items)" + (format == .course ? ", \"lectures\": \(lectures)" : "")
+        if let solved, let data = try? encoder.encode(solved), let text = String(data: data, encoding: .utf8) {
+            counts += ", \"solved\": " + text
+        }
         if flags.isEmpty { return "{\(counts), \"flagged\": []}\n" }
         return "{\(counts), \"flagged\": [\n  " + flags.joined(separator: ",\n  ") + "\n]}\n"
     }
@@ -102,13 +129,33 @@ public enum BankLint {
     public static func check(
         data: Data, file: String, language: String? = nil, lecture: ((String) -> String?)? = nil
     ) throws(BankReadError) -> BankReport {
+        switch try read(data: data, file: file) {
+        case .lines(let items): return check(items, language: language ?? "en")
+        case .course(let course): return check(course, language: language ?? course.language, lecture: lecture)
+        case .exam(let exam): return check(exam, language: language ?? exam.language ?? "en")
+        case .quotes(let database, let bytes): return check(database, bytes: bytes)
+        case .deck(let deck): return check(deck)
+        }
+    }
+
+    /// A bank as read from its file, before it is checked.
+    enum ReadBank {
+        case lines([BankItem])
+        case course(Course)
+        case exam(ExamDraft)
+        case quotes(QuoteDatabase, bytes: Int)
+        case deck(Deck)
+    }
+
+    /// Reads `data` (the file `file`, named so in messages) in the format its name and content say.
+    static func read(data: Data, file: String) throws(BankReadError) -> ReadBank {
         guard var text = String(data: data, encoding: .utf8) else {
             throw BankReadError([SpecDiagnostic(file: file, message: "is not UTF-8 text", hint: "save the bank as UTF-8")])
         }
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let lowered = file.lowercased()
         if lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") {
-            return check(try readJSONLines(text, file: file), language: language ?? "en")
+            return .lines(try readJSONLines(text, file: file))
         }
         guard let first = text.first(where: { !$0.isWhitespace }) else {
             throw BankReadError([SpecDiagnostic(file: file, message: "is empty", hint: formatsHint)])
@@ -124,7 +171,7 @@ public enum BankLint {
             // Not one JSON document: JSON Lines if its first line is an object of its own.
             let firstLine = text.split(separator: "\n", omittingEmptySubsequences: true).first { !$0.trimmed.isEmpty } ?? ""
             if case .object? = try? JSONValue.parse(String(firstLine)) {
-                return check(try readJSONLines(text, file: file), language: language ?? "en")
+                return .lines(try readJSONLines(text, file: file))
             }
             let reason = syntaxError(text)
             let place = reason.flatMap { Self.position(of: $0, in: text) }
@@ -138,8 +185,7 @@ public enum BankLint {
             throw BankReadError([SpecDiagnostic(file: file, message: "is not a JSON object", hint: formatsHint)])
         }
         if object["subjects"] != nil {
-            let course = try decode(Course.self, from: Data(text.utf8), file: file, format: .course)
-            return check(course, language: language ?? course.language, lecture: lecture)
+            return .course(try decode(Course.self, from: Data(text.utf8), file: file, format: .course))
         }
         if object["items"] != nil {
             guard object["format_version"] != nil else {
@@ -149,20 +195,17 @@ public enum BankLint {
                         hint: "an exam bank (exam.json) starts with \"format_version\": \(ExamBank.formatVersion); add it")
                 ])
             }
-            let exam = try decode(ExamDraft.self, from: Data(text.utf8), file: file, format: .exam)
-            return check(exam, language: language ?? exam.language ?? "en")
+            return .exam(try decode(ExamDraft.self, from: Data(text.utf8), file: file, format: .exam))
         }
         if object["quotes"] != nil {
-            let database = try decode(QuoteDatabase.self, from: Data(text.utf8), file: file, format: .quotes)
-            return check(database, bytes: text.utf8.count)
+            return .quotes(try decode(QuoteDatabase.self, from: Data(text.utf8), file: file, format: .quotes), bytes: text.utf8.count)
         }
         if object["cards"] != nil {
-            let deck = try decode(Deck.self, from: Data(text.utf8), file: file, format: .deck)
-            return check(deck)
+            return .deck(try decode(Deck.self, from: Data(text.utf8), file: file, format: .deck))
         }
         if object["question"] != nil {
             // One JSON Lines item, perhaps written over several lines.
-            return check([try item(whole, line: 1, file: file)], language: language ?? "en")
+            return .lines([try item(whole, line: 1, file: file)])
         }
         throw BankReadError([
             SpecDiagnostic(

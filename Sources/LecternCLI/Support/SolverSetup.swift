@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import LecternCore
+import LecternLLM
+import LecternPipeline
+
+/// The blind solver of `lectern check --model SPEC_OR_NAME`: a job spec's model (its
+/// `review.model` when it names one, through the spec's provider) or a local model by name.
+struct SolverSetup {
+    var providerKind: String
+    var model: String
+    var seed: Int?
+    /// Made when the first question is asked, so that `--plan` starts nothing.
+    let makeProvider: @Sendable () throws -> any LLMProvider
+
+    static var localNames: String { LocalModelCatalog.knownModels.map(\.name).joined(separator: ", ") }
+
+    static func make(_ value: String, specOptions: SpecOptions) throws -> SolverSetup {
+        let environment = ProcessInfo.processInfo.environment
+        let lowered = value.lowercased()
+        let isLocal = LocalModelCatalog.knownModels.contains { $0.name == value }
+        if !isLocal || FileManager.default.fileExists(atPath: value) {
+            guard lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") || FileManager.default.fileExists(atPath: value) else {
+                Console.error(
+                    "error: --model \(value) names neither a job spec nor a local model\n"
+                        + "  hint: give a spec whose model: section names the provider and model (e.g. pipelines/examples/python-basics.yaml), or one of \(localNames)")
+                throw LecternExit.usage
+            }
+            guard FileManager.default.isReadableFile(atPath: value) else {
+                Console.error("error: --model \(value): the spec does not exist or cannot be read\n  hint: check the path")
+                throw LecternExit.usage
+            }
+            let (spec, _, url) = try JobSetup.loadSpec(value, options: specOptions)
+            return SolverSetup(providerKind: spec.model.provider.rawValue, model: spec.review.model ?? spec.model.name, seed: spec.model.seed) {
+                try JobSetup.makeProvider(spec: spec, specURL: url, environment: environment, events: SilentEventSink())
+            }
+        }
+        return SolverSetup(providerKind: "local", model: value, seed: nil) {
+            try LocalProviderFactory.make(
+                model: value, maxConcurrency: 1, maxTokens: 400, environment: environment, events: { _ in }, status: { Console.error($0) })
+        }
+    }
+
+    /// `--plan`: the calls a solve of `questions` questions makes, and its estimated tokens and cost.
+    func printPlan(questions: Int, json: Bool) {
+        let usage = BankSolve.estimatedUsage(count: questions)
+        let tokens = usage.promptTokens + usage.completionTokens
+        let cost = PricingSetup.cost(providerKind, model, usage)
+        if json {
+            let value: JSONValue = [
+                "calls": .number(Double(questions)), "provider": .string(providerKind), "model": .string(model),
+                "estimated_tokens": .number(Double(tokens)), "estimated_cost_usd": cost.map(JSONValue.number) ?? .null,
+            ]
+            FileHandle.standardOutput.write(Data((value.canonicalText + "\n").utf8))
+            return
+        }
+        let price =
+            cost.map { String(format: "estimated cost $%.4f", $0) }
+            ?? "no price for \(providerKind)/\(model) in the price table (docs/pricing.md)"
+        FileHandle.standardOutput.write(
+            Data(
+                "blind solve with \(providerKind)/\(model): \(questions) call\(questions == 1 ? "" : "s") (one a multiple-choice question), about \(tokens) tokens (\(BankSolve.typicalTokens) a call), \(price); nothing was asked\n"
+                    .utf8))
+    }
+
+    /// Solves `questions` and adds each disagreement with the key to `report` (in file order),
+    /// with what was solved. A provider failure is printed and exits 3.
+    func solve(_ questions: [BankQuestion], into report: BankReport, file: String) async throws -> BankReport {
+        let provider: any LLMProvider
+        do {
+            provider = try makeProvider()
+        } catch {
+            Console.error("\(file): error: cannot set up the blind solver \(providerKind)/\(model): \(error)")
+            throw LecternExit.usage
+        }
+        if !questions.isEmpty { Console.error("solving \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") blind with \(providerKind)/\(model) …") }
+        let verdicts: [BankSolve.Verdict]
+        do {
+            verdicts = try await BankSolve.solve(questions, provider: provider, model: model, seed: seed)
+        } catch {
+            await (provider as? any ShutdownableProvider)?.shutdown()
+            let reason = (error as? LLMError)?.message ?? "\(error)"
+            Console.error("\(file): error: the blind solver \(providerKind)/\(model) failed: \(reason)")
+            throw LecternExit.provider
+        }
+        await (provider as? any ShutdownableProvider)?.shutdown()
+
+        var report = report
+        var costs = verdicts.map { PricingSetup.cost(providerKind, model, $0.usage) }
+        if verdicts.isEmpty { costs = [0] }
+        report.solved = BankReport.Solved(
+            model: model, provider: providerKind, asked: verdicts.count, agreed: verdicts.count { $0.chosen == $0.question.solve.key },
+            unanswered: verdicts.count { $0.chosen == nil }, tokens: verdicts.reduce(0) { $0 + $1.usage.promptTokens + $1.usage.completionTokens },
+            costUSD: costs.contains(nil) ? nil : costs.reduce(0) { $0 + ($1 ?? 0) })
+        // Each disagreement joins its question's flag, or is a flag of its own placed where the
+        // question is in the file.
+        let problems = Dictionary(verdicts.compactMap { v in v.problem(model: model).map { (v.id, $0) } }, uniquingKeysWith: { first, _ in first })
+        guard !problems.isEmpty else { return report }
+        let order = Dictionary(questions.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let linted = Set(report.flagged.map(\.id))
+        var pending = questions.map(\.id).filter { problems[$0] != nil && !linted.contains($0) }
+        var flagged: [BankReport.Flag] = []
+        for var flag in report.flagged {
+            if let place = order[flag.id] {
+                while let next = pending.first, let nextPlace = order[next], nextPlace < place {
+                    flagged.append(BankReport.Flag(id: next, problems: [Refusal(.answerKey, problems[next]!)]))
+                    pending.removeFirst()
+                }
+            }
+            if let problem = problems[flag.id] {
+                flag.problems.append(problem)
+                flag.checks.append(.answerKey)
+            }
+            flagged.append(flag)
+        }
+        flagged += pending.map { BankReport.Flag(id: $0, problems: [Refusal(.answerKey, problems[$0]!)]) }
+        report.flagged = flagged
+        return report
+    }
+}

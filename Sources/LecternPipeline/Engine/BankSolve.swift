@@ -1,0 +1,72 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// `lectern check --model`: every multiple-choice question of a bank put to a blind solver, as a
+/// run puts each accepted answer (`BlindSolver`: the stem and options in an order of their own, no
+/// key, temperature 0), and a disagreement with the key reported as a problem of the question.
+public enum BankSolve {
+    /// What the solver made of one question.
+    public struct Verdict: Sendable, Hashable {
+        public var id: String
+        /// The option the solver chose, in the solver's order (`question.solve.options`); nil when
+        /// its answer named none or was cut off.
+        public var chosen: Int?
+        public var question: BankQuestion
+        public var usage: TokenUsage
+
+        /// The disagreement as `lectern check` prints it, nil when the solver chose the key or none.
+        public func problem(model: String) -> String? {
+            guard let chosen, chosen != question.solve.key else { return nil }
+            let options = question.solve.options
+            return "a blind solver (\(model)) chose '\(options[chosen].prefix(120))', not the keyed '\(options[question.solve.key].prefix(120))': "
+                + "the key may be wrong, another option may also be right, or the question may not give all it takes to answer it"
+        }
+    }
+
+    /// Tokens a solve typically takes, for `--plan`.
+    public static var typicalTokens: Int { BlindSolver.typicalTokens }
+
+    /// The usage `--plan` expects for `count` solves (three fifths of it prompt, as `plan` splits it).
+    public static func estimatedUsage(count: Int) -> TokenUsage {
+        let tokens = count * typicalTokens
+        return TokenUsage(promptTokens: tokens * 3 / 5, completionTokens: tokens * 2 / 5)
+    }
+
+    /// Solves every question, at most `provider.maxConcurrency` at once; the verdicts in the
+    /// questions' order. `progress` is called after each answer with the number answered so far.
+    /// A provider failure (after its own retries) ends the whole solve: it throws ``LLMError``.
+    public static func solve(
+        _ questions: [BankQuestion], provider: any LLMProvider, model: String, seed: Int? = nil,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> [Verdict] {
+        let solver = try BlindSolver(model: model)
+        let width = max(1, provider.maxConcurrency)
+        var verdicts = [Verdict?](repeating: nil, count: questions.count)
+        try await withThrowingTaskGroup(of: (Int, Verdict).self) { group in
+            var next = 0
+            func start() throws {
+                let index = next
+                let question = questions[index]
+                let (request, variables) = try solver.request(question.solve, fallbackModel: model, seed: seed)
+                next += 1
+                group.addTask {
+                    let answer = try await provider.complete(
+                        request,
+                        context: RequestContext(itemID: BlindSolver.itemID(of: question.id), stage: BlindSolver.stage, variables: variables))
+                    let chosen = answer.finishReason == .stop ? question.solve.chosen(answer.content) : nil
+                    return (index, Verdict(id: question.id, chosen: chosen, question: question, usage: answer.usage))
+                }
+            }
+            while next < questions.count && next < width { try start() }
+            var answered = 0
+            while let (index, verdict) = try await group.next() {
+                verdicts[index] = verdict
+                answered += 1
+                progress(answered)
+                if next < questions.count { try start() }
+            }
+        }
+        return verdicts.compactMap { $0 }
+    }
+}
