@@ -49,9 +49,10 @@ struct CheckCommand: AsyncParsableCommand {
             own, no key and no feedback, temperature 0. A question whose solver chose another \
             option than the key is flagged (check answer-key), and the summary says how many it \
             answered with the key. SPEC_OR_NAME is a job spec (its model: section, and its \
-            review.model when it names one) or a local model's name (lectern models). With --plan \
-            nothing is asked: it prints the calls, an estimate of the tokens and, from the price \
-            table, of the cost.
+            review.model when it names one) or a local model's name (lectern models). Answers go \
+            through the exchange cache as a run's do (--cache, --cache-dir, --cassette), so \
+            checking again asks only what changed. With --plan nothing is asked: it prints the \
+            calls, an estimate of the tokens and, from the price table, of the cost.
 
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
@@ -80,8 +81,15 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "With --model: print the calls and the estimated tokens and cost, and ask nothing.")
     var plan = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --model: record (default) answers from the exchange cache and asks the solver on a miss, keeping its answer; replay and offline answer from the cache and --cassette only (offline starts no provider); off neither reads nor writes the cache.",
+            valueName: "MODE"))
+    var cache: CacheMode = .record
+
     /// How --model's spec is read (its presets and corpus roots), as `run` reads it.
     @OptionGroup var specOptions: SpecOptions
+    @OptionGroup var cacheOptions: CacheOptions
 
     func validate() throws {
         if plan && model == nil { throw ValidationError("--plan estimates a blind solve: give --model SPEC_OR_NAME with it") }
@@ -124,7 +132,8 @@ struct CheckCommand: AsyncParsableCommand {
                 solver.printPlan(questions: questions.count, json: json)
                 return
             }
-            report = try await solver.solve(questions, into: report, file: name)
+            let store = try cacheOptions.open(ProcessInfo.processInfo.environment)
+            report = try await solver.solve(questions, into: report, file: name, cache: store, mode: cache)
         }
         if json {
             FileHandle.standardOutput.write(Data(report.jsonText.utf8))
@@ -136,9 +145,10 @@ struct CheckCommand: AsyncParsableCommand {
             Console.error("\(name): \(report.items) \(noun)\(report.items == 1 ? "" : "s")\(lectures) (\(report.format.rawValue)), \(flagged) flagged")
             if let solved = report.solved {
                 let cost = solved.costUSD.map { String(format: ", $%.4f", $0) } ?? ""
+                let cached = solved.cached == 0 ? "" : "; \(solved.cached) answered from the cache"
                 Console.error(
                     "blind solver \(solved.provider)/\(solved.model): \(solved.asked) asked, \(solved.agreed) answered with the key, "
-                        + "\(solved.asked - solved.agreed - solved.unanswered) with another option, \(solved.unanswered) with none (\(solved.tokens) tokens\(cost))")
+                        + "\(solved.asked - solved.agreed - solved.unanswered) with another option, \(solved.unanswered) with none (\(solved.tokens) tokens\(cost)\(cached))")
             }
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }

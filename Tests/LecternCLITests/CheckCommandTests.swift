@@ -189,7 +189,7 @@ struct CheckCommandTests {
 
     @Test func aBlindSolverThatChoosesAnotherOptionFlagsTheQuestion() async throws {
         let (dir, bank) = try Self.solverWorkspace()
-        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]
         let text = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
         #expect(text.status == 1, "\(text)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
@@ -210,19 +210,34 @@ struct CheckCommandTests {
         #expect(calls.split(separator: "\n").count == 4, "\(calls)")
         #expect(["q1", "q2", "q3", "q4"].allSatisfy { calls.contains("\($0)/blind-solve") } && !calls.contains("q5"), "\(calls)")
 
+        // Again: every answer comes from the exchange cache (the cut-off one too, as a run keeps it).
         let json = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--json"] + presets, in: dir.root)
         #expect(json.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let solved = try #require(object["solved"] as? [String: Any])
         #expect(solved["asked"] as? Int == 4 && solved["agreed"] as? Int == 1 && solved["unanswered"] as? Int == 1)
         #expect(solved["model"] as? String == "solver-model" && solved["provider"] as? String == "scripted")
+        #expect(solved["cached"] as? Int == 4 && solved["tokens"] as? Int == 0, "\(solved)")
+        func callCount() -> Int {
+            ((try? String(contentsOf: dir.root.appendingPathComponent("calls.log"), encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        #expect(callCount() == 4)
+        // An edited stem is a new question: offline it is a miss (exit 3, named), recorded it is asked once.
+        let edited = try String(contentsOf: dir.root.appendingPathComponent(bank), encoding: .utf8)
+            .replacingOccurrences(of: "What is 2 + 2?", with: "What is two plus two?")
+        try edited.write(to: dir.root.appendingPathComponent(bank), atomically: true, encoding: .utf8)
+        let offline = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--cache", "offline"] + presets, in: dir.root)
+        #expect(offline.status == 3 && offline.stderr.contains("no recorded answer for q2/blind-solve"), "\(offline)")
+        let recorded = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
+        #expect(recorded.status == 1 && recorded.stderr.contains("(320 tokens, $0.0000; 3 answered from the cache)"), "\(recorded.stderr)")
+        #expect(callCount() == 5)
         let flagged = try #require(object["flagged"] as? [[String: Any]])
         #expect((flagged[0]["checks"] as? [String]) == ["answer-key"])
     }
 
     @Test func planAsksNothingAndEstimates() async throws {
         let (dir, bank) = try Self.solverWorkspace()
-        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]
         let plan = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--plan"] + presets, in: dir.root)
         #expect(plan.status == 0, "\(plan)")
         #expect(plan.stdout.hasPrefix("blind solve with scripted/solver-model: 4 calls (one a multiple-choice question), about 2800 tokens"), "\(plan.stdout)")
@@ -251,7 +266,7 @@ struct CheckCommandTests {
     @Test func aSolverThatFailsExitsThree() async throws {
         let (dir, bank) = try Self.solverWorkspace()
         _ = try dir.write("solver.json", #"{"answers": []}"#)
-        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path]
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]
         let failed = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
         #expect(failed.status == 3, "\(failed)")
         #expect(failed.stderr.contains("bank.jsonl: error: the blind solver scripted/solver-model failed"), "\(failed.stderr)")

@@ -10,7 +10,9 @@ struct SolverSetup {
     var providerKind: String
     var model: String
     var seed: Int?
-    /// Made when the first question is asked, so that `--plan` starts nothing.
+    var maxConcurrency: Int
+    /// Made when the first question misses the cache, so that `--plan` and a solve answered from
+    /// the cache start nothing (no local model server, no connection).
     let makeProvider: @Sendable () throws -> any LLMProvider
 
     static var localNames: String { LocalModelCatalog.knownModels.map(\.name).joined(separator: ", ") }
@@ -31,11 +33,14 @@ struct SolverSetup {
                 throw LecternExit.usage
             }
             let (spec, _, url) = try JobSetup.loadSpec(value, options: specOptions)
-            return SolverSetup(providerKind: spec.model.provider.rawValue, model: spec.review.model ?? spec.model.name, seed: spec.model.seed) {
+            return SolverSetup(
+                providerKind: spec.model.provider.rawValue, model: spec.review.model ?? spec.model.name, seed: spec.model.seed,
+                maxConcurrency: spec.model.maxConcurrency
+            ) {
                 try JobSetup.makeProvider(spec: spec, specURL: url, environment: environment, events: SilentEventSink())
             }
         }
-        return SolverSetup(providerKind: "local", model: value, seed: nil) {
+        return SolverSetup(providerKind: "local", model: value, seed: nil, maxConcurrency: 1) {
             try LocalProviderFactory.make(
                 model: value, maxConcurrency: 1, maxTokens: 400, environment: environment, events: { _ in }, status: { Console.error($0) })
         }
@@ -63,34 +68,34 @@ struct SolverSetup {
                     .utf8))
     }
 
-    /// Solves `questions` and adds each disagreement with the key to `report` (in file order),
-    /// with what was solved. A provider failure is printed and exits 3.
-    func solve(_ questions: [BankQuestion], into report: BankReport, file: String) async throws -> BankReport {
-        let provider: any LLMProvider
-        do {
-            provider = try makeProvider()
-        } catch {
-            Console.error("\(file): error: cannot set up the blind solver \(providerKind)/\(model): \(error)")
-            throw LecternExit.usage
-        }
+    /// Solves `questions` through `cache` in `mode` (as `run` asks) and adds each disagreement
+    /// with the key to `report` (in file order), with what was solved. A provider failure, or a
+    /// miss in replay or offline mode, is printed and exits 3; a cache that cannot be written, 5.
+    func solve(_ questions: [BankQuestion], into report: BankReport, file: String, cache: ExchangeCache, mode: CacheMode) async throws -> BankReport {
+        let make = makeProvider
+        let provider = mode == .offline ? nil : LazyProvider(kind: providerKind, maxConcurrency: maxConcurrency, make: make)
+        let exchanger = Exchanger(providerKind: providerKind, provider: provider, cache: cache, mode: mode)
         if !questions.isEmpty { Console.error("solving \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") blind with \(providerKind)/\(model) …") }
         let verdicts: [BankSolve.Verdict]
         do {
-            verdicts = try await BankSolve.solve(questions, provider: provider, model: model, seed: seed)
+            verdicts = try await BankSolve.solve(questions, exchanger: exchanger, model: model, seed: seed)
         } catch {
-            await (provider as? any ShutdownableProvider)?.shutdown()
+            await provider?.shutdown()
+            exchanger.flush()
             let reason = (error as? LLMError)?.message ?? "\(error)"
             Console.error("\(file): error: the blind solver \(providerKind)/\(model) failed: \(reason)")
-            throw LecternExit.provider
+            throw error is CacheWriteError ? LecternExit.runtime : LecternExit.provider
         }
-        await (provider as? any ShutdownableProvider)?.shutdown()
+        await provider?.shutdown()
+        exchanger.flush()
 
         var report = report
-        var costs = verdicts.map { PricingSetup.cost(providerKind, model, $0.usage) }
-        if verdicts.isEmpty { costs = [0] }
+        var costs = verdicts.filter { !$0.cached }.map { PricingSetup.cost(providerKind, model, $0.usage) }
+        if costs.isEmpty { costs = [0] }
         report.solved = BankReport.Solved(
             model: model, provider: providerKind, asked: verdicts.count, agreed: verdicts.count { $0.chosen == $0.question.solve.key },
-            unanswered: verdicts.count { $0.chosen == nil }, tokens: verdicts.reduce(0) { $0 + $1.usage.promptTokens + $1.usage.completionTokens },
+            unanswered: verdicts.count { $0.chosen == nil }, cached: verdicts.count(where: \.cached),
+            tokens: verdicts.reduce(0) { $0 + $1.usage.promptTokens + $1.usage.completionTokens },
             costUSD: costs.contains(nil) ? nil : costs.reduce(0) { $0 + ($1 ?? 0) })
         // Each disagreement joins its question's flag, or is a flag of its own placed where the
         // question is in the file.

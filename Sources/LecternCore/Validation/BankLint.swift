@@ -52,24 +52,27 @@ public struct BankReport: Codable, Sendable, Hashable {
     public var solved: Solved?
 
     /// A blind solve of the bank: its solver, the questions put to it, how many it answered with
-    /// the key, and how many it answered with no option (cut off, or naming none).
+    /// the key, how many with no option (cut off, or naming none), how many answers came from the
+    /// exchange cache, and the tokens and cost of those asked now.
     public struct Solved: Codable, Sendable, Hashable {
         public var model: String
         public var provider: String
         public var asked: Int
         public var agreed: Int
         public var unanswered: Int
+        public var cached: Int
         public var tokens: Int
         /// From the price table; nil when it has no price for the model.
         public var costUSD: Double?
 
-        public init(model: String, provider: String, asked: Int, agreed: Int, unanswered: Int, tokens: Int, costUSD: Double?) {
+        public init(model: String, provider: String, asked: Int, agreed: Int, unanswered: Int, cached: Int, tokens: Int, costUSD: Double?) {
             self.model = model; self.provider = provider; self.asked = asked; self.agreed = agreed; self.unanswered = unanswered
+            self.cached = cached
             self.tokens = tokens; self.costUSD = costUSD
         }
 
         enum CodingKeys: String, CodingKey {
-            case model, provider, asked, agreed, unanswered, tokens, costUSD = "cost_usd"
+            case model, provider, asked, agreed, unanswered, cached, tokens, costUSD = "cost_usd"
         }
     }
 

@@ -13,7 +13,10 @@ public enum BankSolve {
         /// its answer named none or was cut off.
         public var chosen: Int?
         public var question: BankQuestion
+        /// What the answer cost when it was asked; an answer from the cache was paid before.
         public var usage: TokenUsage
+        /// The answer came from the exchange cache (or a cassette): nothing was asked.
+        public var cached: Bool
 
         /// The disagreement as `lectern check` prints it, nil when the solver chose the key or none.
         public func problem(model: String) -> String? {
@@ -33,15 +36,17 @@ public enum BankSolve {
         return TokenUsage(promptTokens: tokens * 3 / 5, completionTokens: tokens * 2 / 5)
     }
 
-    /// Solves every question, at most `provider.maxConcurrency` at once; the verdicts in the
-    /// questions' order. `progress` is called after each answer with the number answered so far.
-    /// A provider failure (after its own retries) ends the whole solve: it throws ``LLMError``.
+    /// Solves every question through `exchanger` (its cache first, as a run asks), at most the
+    /// provider's `maxConcurrency` at once; the verdicts in the questions' order. `progress` is
+    /// called after each answer with the number answered so far. A provider failure (after its
+    /// own retries) ends the whole solve: it throws ``LLMError``, a miss in replay or offline mode
+    /// `CacheError`, an answer that could not be stored `CacheWriteError`.
     public static func solve(
-        _ questions: [BankQuestion], provider: any LLMProvider, model: String, seed: Int? = nil,
+        _ questions: [BankQuestion], exchanger: Exchanger, model: String, seed: Int? = nil,
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> [Verdict] {
         let solver = try BlindSolver(model: model)
-        let width = max(1, provider.maxConcurrency)
+        let width = max(1, exchanger.maxConcurrency)
         var verdicts = [Verdict?](repeating: nil, count: questions.count)
         try await withThrowingTaskGroup(of: (Int, Verdict).self) { group in
             var next = 0
@@ -51,11 +56,15 @@ public enum BankSolve {
                 let (request, variables) = try solver.request(question.solve, fallbackModel: model, seed: seed)
                 next += 1
                 group.addTask {
-                    let answer = try await provider.complete(
-                        request,
+                    let outcome = try await exchanger.exchange(
+                        request, template: solver.template.identifier, variant: nil,
                         context: RequestContext(itemID: BlindSolver.itemID(of: question.id), stage: BlindSolver.stage, variables: variables))
+                    let answer = outcome.record.response
                     let chosen = answer.finishReason == .stop ? question.solve.chosen(answer.content) : nil
-                    return (index, Verdict(id: question.id, chosen: chosen, question: question, usage: answer.usage))
+                    return (
+                        index,
+                        Verdict(id: question.id, chosen: chosen, question: question, usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
+                    )
                 }
             }
             while next < questions.count && next < width { try start() }
