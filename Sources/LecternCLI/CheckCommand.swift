@@ -57,7 +57,8 @@ struct CheckCommand: AsyncParsableCommand {
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
             named as FILE:LINE), or --model names neither a spec nor a local model; 3 the solver's \
-            provider failed (after its retries).
+            provider failed (after its retries), or --cache replay or offline found no answer; 5 \
+            the exchange cache could not be written.
             """)
 
     @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json, deck.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))

@@ -143,7 +143,9 @@ struct CheckCommandTests {
         let dir = try Directory()
         let help = try await CLITests.lectern(["check", "--help"], in: dir.root)
         #expect(help.status == 0)
-        for text in ["exam.json", "course.json", "quotes.json", "deck.json", "JSON Lines", "Exit codes: 0 nothing flagged; 1", "--json", "--language"] {
+        for text in [
+            "exam.json", "course.json", "quotes.json", "deck.json", "JSON Lines", "Exit codes: 0 nothing flagged; 1", "--json", "--language", "--model <SPEC_OR_NAME>", "--plan", "3 the solver's",
+        ] {
             #expect(help.stdout.contains(text), "\(text)")
         }
         // Every format it reads, named and counted.
