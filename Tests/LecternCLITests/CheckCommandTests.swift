@@ -273,4 +273,18 @@ struct CheckCommandTests {
         #expect(failed.status == 3, "\(failed)")
         #expect(failed.stderr.contains("bank.jsonl: error: the blind solver scripted/solver-model failed"), "\(failed.stderr)")
     }
+
+    /// A bank of 20: a line at each tenth (at least every 10 answers), and nothing flagged when the
+    /// solver answers every question with its key.
+    @Test func aLongSolveSaysHowFarItIs() async throws {
+        let (dir, _) = try Self.solverWorkspace()
+        let lines = (1...20).map { #"{"id": "n\#($0)", "question": "What is \#($0) + 1?", "options": ["\#($0 + 1)", "\#($0 + 2)"], "answer": 0}"# }
+        let bank = try dir.write("twenty.jsonl", lines.joined(separator: "\n") + "\n")
+        _ = try dir.write("solver.json", #"{"answers": [{"json": {"work": "Add one.", "answer": "{{key}}"}}]}"#)
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]
+        let solved = try await CLITests.lectern(["check", bank, "--model", "solver.yaml"] + presets, in: dir.root)
+        #expect(solved.status == 0, "\(solved)")
+        #expect(solved.stderr.contains("  10 of 20 answered\n") && !solved.stderr.contains("20 of 20"), "\(solved.stderr)")
+        #expect(solved.stderr.contains("20 asked, 20 answered with the key, 0 with another option, 0 with none"), "\(solved.stderr)")
+    }
 }

@@ -78,7 +78,13 @@ struct SolverSetup {
         if !questions.isEmpty { Console.error("solving \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") blind with \(providerKind)/\(model) …") }
         let verdicts: [BankSolve.Verdict]
         do {
-            verdicts = try await BankSolve.solve(questions, exchanger: exchanger, model: model, seed: seed)
+            // A line each tenth of the bank (at least every 10 answers): a local model takes
+            // seconds a question, and a bank of hundreds minutes to an hour.
+            let total = questions.count
+            let step = max(10, total / 10)
+            verdicts = try await BankSolve.solve(questions, exchanger: exchanger, model: model, seed: seed) { answered in
+                if answered % step == 0 && answered < total { Console.error("  \(answered) of \(total) answered") }
+            }
         } catch {
             await provider?.shutdown()
             exchanger.flush()
