@@ -8,11 +8,11 @@ import LecternLLM
 public enum BankSolve {
     /// What the solver made of one question.
     public struct Verdict: Sendable, Hashable {
-        public var id: String
         /// The option the solver chose, in the solver's order (`question.solve.options`); nil when
         /// its answer named none or was cut off.
         public var chosen: Int?
         public var question: BankQuestion
+        public var id: String { question.id }
         /// What the answer cost when it was asked; an answer from the cache was paid before.
         public var usage: TokenUsage
         /// The answer came from the exchange cache (or a cassette): nothing was asked.
@@ -63,7 +63,7 @@ public enum BankSolve {
                     let chosen = answer.finishReason == .stop ? question.solve.chosen(answer.content) : nil
                     return (
                         index,
-                        Verdict(id: question.id, chosen: chosen, question: question, usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
+                        Verdict(chosen: chosen, question: question, usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
                     )
                 }
             }
