@@ -61,6 +61,10 @@ func load(_ arguments: [String]) -> [[(String, String)]] {
 }
 let answers = load(arguments)
 
+/// LECTERN_CHECKS_DUMP=FILE writes every issue with its field, so two builds' verdicts can be diffed.
+let dumpPath = ProcessInfo.processInfo.environment["LECTERN_CHECKS_DUMP"]
+nonisolated(unsafe) var dumping = dumpPath != nil
+nonisolated(unsafe) var dump = ""
 let inspector = ContentInspector(renderer: MarkdownDocumentRenderer(), language: "en")
 
 /// One pass over every answer: the issues found (messages and checks), for the fingerprint.
@@ -77,6 +81,7 @@ func pass(_ answers: [[(String, String)]], inspector: ContentInspector) -> [Stri
             issues += QuestionRules.checkCodeInABlock(field, text)
             issues += QuestionRules.checkNoHeading(field, text)
             found += issues.map { "\($0.check.rawValue) \($0.message)" }
+            if dumping { dump += issues.map { "\(field)\t\($0.check.rawValue) \($0.message)\n" }.joined() }
         }
     }
     return found
@@ -91,6 +96,10 @@ func cpuSeconds() -> Double {
 let texts = answers.reduce(0) { $0 + $1.count }
 let characters = answers.reduce(0) { $0 + $1.reduce(0) { $0 + $1.1.count } }
 let first = pass(answers, inspector: inspector)
+if let dumpPath {
+    FileManager.default.createFile(atPath: dumpPath, contents: Data(dump.utf8))
+    dumping = false
+}
 var best = Double.infinity
 for _ in 1...repeats {
     let start = cpuSeconds()
