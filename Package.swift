@@ -31,6 +31,8 @@ let package = Package(
 
         // The primary-subtag rule for language tags ("ar-EG" is "ar"), shared by every module.
         .target(name: "LecternLanguage"),
+        // What is code, math and prose in Markdown: the one reading the renderer and the checks share.
+        .target(name: "LecternMarkdown"),
         // TeX → MathML; depends only on the language-tag rule (spoken math in Arabic or English).
         .target(name: "TeXMath", dependencies: ["LecternLanguage"]),
         // A seedable generator for repeatable draws (mock faults, fuzzing, generated inputs).
@@ -44,6 +46,7 @@ let package = Package(
             dependencies: [
                 "LecternLLM",
                 "LecternLanguage",
+                "LecternMarkdown",
                 "TeXMath",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -56,7 +59,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Markdown + math → sanitized XHTML + MathML.
-        .target(name: "LecternRender", dependencies: ["TeXMath", "LecternLanguage", "CLibXML2", "CCmarkGFM"]),
+        .target(name: "LecternRender", dependencies: ["TeXMath", "LecternLanguage", "LecternMarkdown", "CLibXML2", "CCmarkGFM"]),
         // Bundle writer/reader, manifest, verify.
         .target(
             name: "LecternBundle",
@@ -91,11 +94,11 @@ let package = Package(
         .executableTarget(
             name: "lectern-bench-quotes", dependencies: ["LecternMockLLM", "LecternPipeline", "LecternRandom"], path: "benchmarks/QuotesBench"),
         .testTarget(name: "TeXMathTests", dependencies: ["TeXMath", "CLibXML2", "LecternRandom"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternCoreTests", dependencies: ["LecternCore", "LecternMarkdown", "LecternRandom", "TeXMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternLLMTests", dependencies: ["LecternLLM", "CLecternSystem"]),
-        .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternRenderTests", dependencies: ["LecternRender", "LecternMarkdown"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternBundleTests", dependencies: ["LecternBundle", "LecternCore", "LecternRandom"]),
-        .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LecternPipelineTests", dependencies: ["LecternPipeline", "LecternMarkdown", "LecternRender"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LecternCLITests", dependencies: ["LecternCLI", "LecternBundle", "LecternRender", "LecternLLM", "lectern"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "LecternReliabilityTests",

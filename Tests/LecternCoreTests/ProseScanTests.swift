@@ -5,8 +5,8 @@ import Testing
 
 /// The scanners that replaced the question checks' Swift Regex paths (`ProseScan`) give what the
 /// patterns gave — on every text of every answer recorded in the committed cassettes (refused
-/// answers included), and on edge cases the cassettes may lack — and so do the checks built on
-/// them: `askedQuestions`, `checkOneQuestion`, `prose`, `checkAsksSomething`, `checkQuestionLast`.
+/// answers included), and on edge cases the cassettes may lack. What is code and math in a text
+/// is `MarkdownLayout`'s reading, held to the renderer by `MarkdownAgreementTests`.
 struct ProseScanTests {
     /// Every string of every answer in pipelines/cassettes/*.jsonl, and each answer that is not
     /// JSON (a lecture) whole.
@@ -67,59 +67,8 @@ struct ProseScanTests {
             #expect(
                 ProseScan.questionSentences(text, repeated: false).map { text[$0] } == text.matches(of: /[^.!?؟\n]*[?؟]/).map { text[$0.range] },
                 "\(text.debugDescription)")
-            #expect(ProseScan.replacingCodeSpans(text) { "<\($0.count)>" } == text.replacing(/`[^`\n]*`/) { "<\($0.output.count)>" }, "\(text.debugDescription)")
-            #expect(ProseScan.replacingDollarMath(text) { "<\($0.count)>" } == text.replacing(/\$\$?[^$]*\$\$?/) { "<\($0.output.count)>" }, "\(text.debugDescription)")
             #expect(ProseScan.removingMarksBeforeQuotes(text) == text.replacing(/[?؟!.]+(?=["'”’»])/, with: ""), "\(text.debugDescription)")
             #expect(ProseScan.unmarked(Substring(text)) == String(text).replacing(/[?؟!.\n]/, with: "·"), "\(text.debugDescription)")
-        }
-    }
-
-    @Test func theChecksGiveTheVerdictsTheyGaveWithThePatterns() async {
-        var questions = 0
-        for (index, text) in Self.texts.enumerated() {
-            if index % Self.yieldEvery == 0 { await Task.yield() }
-            let asked = QuestionRules.askedQuestions(text)
-            let before = Regexed.askedQuestions(text)
-            #expect(asked.map(\.question) == before.map(\.question) && asked.map { String($0.after) } == before.map { String($0.after) }, "\(text.debugDescription)")
-            questions += asked.count
-            #expect(QuestionRules.prose(text) == Regexed.prose(text), "\(text.debugDescription)")
-            #expect(QuestionRules.checkOneQuestion("prompt", text) == Regexed.checkOneQuestion("prompt", text), "\(text.debugDescription)")
-        }
-        #expect(questions > 100, "the corpus asks questions")
-    }
-
-    /// The question checks as they were written with regex literals, before `ProseScan`.
-    enum Regexed {
-        static func prose(_ text: String) -> String {
-            TextIntegrity.outsideFencedCode(text).replacing(/`[^`\n]*`/, with: " ")
-        }
-
-        static func askedQuestions(_ text: String) -> [(question: String, after: Substring)] {
-            let unmarked: (Substring) -> String = { String($0).replacing(/[?؟!.\n]/, with: "·") }
-            let prose = TextIntegrity.outsideFencedCode(text)
-                .replacing(/`[^`\n]*`/) { unmarked($0.output) }
-                .replacing(/\$\$?[^$]*\$\$?/) { unmarked($0.output) }
-                .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
-            return prose.matches(of: /[^.!?؟\n]*[?؟]+/).compactMap { match in
-                let sentence = String(match.output).trimmed
-                let start = match.range.lowerBound
-                let exclaimed = start > prose.startIndex && prose[prose.index(before: start)] == "!"
-                guard sentence.count > 1, !exclaimed, sentence.firstMatch(of: QuestionRules.rhetorical) == nil else { return nil }
-                return (sentence, prose[match.range.upperBound...])
-            }
-        }
-
-        static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
-            let prose = prose(text).replacing(/\$\$?[^$]*\$\$?/, with: " ")
-                .replacing(/[?؟!.]+(?=["'”’»])/, with: "")
-            let questions = prose.matches(of: /[^.!?؟\n]*[?؟]/).map { String($0.output).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
-            guard questions.count > 1 else { return [] }
-            let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")
-            return [
-                .error(
-                    "'\(field)' asks \(questions.count) questions (\(quoted)\(questions.count > 3 ? ", …" : "")): a multiple-choice question asks one question, which its options answer — keep one of them as the stem's only question mark, turn the rest into statements or drop them, and make every option answer that one",
-                    check: .questionForm)
-            ]
         }
     }
 }

@@ -205,9 +205,11 @@ struct TextIntegrityTests {
             }
         }
         #expect(formulas == 1_035)
-        // "control-characters" holds U+0001 and a backspace on purpose; "complex3" (texmath's
-        // writer output) has `\backslash lgroup`: a bare symbol name, rendered as six italic letters.
-        #expect(flagged == ["control-characters", "complex3"])
+        // "control-characters" holds U+0001 and a backspace on purpose. ("complex3", texmath's
+        // writer output with `\backslash lgroup`, was flagged as math too until the inspector read
+        // Markdown as the renderer does: its line " + & 0 & 1" starts a list item, which ends
+        // the paragraph, so "$$…$$" around it is no formula on the page.)
+        #expect(flagged == ["control-characters"])
     }
 
     // MARK: Known commands come from the converter

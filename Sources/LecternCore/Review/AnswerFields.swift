@@ -1,5 +1,6 @@
 import Foundation
 import LecternLLM
+import LecternMarkdown
 
 /// The fields of an answer a reviewer can read and rewrite, named by path, whatever the kind:
 /// every string of a JSON answer (`prompt`, `correct.feedback`, `wrong[1].text`, `cards[3].back`,
@@ -102,13 +103,10 @@ public enum AnswerFields {
     public static func markdownSections(_ text: String) -> [String] {
         var sections: [[Substring]] = []
         var current: [Substring] = []
-        var fence: Substring?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.drop { $0 == " " }
-            if let open = fence {
-                if trimmed.hasPrefix(open) { fence = nil }
-            } else if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
-                fence = trimmed.prefix(3)
+        let layout = MarkdownLayout(text)
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if layout.isCodeLine(index + 1) {
+                // Code: a `#` line is a comment, not a heading.
             } else if line.hasPrefix("#"), line.prefix(while: { $0 == "#" }).count <= 6, line.drop(while: { $0 == "#" }).first == " ", !current.isEmpty {
                 sections.append(current)
                 current = []

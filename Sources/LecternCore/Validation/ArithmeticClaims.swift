@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 /// One arithmetic claim found in text: two sides joined by `=` or `≈`, both fully computable,
 /// as in `\frac{180 - 175}{8} = 2.5` or the last link of `P(X=5) = 252/1024 = 0.246`.
@@ -60,7 +61,7 @@ public enum ArithmeticClaims {
         let scalars = Array(text.unicodeScalars)
         var found: [ArithmeticClaim] = []
         var locator = IndexLocator(text: text)
-        for region in MarkdownMath.regions(scalars) {
+        for region in MarkdownMath.regions(scalars, text: text) {
             for link in ClaimReader(text: scalars, region: region).links()
             where !SentenceContext.setsAside(scalars, link.leftRange.lowerBound..<link.rightRange.upperBound) {
                 found.append(link.claim(in: scalars, locator: &locator))
@@ -216,9 +217,11 @@ struct TextRegion: Sendable {
     var cutAfter = false
 }
 
-/// Splits Markdown into math and running text and drops code. Linear in the text's length:
-/// searches for closing delimiters remember where they failed, so unmatched `$` or `\(` cannot
-/// make it quadratic.
+/// Splits Markdown into math and running text and drops code. Code blocks, code spans and
+/// formulas are `MarkdownLayout`'s (what the renderer shows); in the running text between them
+/// it also reads a math environment written without delimiters (`\begin{align} … \end{align}`,
+/// which shows as TeX but still states its equalities) as math, and drops HTML code elements
+/// and comments. Linear in the text's length: searches remember where they failed.
 struct MarkdownMath {
     static let mathEnvironments: Set<String> = [
         "equation", "equation*", "align", "align*", "aligned", "gather", "gather*", "gathered", "multline", "multline*", "eqnarray",
@@ -233,13 +236,10 @@ struct MarkdownMath {
     private var index = 0
     /// For each needle searched for, a position from which it is known not to occur.
     private var absentFrom: [[Unicode.Scalar]: Int] = [:]
-    /// The next valid closing `$` found so far (searches only move forward).
-    private var dollarCloser: (from: Int, at: Int?)?
-    private var blankLine: (from: Int, at: Int?)?
 
-    static func regions(_ s: [Unicode.Scalar]) -> [TextRegion] {
+    static func regions(_ s: [Unicode.Scalar], text: String) -> [TextRegion] {
         var scanner = MarkdownMath(s: s)
-        scanner.scan()
+        scanner.scan(MarkdownLayout(text))
         return scanner.regions
     }
 
@@ -255,51 +255,40 @@ struct MarkdownMath {
         index = range.upperBound
     }
 
-    private mutating func scan() {
-        var lineStart = true
+    private mutating func scan(_ layout: MarkdownLayout) {
+        // What the layout found, in scalars and in order: (range, math content, inline).
+        let scalar = layout.scalarIndexes()
+        var cuts: [(range: Range<Int>, math: Range<Int>?, inline: Bool)] = layout.codeBlocks.map { block in
+            let bytes = layout.byteRange(of: block)
+            // A ```math block is display math; any other block is code.
+            let math = block.isMath ? Self.mathBlockContent(block, layout: layout, scalar: scalar) : nil
+            return (scalar[bytes.lowerBound]..<scalar[bytes.upperBound], math, false)
+        }
+        cuts += layout.codeSpans.map { (scalar[$0.lowerBound]..<scalar[$0.upperBound], nil, true) }
+        cuts += layout.formulas.map { formula in
+            (
+                scalar[formula.range.lowerBound]..<scalar[formula.range.upperBound],
+                scalar[formula.contentRange.lowerBound]..<scalar[formula.contentRange.upperBound], true
+            )
+        }
+        cuts.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var next = 0
         while index < s.count {
-            if lineStart {
-                lineStart = false
-                if let end = fenceEnd(lineStart: index) {
-                    cut(index..<end, math: nil, inline: false)
-                    lineStart = true
-                    continue
-                }
+            while next < cuts.count, cuts[next].range.lowerBound < index { next += 1 }
+            if next < cuts.count, cuts[next].range.lowerBound == index {
+                cut(cuts[next].range, math: cuts[next].math, inline: cuts[next].inline)
+                next += 1
+                continue
             }
+            let limit = next < cuts.count ? cuts[next].range.lowerBound : s.count
             switch s[index] {
-            case "\n":
-                index += 1
-                lineStart = true
-            case "`":
-                var length = 0
-                while index + length < s.count && s[index + length] == "`" { length += 1 }
-                if let close = backtickClose(from: index + length, length: length) {
-                    cut(index..<(close + length), math: nil)
-                } else {
-                    index += length
-                }
-            case "$":
-                if index + 1 < s.count && s[index + 1] == "$" {
-                    if let close = find(["$", "$"], from: index + 2) {
-                        cut(index..<(close + 2), math: (index + 2)..<close)
-                    } else {
-                        index += 2
-                    }
-                } else if let close = inlineDollarClose(open: index) {
-                    cut(index..<(close + 1), math: (index + 1)..<close)
-                } else {
-                    index += 1
-                }
             case "\\":
-                let next = index + 1 < s.count ? s[index + 1] : nil
-                if next == "(" || next == "[", let close = find(["\\", next == "(" ? ")" : "]"], from: index + 2) {
-                    cut(index..<(close + 2), math: (index + 2)..<close)
-                } else if let (environment, contentStart) = beginning(at: index), Self.mathEnvironments.contains(environment),
-                    let close = find(Array("\\end{\(environment)}".unicodeScalars), from: contentStart)
+                if let (environment, contentStart) = beginning(at: index), Self.mathEnvironments.contains(environment),
+                    let close = find(Array("\\end{\(environment)}".unicodeScalars), from: contentStart), close < limit
                 {
                     cut(index..<(close + environment.unicodeScalars.count + 6), math: contentStart..<close)
                 } else {
-                    index += 2
+                    index = min(index + 2, limit)
                 }
             case "<":
                 if let end = codeElementEnd(at: index) { cut(index..<end, math: nil) } else { index += 1 }
@@ -310,120 +299,13 @@ struct MarkdownMath {
         if proseStart < s.count { regions.append(TextRegion(range: proseStart..<s.count, isMath: false, cutBefore: cutBefore)) }
     }
 
-    /// The end (after its closing line) of a fenced code block opening at `lineStart`, if one does.
-    private func fenceEnd(lineStart: Int) -> Int? {
-        var offset = lineStart
-        while offset < s.count && offset - lineStart < 3 && s[offset] == " " { offset += 1 }
-        guard offset < s.count, s[offset] == "`" || s[offset] == "~" else { return nil }
-        let fence = s[offset]
-        var length = 0
-        while offset < s.count && s[offset] == fence {
-            length += 1
-            offset += 1
-        }
-        guard length >= 3 else { return nil }
-        var lineEnd = offset
-        while lineEnd < s.count && s[lineEnd] != "\n" {
-            if fence == "`" && s[lineEnd] == "`" { return nil }  // ```inline``` is a code span
-            lineEnd += 1
-        }
-        var line = lineEnd + 1
-        while line < s.count {
-            var cursor = line
-            while cursor < s.count && cursor - line < 3 && s[cursor] == " " { cursor += 1 }
-            var closing = 0
-            while cursor < s.count && s[cursor] == fence {
-                closing += 1
-                cursor += 1
-            }
-            while cursor < s.count && (s[cursor] == " " || s[cursor] == "\t") { cursor += 1 }
-            if closing >= length && (cursor == s.count || s[cursor] == "\n") { return min(s.count, cursor + 1) }
-            while line < s.count && s[line] != "\n" { line += 1 }
-            line += 1
-        }
-        return s.count  // an unclosed fence runs to the end
+    /// The lines of a ```math block, as scalars: its content, without the fences.
+    private static func mathBlockContent(_ block: MarkdownLayout.CodeBlock, layout: MarkdownLayout, scalar: [Int]) -> Range<Int> {
+        let bytes = layout.byteRange(of: block)
+        let firstContent = block.lineRange.lowerBound < layout.lineStarts.count ? layout.lineStarts[block.lineRange.lowerBound] : bytes.upperBound
+        let lastContentEnd = block.closed ? layout.lineStarts[block.lineRange.upperBound - 1] : bytes.upperBound
+        return scalar[min(firstContent, bytes.upperBound)]..<scalar[max(min(firstContent, bytes.upperBound), lastContentEnd)]
     }
-
-    /// The start of the backtick run of exactly `length` that closes a code span.
-    private mutating func backtickClose(from start: Int, length: Int) -> Int? {
-        let key = [Unicode.Scalar](repeating: "`", count: min(length, 64))
-        if let absent = absentFrom[key], start >= absent { return nil }
-        var offset = start
-        while offset < s.count {
-            if s[offset] == "`" {
-                var run = 0
-                while offset + run < s.count && s[offset + run] == "`" { run += 1 }
-                if run == length { return offset }
-                offset += run
-            } else {
-                offset += 1
-            }
-        }
-        absentFrom[key] = start
-        return nil
-    }
-
-    /// Pandoc's rule: the opening `$` has a non-space after it, the closing one a non-space
-    /// before it and no digit after it ("costs $5 and $10" is no math); no blank line between.
-    private mutating func inlineDollarClose(open: Int) -> Int? {
-        guard open + 1 < s.count, !Self.isBlank(s[open + 1]) else { return nil }
-        guard let close = nextDollarCloser(from: open + 1) else { return nil }
-        if let blank = nextBlankLine(from: open + 1), blank < close { return nil }
-        return close
-    }
-
-    private mutating func nextDollarCloser(from start: Int) -> Int? {
-        if let cached = dollarCloser, cached.from <= start {
-            guard let at = cached.at else { return nil }
-            if at >= start { return at }
-        }
-        var offset = start
-        while offset < s.count {
-            if s[offset] == "$" && offset > 0 && !Self.isBlank(s[offset - 1]) && !isEscaped(offset)
-                && !(offset + 1 < s.count && ArithmeticLexer.digitValue(s[offset + 1]) != nil)
-            {
-                dollarCloser = (start, offset)
-                return offset
-            }
-            offset += 1
-        }
-        dollarCloser = (start, nil)
-        return nil
-    }
-
-    private mutating func nextBlankLine(from start: Int) -> Int? {
-        if let cached = blankLine, cached.from <= start {
-            guard let at = cached.at else { return nil }
-            if at >= start { return at }
-        }
-        var offset = start
-        while offset < s.count {
-            if s[offset] == "\n" {
-                var next = offset + 1
-                while next < s.count && (s[next] == " " || s[next] == "\t" || s[next] == "\r") { next += 1 }
-                if next < s.count && s[next] == "\n" {
-                    blankLine = (start, offset)
-                    return offset
-                }
-            }
-            offset += 1
-        }
-        blankLine = (start, nil)
-        return nil
-    }
-
-    /// Preceded by an odd number of backslashes.
-    private func isEscaped(_ offset: Int) -> Bool {
-        var count = 0
-        var cursor = offset - 1
-        while cursor >= 0 && s[cursor] == "\\" && count < 64 {
-            count += 1
-            cursor -= 1
-        }
-        return count % 2 == 1
-    }
-
-    private static func isBlank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
 
     private mutating func find(_ needle: [Unicode.Scalar], from start: Int) -> Int? {
         if let absent = absentFrom[needle], start >= absent { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 /// Python code in a text's fenced blocks that Python would refuse before running a line of it.
 ///
@@ -86,44 +87,20 @@ public enum CodeStructure {
         return false
     }
 
-    /// The fenced code blocks of `markdown` (``` or ~~~, three or more; an unclosed one runs to
-    /// the end), with the first word of each info string.
+    /// The code blocks of `markdown` as `MarkdownLayout` reads them (fenced, with the first word
+    /// of each info string, and indented, unlabelled), each with the prose before it.
     static func fencedBlocks(_ markdown: String) -> [Block] {
-        var blocks: [Block] = []
-        var open: (fence: Character, length: Int, indent: Int, block: Block)?
-        var prose: [Substring] = []
-        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let indent = line.prefix(while: { $0 == " " }).count
-            let rest = line.dropFirst(indent)
-            if var current = open {
-                if let fence = rest.first, fence == current.fence, indent <= 3 {
-                    let length = rest.prefix(while: { $0 == fence }).count
-                    if length >= current.length, rest.dropFirst(length).allSatisfy(\.isWhitespace) {
-                        blocks.append(current.block)
-                        open = nil
-                        continue
-                    }
-                }
-                // Content lines lose the fence's indentation, as CommonMark reads them.
-                var content = line
-                var removed = 0
-                while removed < current.indent, content.first == " " {
-                    content = content.dropFirst()
-                    removed += 1
-                }
-                current.block.lines.append(content)
-                open = current
-            } else if let opening = Self.opening(rest, indent: indent) {
-                let leadIn = prose.suffix(3).joined(separator: " ")
-                let block = Block(label: opening.label, lines: [], firstLine: index + 2, leadIn: leadIn)
-                open = (opening.fence, opening.length, indent, block)
-                prose = []
-            } else if !line.allSatisfy(\.isWhitespace) {
-                prose.append(line)
-            }
+        let layout = MarkdownLayout(markdown)
+        guard !layout.codeBlocks.isEmpty else { return [] }
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        var previousEnd = 0
+        return layout.codeBlocks.map { block in
+            // The lines between the previous block and this one (1-based previousEnd + 1 …).
+            let between = lines[min(previousEnd, lines.count)..<max(previousEnd, min(block.lineRange.lowerBound - 1, lines.count))]
+            let leadIn = between.filter { !$0.allSatisfy(\.isWhitespace) }.suffix(3).joined(separator: " ")
+            previousEnd = block.lineRange.upperBound
+            return Block(label: block.label, lines: block.lines.map { Substring($0) }, firstLine: block.firstContentLine, leadIn: leadIn)
         }
-        if let open { blocks.append(open.block) }
-        return blocks
     }
 
     /// The fence a line (`rest`, its indentation `indent` removed) opens: three or more backticks

@@ -4,21 +4,10 @@
 /// use, so sharing them across tasks is safe.
 enum CompiledPatterns {
     nonisolated(unsafe) static let bangBeforeName = /!(?=[A-Za-z_(])/
-    nonisolated(unsafe) static let fencedCodeBody = /```[A-Za-z0-9_+-]*\s([\s\S]*?)```/
-    nonisolated(unsafe) static let fencedCode = /```[A-Za-z0-9_+-]*\s[\s\S]*?```/
-    nonisolated(unsafe) static let inlineCodeBody = /`([^`\n]+)`/
     nonisolated(unsafe) static let whatIsTheWayTo = /(?i)^\s*what (is|are) the ((correct|best|right|proper|usual|easiest) )?ways? to\s+/
     nonisolated(unsafe) static let decimalNumber = /\d+(\.\d+)?/
     nonisolated(unsafe) static let fenceLine = /^```[A-Za-z0-9_+-]*$/
     nonisolated(unsafe) static let endsWithAValue = /[=≈]\s*[-+−]?[\d.,\/]*\d\s*(%|\))?\z/
-    nonisolated(unsafe) static let dollarMathSpan = /\$[^$]*\$/
-    nonisolated(unsafe) static let displayDollarMath = /\$\$[\s\S]*?\$\$/
-    nonisolated(unsafe) static let bracketMath = /\\\[[\s\S]*?\\\]/
-    nonisolated(unsafe) static let parenMath = /\\\([\s\S]*?\\\)/
-    nonisolated(unsafe) static let inlineDollarMath = /\$[^$\n]+?\$/
-    nonisolated(unsafe) static let codeSpanAnyTicks = /`+[^`\n]*`+/
     nonisolated(unsafe) static let commandName = /\\([A-Za-z]+)/
-    nonisolated(unsafe) static let codeSpan = /`[^`\n]*`/
-    nonisolated(unsafe) static let inlineDollarMathOrEmpty = /\$[^$\n]*\$/
     nonisolated(unsafe) static let blankLine = /\n[ \t]*\n/
 }

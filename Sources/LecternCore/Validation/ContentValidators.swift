@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 /// One problem with generated content. Errors make the item invalid (it is repaired by re-asking
 /// or reported); warnings are flags kept in the event log and counted in the run's summary.
@@ -445,7 +446,7 @@ public enum QuestionRules {
     /// Statement" in it is part of a lecture pasted in (the local model copied the lecture's
     /// opening, heading and code included, as its engagement question), never a question.
     public static func checkNoHeading(_ field: String, _ text: String) -> [ValidationIssue] {
-        for line in TextIntegrity.outsideFencedCode(text).split(whereSeparator: \.isNewline) {
+        for line in MarkdownLayout(text).prose().split(whereSeparator: \.isNewline) {
             guard line.first == "#" else { continue }
             let hashes = line.prefix { $0 == "#" }
             guard hashes.count <= 6, line.dropFirst(hashes.count).first == " " else { continue }
@@ -465,7 +466,7 @@ public enum QuestionRules {
     public static func checkOneQuestion(_ field: String, _ text: String) -> [ValidationIssue] {
         // A question quoted inside the stem ("If someone asks 'What is this?', what would you
         // say?") is part of the one question: a mark right before a closing quote does not end it.
-        let prose = ProseScan.removingMarksBeforeQuotes(ProseScan.replacingDollarMath(prose(text)) { _ in " " })
+        let prose = ProseScan.removingMarksBeforeQuotes(MarkdownLayout(text).prose(codeSpan: { _ in " " }, formula: { _ in " " }))
         let questions = ProseScan.questionSentences(prose, repeated: false).map { String(prose[$0]).trimmed }.filter { !$0.isEmpty && $0 != "?" && $0 != "؟" }
         guard questions.count > 1 else { return [] }
         let quoted = questions.prefix(3).map { "'\($0.count > 80 ? $0.prefix(77) + "…" : Substring($0))'" }.joined(separator: ", ")
@@ -476,10 +477,10 @@ public enum QuestionRules {
         ]
     }
 
-    /// A text's prose: its fenced code blocks' lines left empty and its inline code blanked, so a
-    /// check of wording does not read code.
+    /// A text's prose: its code blocks' lines left empty and its inline code blanked, so a check
+    /// of wording does not read code.
     static func prose(_ text: String) -> String {
-        ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { _ in " " }
+        MarkdownLayout(text).prose(codeSpan: { _ in " " })
     }
 
     /// What a course question's prompt is held to as a question put to a learner who read the
@@ -517,9 +518,22 @@ public enum QuestionRules {
     /// white space set aside, fences and backticks out; at least 12 characters of it.
     public static func asksTheSameCode(_ a: String, _ b: String) -> Bool {
         func code(_ text: String) -> String {
-            let fenced = text.matches(of: CompiledPatterns.fencedCodeBody).map { String($0.output.1) }
-            let inline = text.replacing(CompiledPatterns.fencedCode, with: " ").matches(of: CompiledPatterns.inlineCodeBody).map { String($0.output.1) }
-            return (fenced + inline).joined().filter { !$0.isWhitespace }
+            let layout = MarkdownLayout(text)
+            let bytes = Array(text.utf8)
+            let blocks = layout.codeBlocks.flatMap(\.lines)
+            let spans = layout.codeSpans.map { range -> String in
+                let span = String(decoding: bytes[range], as: UTF8.self)
+                let ticks = span.prefix(while: { $0 == "`" }).count
+                var inner = String(span.dropFirst(ticks).dropLast(ticks))
+                // A fence written inside a paragraph ("```python x = 1```") shows as a code span:
+                // the word right after its backticks, before white space, is its language.
+                if ticks >= 3 {
+                    let word = inner.prefix(while: { $0.isASCII && ($0.isLetter || $0.isNumber || "_+-".contains($0)) })
+                    if let after = inner.dropFirst(word.count).first, after.isWhitespace { inner = String(inner.dropFirst(word.count)) }
+                }
+                return inner
+            }
+            return (blocks + spans).joined().filter { !$0.isWhitespace }
         }
         let (x, y) = (code(a), code(b))
         return x.count >= 12 && x == y && prose(a).firstMatch(of: Self.asksWhatItDoes) != nil && prose(b).firstMatch(of: Self.asksWhatItDoes) != nil
@@ -544,7 +558,7 @@ public enum QuestionRules {
     public static func checkShowsItsCode(_ field: String, _ text: String) -> [ValidationIssue] {
         // "Which line removes and returns the last item of the list `xs`?" asks for the code, not
         // for what `xs` holds (labelled set h-py-15): no contents needed.
-        if !text.contains("```"), let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil,
+        if MarkdownLayout(text).codeBlocks.isEmpty, let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil,
             text.firstMatch(of: Self.asksForTheCode) == nil
         {
             let name = String(named.output.2)
@@ -665,7 +679,7 @@ public enum QuestionRules {
     /// "قارن …": `LanguageProfile.instructionOpeners`; a language without a profile is not refused);
     /// and it does not ask whether an explanation helped. A true/false statement is not held to this.
     public static func checkAsksSomething(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
-        let prose = TextIntegrity.outsideFencedCode(text)
+        let prose = MarkdownLayout(text).prose()
         if let meta = prose.firstMatch(of: Self.asksWhetherItHelped) {
             return [
                 .error(
@@ -696,8 +710,7 @@ public enum QuestionRules {
     /// how we can organize our toys using variables? Let's try it out with a simple example!?".
     public static func askedQuestions(_ text: String) -> [(question: String, after: Substring)] {
         // Code and math are kept for quoting, with their sentence marks taken out.
-        let prose = ProseScan.removingMarksBeforeQuotes(
-            ProseScan.replacingDollarMath(ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text), ProseScan.unmarked), ProseScan.unmarked))
+        let prose = ProseScan.removingMarksBeforeQuotes(MarkdownLayout(text).prose(codeSpan: ProseScan.unmarked, formula: ProseScan.unmarked))
         return ProseScan.questionSentences(prose, repeated: true).compactMap { range in
             let sentence = String(prose[range]).trimmed
             let start = range.lowerBound
@@ -896,7 +909,7 @@ public enum QuestionRules {
                     check: .questionForm)
             ]
         }
-        let lines = TextIntegrity.outsideFencedCode(text).components(separatedBy: "\n")
+        let lines = MarkdownLayout(text).prose().components(separatedBy: "\n")
         func refused(_ index: Int) -> [ValidationIssue] {
             [
                 .error(
@@ -940,17 +953,21 @@ public enum QuestionRules {
     /// intro-probability explanations and reference answers, refused for it before).
     public static func checkFinished(_ field: String, _ text: String, finish: String = "finish the question") -> [ValidationIssue] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let last = trimmed.last, !trimmed.hasSuffix("```"), !trimmed.hasSuffix("~~~") else { return [] }
+        // A text that ends with a code block ends with its code; one cut off inside a fence that
+        // never closes is cut off.
+        let layout = MarkdownLayout(trimmed)
+        let endsWithCode = layout.codeBlocks.last.map { $0.lineRange.contains(layout.lineStarts.count) && ($0.closed || !$0.fenced) } ?? false
+        guard let last = trimmed.last, !endsWithCode else { return [] }
         // Cut off in inline code: python-collections' feedback ended "you would use the key `" and
         // a practice stem "… which is `'Alice" (its JSON broke at the quote of `my_dict["name"]`).
-        if TextIntegrity.outsideFencedCode(trimmed).filter({ $0 == "`" }).count % 2 == 1 {
+        if layout.prose().filter({ $0 == "`" }).count % 2 == 1 {
             return [.error("'\(field)' stops in the middle of a sentence ('…\(trimmed.suffix(50))'): \(finish)", check: .questionForm)]
         }
         if last.isNumber, trimmed.firstMatch(of: CompiledPatterns.endsWithAValue) != nil { return [] }
         // A straight quote may close as well as open: not counted.
         let open = last.isLetter || last.isNumber || ",;-–—([{“‘«".contains(last)
         guard open else { return [] }
-        let body = ProseScan.replacingCodeSpans(String(trimmed.dropLast())) { _ in " " }.replacing(CompiledPatterns.dollarMathSpan, with: " ")
+        let body = MarkdownLayout(String(trimmed.dropLast())).prose(codeBlocks: .kept, codeSpan: { _ in " " }, formula: { _ in " " })
         guard body.contains(where: { ".?!؟".contains($0) }) else { return [] }
         let tail = trimmed.suffix(50)
         return [.error("'\(field)' stops in the middle of a sentence ('…\(tail)'): \(finish)", check: .questionForm)]

@@ -1,91 +1,98 @@
 import Foundation
+import LecternMarkdown
 
 /// Inline math whose delimiters do not pair: `\( H(10) = 5 feet, … then \( H \)` opens math twice
 /// and renders the words between as math; `$x.` opens math that never closes. Sure in every
-/// language, because it reads only the delimiters: a `$` before an amount (`$5`, `$1,200.`) is
-/// money, and code (fenced blocks and code spans) is left out.
+/// language, because it reads only the delimiters: which ones pair is what the renderer pairs
+/// (`MarkdownLayout`'s formulas), and of the rest a `$` before an amount (`$5`, `$1,200.`) is
+/// money; code (blocks and spans) is left out.
 public enum MathDelimiters {
     /// The first delimiter of `markdown` that opens inline math and never closes it within its
     /// paragraph, opens it again before closing it, or closes math nothing opened: a short quote
     /// from there and what is wrong, or nil when every delimiter pairs.
     public static func firstUnbalanced(_ markdown: String) -> String? {
         guard markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\)") else { return nil }
-        let prose = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(markdown)) { _ in " " }
-        for paragraph in prose.components(separatedBy: "\n\n") {
-            if let problem = firstUnbalanced(inParagraph: Array(paragraph)) { return problem }
+        // What the renderer pairs is `MarkdownLayout`'s formulas: the check reads what is left.
+        // The prose it quotes has code spans blanked and each formula marked where it starts.
+        let layout = MarkdownLayout(markdown)
+        let marked = layout.prose(codeSpan: { _ in " " }, formula: { String(Self.formulaMark) + $0 })
+        var next = 0
+        for paragraph in marked.components(separatedBy: "\n\n") {
+            var c: [Character] = []
+            var formulas: [Int: (end: Int, formula: MarkdownLayout.Formula)] = [:]
+            var pending: MarkdownLayout.Formula?
+            for character in paragraph {
+                if character == Self.formulaMark, next < layout.formulas.count {
+                    pending = layout.formulas[next]
+                    next += 1
+                    continue
+                }
+                if let formula = pending {
+                    formulas[c.count] = (c.count + formula.source.count, formula)
+                    pending = nil
+                }
+                c.append(character)
+            }
+            if let problem = firstUnbalanced(inParagraph: c, formulas: formulas) { return problem }
         }
         return nil
     }
 
-    enum Opener { case paren, dollar }
+    /// Where a formula starts in the quoted prose (a private-use character no text holds there).
+    static let formulaMark: Character = "\u{E002}"
 
-    static func firstUnbalanced(inParagraph c: [Character]) -> String? {
+    static func firstUnbalanced(inParagraph c: [Character], formulas: [Int: (end: Int, formula: MarkdownLayout.Formula)]) -> String? {
         func quote(_ from: Int) -> String {
             let text = String(c[from..<min(c.count, from + 40)]).replacingOccurrences(of: "\n", with: " ")
             return "'\(text)\(from + 40 < c.count ? "…" : "")'"
         }
-        var open: (kind: Opener, at: Int)?
-        var display = false
         var i = 0
         while i < c.count {
+            if let found = formulas[i] {
+                // `\( H(10) = 5 feet, … then \( H \)`: the renderer closed the first \( at the
+                // second one's end, and the words between render as math.
+                if found.formula.delimiter == .parenthesis, opensInlineMath(found.formula.tex) {
+                    return "\(quote(i)) opens inline math again before closing it (a \\( or $ with no end, so the words after it render as math)"
+                }
+                i = max(i + 1, found.end)
+                continue
+            }
             let next: Character? = i + 1 < c.count ? c[i + 1] : nil
             if c[i] == "\\", let next {
-                switch next {
-                case "(":
-                    if let open, !display {
-                        return "\(quote(open.at)) opens inline math again before closing it (a \\( or $ with no end, so the words after it render as math)"
-                    }
-                    if !display { open = (.paren, i) }
-                case ")":
-                    if !display {
-                        guard let current = open, current.kind == .paren else {
-                            return "\(quote(i)) closes inline math that nothing opened (a \\) with no \\( before it)"
-                        }
-                        open = nil
-                    }
-                default: break
-                }
+                if next == "(" { return "\(quote(i)) opens inline math and never closes it (no \\) in its paragraph)" }
+                if next == ")" { return "\(quote(i)) closes inline math that nothing opened (a \\) with no \\( before it)" }
                 // An escaped character (`\$`, `\\`) is never a delimiter.
                 i += 2
                 continue
             }
             if c[i] == "$" {
+                // Display delimiters left unpaired are no inline math.
                 if next == "$" {
-                    if open == nil { display.toggle() }
                     i += 2
                     continue
                 }
-                if display || open != nil {
-                    // A $ inside \( … \) is not a delimiter of its own.
-                    i += 1
-                    continue
-                }
-                if let next, !next.isWhitespace {
-                    if let close = closingDollar(c, after: i) {
-                        i = close + 1
-                        continue
-                    }
-                    // No $ closes it: money when an amount follows, else math left open.
-                    if !isAmount(c, from: i + 1) {
-                        return "\(quote(i)) opens inline math and never closes it (no closing $ in its paragraph)"
-                    }
+                // No $ closes it: money when an amount follows, else math left open.
+                if let next, !next.isWhitespace, !isAmount(c, from: i + 1) {
+                    return "\(quote(i)) opens inline math and never closes it (no closing $ in its paragraph)"
                 }
             }
             i += 1
         }
-        if let open { return "\(quote(open.at)) opens inline math and never closes it (\(open.kind == .paren ? "no \\)" : "no closing $") in its paragraph)" }
         return nil
     }
 
-    /// The `$` that closes inline math opened at `open`, as the renderer reads it: not escaped,
-    /// after a character that is not a space, and not before a digit (`$5 and $10` is money).
-    static func closingDollar(_ c: [Character], after open: Int) -> Int? {
-        var k = open + 2
-        while k < c.count {
-            if c[k] == "$", !c[k - 1].isWhitespace, c[k - 1] != "\\", !(k + 1 < c.count && c[k + 1].isASCII && c[k + 1].isNumber) { return k }
-            k += 1
+    /// Whether TeX holds an unescaped `\(`.
+    static func opensInlineMath(_ tex: String) -> Bool {
+        var previous: Character?
+        for character in tex {
+            if previous == "\\" {
+                if character == "(" { return true }
+                previous = nil
+                continue
+            }
+            previous = character
         }
-        return nil
+        return false
     }
 
     /// Whether the text at `start` is an amount after a dollar sign: digits (with , and .) that

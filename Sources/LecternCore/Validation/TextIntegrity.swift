@@ -1,3 +1,4 @@
+import LecternMarkdown
 import TeXMath
 
 // Models write TeX inside JSON strings without doubling the backslash: `"\frac{1}{2}"`. JSON
@@ -62,6 +63,12 @@ public struct TextIntegrityResult: Sendable, Equatable {
 ///
 /// Pure and linear in the text's length; never traps, whatever the input.
 public enum TextIntegrity {
+    /// The inline code spans and math contents the inspector reads in `text`, as scalar ranges.
+    static func inlineZones(_ text: String) -> (codeSpans: [Range<Int>], math: [Range<Int>]) {
+        var inspector = Inspector(Array(text.unicodeScalars))
+        return inspector.inlineZones(original: text)
+    }
+
     /// Inspects one decoded string (a JSON string value after decoding, or a Markdown answer).
     public static func inspect(_ text: String) -> TextIntegrityResult {
         let scalars = Array(text.unicodeScalars)
@@ -256,6 +263,8 @@ private struct Inspector {
     var problems = Tally()
     /// Bounds the work spent on delimiter attempts that fail, so hostile text stays linear.
     var budget = 0
+    /// The code spans `MarkdownLayout` found: where each starts → where it ends (scalars).
+    var codeSpanEnd: [Int: Int] = [:]
 
     /// The longest letter run looked up as a command (the longest known name is far shorter).
     static let maxCommandLength = 40
@@ -268,8 +277,27 @@ private struct Inspector {
         commandStart = [Bool](repeating: false, count: scalars.count)
     }
 
+    /// The inline code and math content it reads (scalar ranges): for the test that holds it to
+    /// `MarkdownLayout` where no escape was eaten.
+    mutating func inlineZones(original: String) -> (codeSpans: [Range<Int>], math: [Range<Int>]) {
+        for run in markBlocks(original) { scanRun(run) }
+        var spans: [Range<Int>] = []
+        var i = 0
+        while i < n {
+            guard zone[i] == .codeSpan else {
+                i += 1
+                continue
+            }
+            var j = i
+            while j < n, zone[j] == .codeSpan { j += 1 }
+            spans.append(i..<j)
+            i = j
+        }
+        return (spans, mathSpans)
+    }
+
     mutating func run(original: String) -> TextIntegrityResult {
-        for run in markBlocks() { scanRun(run) }
+        for run in markBlocks(original) { scanRun(run) }
         let repaired = repairControls()
         for span in mathSpans { checkMath(span) }
         checkTextBraces()
@@ -317,105 +345,26 @@ private struct Inspector {
 
     // MARK: Blocks
 
-    /// Marks fenced and indented code blocks; returns the runs of text lines between blank lines and
-    /// code, where inline code and math are looked for.
-    mutating func markBlocks() -> [Range<Int>] {
-        var runs: [Range<Int>] = []
-        var runStart: Int?
-        var runEnd = 0
-        var fence: (char: Unicode.Scalar, length: Int)?
-        var previousBlank = true
-        var previousIndentedCode = false
-        var inList = false
-        var lineStart = 0
-
-        func closeRun() {
-            if let start = runStart { runs.append(start..<runEnd) }
-            runStart = nil
+    /// Marks code blocks as `MarkdownLayout` reads them (the reading the renderer and every check
+    /// share); returns its runs (paragraphs, headings, table rows), where inline code and math are
+    /// looked for, as scalar ranges.
+    mutating func markBlocks(_ original: String) -> [Range<Int>] {
+        let layout = MarkdownLayout(original)
+        let scalarAt = layout.scalarIndexes()
+        for block in layout.codeBlocks {
+            let bytes = layout.byteRange(of: block)
+            // The block's lines, without the break that ends its last one (which is text).
+            let start = scalarAt[bytes.lowerBound]
+            var end = scalarAt[bytes.upperBound]
+            if block.lineRange.upperBound < layout.lineStarts.count { end -= 1 }
+            if start < end { markCode(start..<end, block.fenced ? .fencedCode : .indentedCode) }
         }
-
-        while lineStart <= n {
-            var lineEnd = lineStart
-            while lineEnd < n, s[lineEnd] != "\n" { lineEnd += 1 }
-            var contentEnd = lineEnd
-            if contentEnd > lineStart, s[contentEnd - 1] == "\r" { contentEnd -= 1 }
-            var columns = 0
-            var first = lineStart
-            while first < contentEnd, s[first] == " " || s[first] == "\t" {
-                columns += s[first] == "\t" ? 4 - columns % 4 : 1
-                first += 1
-            }
-            let blank = first == contentEnd
-
-            if let open = fence {
-                markCode(lineStart..<lineEnd, .fencedCode)
-                if isClosingFence(first, contentEnd, open.char, open.length) { fence = nil }
-                closeRun()
-                previousBlank = false
-            } else if blank {
-                closeRun()
-                previousBlank = true
-            } else if let opening = fenceOpening(first, contentEnd) {
-                fence = opening
-                markCode(lineStart..<lineEnd, .fencedCode)
-                closeRun()
-                previousBlank = false
-                previousIndentedCode = false
-            } else if columns >= 4, previousIndentedCode || (previousBlank && !inList) {
-                markCode(lineStart..<lineEnd, .indentedCode)
-                closeRun()
-                previousBlank = false
-                previousIndentedCode = true
-            } else {
-                if isListItem(first, contentEnd) {
-                    inList = true
-                } else if columns == 0, previousBlank {
-                    inList = false
-                }
-                if runStart == nil { runStart = lineStart }
-                runEnd = lineEnd
-                previousBlank = false
-                previousIndentedCode = false
-            }
-            if lineEnd >= n { break }
-            lineStart = lineEnd + 1
-        }
-        closeRun()
-        return runs
+        for span in layout.codeSpans { codeSpanEnd[scalarAt[span.lowerBound]] = scalarAt[span.upperBound] }
+        return layout.runs.map { scalarAt[$0.lowerBound]..<scalarAt[$0.upperBound] }
     }
 
     mutating func markCode(_ range: Range<Int>, _ kind: Zone) {
         for i in range { zone[i] = kind }
-    }
-
-    func fenceOpening(_ p: Int, _ end: Int) -> (Unicode.Scalar, Int)? {
-        guard p < end, s[p] == "`" || s[p] == "~" else { return nil }
-        let char = s[p]
-        var q = p
-        while q < end, s[q] == char { q += 1 }
-        guard q - p >= 3 else { return nil }
-        if char == "`", s[q..<end].contains("`") { return nil }
-        return (char, q - p)
-    }
-
-    func isClosingFence(_ p: Int, _ end: Int, _ char: Unicode.Scalar, _ length: Int) -> Bool {
-        var q = p
-        while q < end, s[q] == char { q += 1 }
-        guard q - p >= length else { return false }
-        return s[q..<end].allSatisfy { $0 == " " || $0 == "\t" }
-    }
-
-    func isListItem(_ p: Int, _ end: Int) -> Bool {
-        guard p < end else { return false }
-        var q = p
-        if s[q] == "-" || s[q] == "*" || s[q] == "+" {
-            q += 1
-        } else {
-            while q < end, q - p < 9, isDigit(s[q]) { q += 1 }
-            guard q > p, q < end, s[q] == "." || s[q] == ")" else { return false }
-            q += 1
-        }
-        return q == end || s[q] == " " || s[q] == "\t"
     }
 
     // MARK: Inline code and math
@@ -428,8 +377,6 @@ private struct Inspector {
         var hopelessDisplayDollar = Int.max
         var hopelessBracket = Int.max
         var hopelessEnvironments: Set<String> = []
-        var backticks: [Int: [Int]]?
-        var backtickCursor: [Int: Int] = [:]
         let end = run.upperBound
         var i = run.lowerBound
         while i < end {
@@ -464,20 +411,12 @@ private struct Inspector {
                 }
                 i += 2
             } else if c == "`" {
-                var j = i
-                while j < end, s[j] == "`" { j += 1 }
-                let length = j - i
-                if backticks == nil { backticks = backtickRuns(run) }
-                var k = backtickCursor[length] ?? 0
-                let starts = backticks?[length] ?? []
-                while k < starts.count, starts[k] < j { k += 1 }
-                backtickCursor[length] = k
-                if k < starts.count {
-                    let close = starts[k] + length
+                // Code spans are the layout's (cmark's pairing of backtick runs).
+                if let close = codeSpanEnd[i] {
                     for p in i..<close { zone[p] = .codeSpan }
                     i = close
                 } else {
-                    i = j
+                    while i < end, s[i] == "`" { i += 1 }
                 }
             } else if c == "$" {
                 if i + 1 < end, s[i + 1] == "$" {
@@ -508,22 +447,6 @@ private struct Inspector {
         guard !range.isEmpty else { return }
         for p in range { zone[p] = kind }
         mathSpans.append(range)
-    }
-
-    func backtickRuns(_ run: Range<Int>) -> [Int: [Int]] {
-        var runs: [Int: [Int]] = [:]
-        var i = run.lowerBound
-        while i < run.upperBound {
-            if s[i] == "`" {
-                var j = i
-                while j < run.upperBound, s[j] == "`" { j += 1 }
-                runs[j - i, default: []].append(i)
-                i = j
-            } else {
-                i += 1
-            }
-        }
-        return runs
     }
 
     /// Space that may not open or close `$…$`; a control character standing for a lost escape is
@@ -1020,10 +943,8 @@ extension TextIntegrity {
     /// Only the converter's command names (`commands`) count, so a Windows path or a `\n` in prose
     /// is no formula.
     public static func commandsOutsideMath(_ markdown: String) -> [String] {
-        let text = outsideFencedCode(markdown).replacing(CompiledPatterns.displayDollarMath, with: " ").replacing(CompiledPatterns.bracketMath, with: " ").replacing(
-            CompiledPatterns.parenMath, with: " "
-        )
-        .replacing("\\$", with: " ").replacing(CompiledPatterns.inlineDollarMath, with: " ").replacing(CompiledPatterns.codeSpanAnyTicks, with: " ")
+        // What the renderer shows as text: `$ x $` (a space inside the dollars) is no formula.
+        let text = MarkdownLayout(markdown).prose(codeSpan: { _ in " " }, formula: { _ in " " }).replacing("\\$", with: " ")
         var found: [String] = []
         for match in text.matches(of: CompiledPatterns.commandName) {
             let name = String(match.output.1)
@@ -1040,8 +961,7 @@ extension TextIntegrity {
     public static func strayQuotes(_ markdown: String) -> [String] {
         // Code and math stand as "…" (in snippets too): a quote right after a formula closes
         // (`… is $\frac{1}{6}$")`).
-        let prose = outsideFencedCode(markdown).replacing(CompiledPatterns.codeSpan, with: "…").replacing(CompiledPatterns.displayDollarMath, with: "…")
-            .replacing(CompiledPatterns.inlineDollarMathOrEmpty, with: "…")
+        let prose = MarkdownLayout(markdown).prose(codeSpan: { _ in "…" }, formula: { _ in "…" })
         var found: [String] = []
         for paragraph in prose.split(separator: CompiledPatterns.blankLine) {
             let chars = Array(paragraph)
@@ -1062,22 +982,5 @@ extension TextIntegrity {
             }
         }
         return found
-    }
-
-    /// `markdown` with the lines of its fenced code blocks (``` or ~~~, fences included) left
-    /// empty, so line numbers stand: the prose and inline parts a check reads. The blocks are
-    /// `CodeStructure.fencedBlocks`', read as CommonMark reads fences.
-    public static func outsideFencedCode(_ markdown: String) -> String {
-        var code = Set<Int>()
-        for block in CodeStructure.fencedBlocks(markdown) {
-            // The opening fence, the block's lines and the closing fence (0-based).
-            let open = block.firstLine - 2
-            code.formUnion(open...(open + block.lines.count + 1))
-        }
-        var text = ""
-        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            text += code.contains(index) ? "\n" : line + "\n"
-        }
-        return text
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LecternCore
+import LecternMarkdown
 
 /// One text of a model's answer that a learner reads: its field (for the repair message), its
 /// Markdown, and whether it asserts what it says (a lecture, an explanation, feedback, a reference
@@ -61,7 +62,7 @@ public struct ContentInspector: Sendable {
             issues += TextIntegrity.inspect(text.markdown).problems.map { .error("\(text.field) \($0)", check: .textIntegrity) }
             // A field of the answer's JSON written into a text: the local model ended a bonus
             // question with "… a variable named 'money'. reference_answer:".
-            let prose = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text.markdown)) { _ in " " }
+            let prose = MarkdownLayout(text.markdown).prose(codeSpan: { _ in " " })
             if let leaked = prose.firstMatch(of: Self.fieldName) {
                 issues.append(
                     .error(

@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 /// Checks on lecture Markdown.
 public enum LectureRules {
@@ -36,24 +37,13 @@ public enum LectureRules {
         var headings: [Heading] = []
         var contentAfter: [Int: Int] = [:]
         var prose: [(line: Int, text: String)] = []
-        var openFence: (marker: Character, count: Int, line: Int)?
+        let layout = MarkdownLayout(markdown)
+        let unclosed = layout.codeBlocks.first { $0.fenced && !$0.closed }
         for (index, rawLine) in markdown.components(separatedBy: "\n").enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if let fence = openFence {
-                let run = line.prefix(while: { $0 == fence.marker }).count
-                if run >= fence.count && line.dropFirst(run).trimmingCharacters(in: .whitespaces).isEmpty {
-                    openFence = nil
-                }
+            if layout.isCodeLine(index + 1) {
                 if let last = headings.last { contentAfter[last.line, default: 0] += 1 }
                 continue
-            }
-            if let marker = line.first, marker == "`" || marker == "~" {
-                let run = line.prefix(while: { $0 == marker }).count
-                if run >= 3 {
-                    openFence = (marker, run, index + 1)
-                    if let last = headings.last { contentAfter[last.line, default: 0] += 1 }
-                    continue
-                }
             }
             prose.append((index + 1, rawLine))
             if line.hasPrefix("#") {
@@ -66,7 +56,7 @@ public enum LectureRules {
             }
             if !line.isEmpty, let last = headings.last { contentAfter[last.line, default: 0] += 1 }
         }
-        return (headings, contentAfter, openFence == nil, openFence?.line, prose)
+        return (headings, contentAfter, unclosed == nil, unclosed?.lineRange.lowerBound, prose)
     }
 
     /// The targets of links and images outside code (`[text](target)`, `![alt](target)`,
@@ -74,9 +64,12 @@ public enum LectureRules {
     /// place in it, with their line numbers.
     public static func localLinks(_ markdown: String) -> [(line: Int, target: String)] {
         var found: [(line: Int, target: String)] = []
-        for (number, text) in scan(markdown).prose {
-            // Code spans are code, not links: `table[i](x)` in backticks is Python.
-            let prose = text.replacingOccurrences(of: #"(`+).*?\1"#, with: "", options: .regularExpression)
+        // Code spans are code, not links: `table[i](x)` in backticks is Python. A span over two
+        // lines keeps its line break, so the lines keep their numbers.
+        let lines = MarkdownLayout(markdown).prose(codeBlocks: .kept, codeSpan: { span in String(span.filter { $0 == "\n" }) })
+            .components(separatedBy: "\n")
+        for (number, _) in scan(markdown).prose where number <= lines.count {
+            let prose = lines[number - 1]
             var targets: [String] = []
             for pattern in [#"\]\(\s*(<[^>]*>|[^\s)]+)"#, #"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)"#] {
                 guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
@@ -195,7 +188,7 @@ public enum LectureRules {
     static func untaughtTitleTerms(_ markdown: String, topicTitle: String, language: String) -> [ValidationIssue] {
         guard LanguageProfile.isEnglish(language) else { return [] }
         // The domain as `ProjectRules.untaughtTerms` reads it, with math written `\(…\)` or `\[…\]` too.
-        let code = markdown.contains("```") || markdown.contains("~~~")
+        let code = !MarkdownLayout(markdown).codeBlocks.isEmpty
         let math = markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\[")
         let terms = ((code ? ProjectRules.programmingTerms : []) + (math ? ProjectRules.mathematicsTerms : [])).filter { ProjectRules.mentions(topicTitle, $0) }
         guard !terms.isEmpty else { return [] }
@@ -223,7 +216,7 @@ public enum LectureRules {
         var first: [String: Int] = [:]
         var block: [Substring] = []
         var blockLine = 0
-        var inFence = false
+        let layout = MarkdownLayout(markdown)
         func close() {
             defer { block = [] }
             let text = block.joined(separator: " ")
@@ -239,12 +232,10 @@ public enum LectureRules {
         }
         for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+            if layout.isCodeLine(index + 1) {
                 close()
-                inFence.toggle()
                 continue
             }
-            if inFence { continue }
             if trimmed.isEmpty || trimmed.hasPrefix("#") {
                 close()
                 continue

@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 import Synchronization
 
 /// Checks on ending projects.
@@ -84,7 +85,7 @@ extension ProjectRules {
     /// not require, and what its prompt says it may not. English only (empty otherwise).
     public static func untaughtTerms(taught: String, lectures: [String], language: String = "en") -> [String] {
         guard LanguageProfile.isEnglish(language) else { return [] }
-        let code = lectures.contains { $0.contains("```") || $0.contains("~~~") }
+        let code = lectures.contains { !MarkdownLayout($0).codeBlocks.isEmpty }
         // A lecture on probability or statistics written without TeX is mathematical too.
         let math = lectures.contains { $0.contains("$") || $0.contains("\\(") || mathematicalCues.contains(where: $0.lowercased().contains) }
         return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !mentions(taught, $0) }

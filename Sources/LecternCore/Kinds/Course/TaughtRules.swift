@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 /// The course's question rules that read the lecture a question follows: nothing asked that it
 /// does not teach, nothing pasted from it.
@@ -33,12 +34,14 @@ extension QuestionRules {
     /// fenced blocks) uses and `lecture` never has as a word, in its code or its prose; nil when
     /// the lecture holds no code (not a programming lecture) or the question holds none.
     static func unshownKeyword(in text: String, lecture: String) -> String? {
-        guard lecture.contains("`") || lecture.contains("~~~") else { return nil }
-        var code = CodeStructure.fencedBlocks(text).flatMap(\.lines).joined(separator: "\n")
-        _ = ProseScan.replacingCodeSpans(TextIntegrity.outsideFencedCode(text)) { span in
+        let lectureLayout = MarkdownLayout(lecture)
+        guard !lectureLayout.codeBlocks.isEmpty || !lectureLayout.codeSpans.isEmpty else { return nil }
+        let layout = MarkdownLayout(text)
+        var code = layout.codeBlocks.flatMap(\.lines).joined(separator: "\n")
+        _ = layout.prose(codeSpan: { span in
             code += "\n" + span
             return " "
-        }
+        })
         guard !code.isEmpty else { return nil }
         func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
         let used = words(code)

@@ -1,4 +1,5 @@
 import Foundation
+import LecternMarkdown
 
 #if canImport(Glibc)
     import Glibc
@@ -11,8 +12,9 @@ import Foundation
 /// one document changes only its own chunks and passages.
 ///
 /// Blocks: blank lines separate paragraphs. In Markdown (`.md`, `.markdown`) an ATX heading line
-/// (`#` … `######`) is a block of its own, a fenced code block (``` or ~~~) is one block whatever
-/// blank lines it holds, and YAML front matter (`---` … `---` at the very start) is left out.
+/// (`#` … `######`) is a block of its own, a code block (fenced or indented, as `MarkdownLayout`
+/// and so the renderer read it) is one block whatever blank lines it holds, and YAML front matter
+/// (`---` … `---` at the very start) is left out.
 /// Plain text (`.txt`) has paragraphs only.
 ///
 /// Chunks: consecutive blocks packed up to `chunkMaximum` characters; a heading starts a new chunk
@@ -36,7 +38,7 @@ struct CorpusIndex: Sendable, Hashable {
     static let passageMinimumSentences = 3
     /// Written into cache files: a change of the rules above invalidates them.
     static let rules =
-        "v1 chunks \(chunkMinimum)-\(chunkMaximum) groundable \(groundableMinimum) passages \(passageMinimum)/\(passageTarget)/\(passageMaximum) sentences \(passageMinimumSentences)"
+        "v2 chunks \(chunkMinimum)-\(chunkMaximum) groundable \(groundableMinimum) passages \(passageMinimum)/\(passageTarget)/\(passageMaximum) sentences \(passageMinimumSentences)"
 
     struct Span: Sendable, Hashable {
         var range: Range<Int>
@@ -69,7 +71,6 @@ struct CorpusIndex: Sendable, Hashable {
         let n = b.count
         var blocks: [Block] = []
         var paragraph: Range<Int>?
-        var fence: (marker: UInt8, length: Int, start: Int)?
         func append(_ range: Range<Int>, _ kind: BlockKind) {
             let trimmed = trimTrailingWhitespace(b, range)
             guard !trimmed.isEmpty else { return }
@@ -80,21 +81,28 @@ struct CorpusIndex: Sendable, Hashable {
             paragraph = nil
         }
         var i = markdown ? frontMatterEnd(b) : 0
+        // The code blocks after the front matter, as byte ranges of `b`, in order.
+        var code: [Range<Int>] = []
+        if markdown {
+            let layout = MarkdownLayout(String(decoding: UnsafeBufferPointer(rebasing: b[i...]), as: UTF8.self))
+            code = layout.codeBlocks.map { block in
+                let range = layout.byteRange(of: block)
+                return (range.lowerBound + i)..<(range.upperBound + i)
+            }
+        }
+        var nextCode = 0
         while i < n {
+            if nextCode < code.count, code[nextCode].lowerBound <= i {
+                flushParagraph()
+                append(code[nextCode].lowerBound..<code[nextCode].upperBound, .code)
+                i = max(i + 1, code[nextCode].upperBound)
+                nextCode += 1
+                continue
+            }
             var lineEnd = i
             while lineEnd < n && b[lineEnd] != 0x0A { lineEnd += 1 }
-            if let open = fence {
-                if let close = fenceMarker(b, i..<lineEnd), close.marker == open.marker, close.length >= open.length,
-                    isBlank(b, (i + close.indent + close.length)..<lineEnd)
-                {
-                    append(open.start..<lineEnd, .code)
-                    fence = nil
-                }
-            } else if isBlank(b, i..<lineEnd) {
+            if isBlank(b, i..<lineEnd) {
                 flushParagraph()
-            } else if markdown, let open = fenceMarker(b, i..<lineEnd) {
-                flushParagraph()
-                fence = (open.marker, open.length, i)
             } else if markdown, isHeading(b, i..<lineEnd) {
                 flushParagraph()
                 append(i..<lineEnd, .heading)
@@ -104,7 +112,6 @@ struct CorpusIndex: Sendable, Hashable {
             i = lineEnd + 1
         }
         flushParagraph()
-        if let open = fence { append(open.start..<n, .code) }
         return blocks
     }
 
@@ -258,15 +265,6 @@ struct CorpusIndex: Sendable, Hashable {
             i += 1
         }
         return (1...6).contains(hashes) && (i == line.upperBound || b[i] == 0x20 || b[i] == 0x09)
-    }
-
-    private static func fenceMarker(_ b: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> (marker: UInt8, length: Int, indent: Int)? {
-        guard let k = indent(b, line), line.lowerBound + k < line.upperBound else { return nil }
-        let marker = b[line.lowerBound + k]
-        guard marker == UInt8(ascii: "`") || marker == UInt8(ascii: "~") else { return nil }
-        var length = 0
-        while line.lowerBound + k + length < line.upperBound && b[line.lowerBound + k + length] == marker { length += 1 }
-        return length >= 3 ? (marker, length, k) : nil
     }
 
     /// Where YAML front matter ends (after its closing line), or 0 when there is none.

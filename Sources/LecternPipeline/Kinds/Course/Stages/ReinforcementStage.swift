@@ -1,6 +1,7 @@
 import Foundation
 import LecternCore
 import LecternLLM
+import LecternMarkdown
 
 /// A topic's reinforcement pool (FR-009): one question per level 1–4 with the level's
 /// attributes (difficulty, frequency range, format, occurrence 7). Each level is its own model
@@ -94,7 +95,7 @@ public struct ReinforcementStage: Sendable {
         let topicWords = stems(topic)
         let askedWords = Set(asked.flatMap(stems)).subtracting(topicWords)
         var best: (rank: (Int, Int), sentence: String, paragraph: String)?
-        for line in TextIntegrity.outsideFencedCode(excerpt).split(separator: "\n") {
+        for line in MarkdownLayout(excerpt).prose().split(separator: "\n") {
             var text = line.trimmingCharacters(in: .whitespaces)
             if text.hasPrefix("#") || text.hasPrefix(">") || text.hasPrefix("|") { continue }
             if let bullet = text.firstMatch(of: Self.listBullet) { text = String(text[bullet.range.upperBound...]) }
