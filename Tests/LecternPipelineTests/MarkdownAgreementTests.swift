@@ -7,12 +7,12 @@ import Testing
 /// every check shares) calls a code block, a code span or a formula is what the real renderer
 /// (cmark-gfm behind the math pre-pass) shows as `<pre>`, `<code>` and `<math>` — on every text
 /// of every answer in the committed cassettes (refused attempts included), every Markdown
-/// fixture of the test targets and every corpus file the examples read.
+/// fixture of the test targets and every Markdown corpus file the examples read.
 struct MarkdownAgreementTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
 
     /// (where, text): each string of each cassette answer (a lecture's Markdown whole), and each
-    /// `.md` file under Tests/*/Fixtures and pipelines/.
+    /// `.md` file under Tests/*/Fixtures, pipelines/ and corpus/ (the examples' source documents).
     static let corpus: [(String, String)] = {
         var texts: [(String, String)] = []
         func strings(_ value: Any, _ place: String) {
@@ -39,10 +39,10 @@ struct MarkdownAgreementTests {
                 }
             }
         }
-        for folder in ["Tests", "pipelines"] {
+        for folder in ["Tests", "pipelines", "corpus"] {
             let base = root.appendingPathComponent(folder)
             guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
-            for case let path as String in walker where path.hasSuffix(".md") && (folder == "pipelines" || path.contains("/Fixtures/")) {
+            for case let path as String in walker where path.hasSuffix(".md") && (folder != "Tests" || path.contains("/Fixtures/")) {
                 if let text = try? String(contentsOf: base.appendingPathComponent(path), encoding: .utf8) { texts.append(("\(folder)/\(path)", text)) }
             }
         }
