@@ -4,9 +4,10 @@
 //
 // The block structure is a simplified CommonMark block parser (block quotes, list items, fenced
 // and indented code, HTML blocks, headings, tables); inline, it finds code spans (backtick runs
-// of equal length, as CommonMark pairs them) and TeX math by pandoc's `tex_math_dollars` and
-// `tex_math_single_backslash` rules (see `InlineScanner`). `MarkdownLayoutTests` and the corpus
-// test in LecternCLITests hold it to what cmark-gfm renders.
+// of equal length, paired as cmark-gfm 0.29, the renderer's library, pairs them) and TeX math by
+// pandoc's `tex_math_dollars` and `tex_math_single_backslash` rules (see `InlineScanner`).
+// `MarkdownLayoutTests` (LecternRenderTests) and `MarkdownAgreementTests` (LecternPipelineTests,
+// every cassette text, fixture and corpus file rendered) hold it to what the renderer shows.
 
 /// The code blocks, code spans and formulas of one Markdown text, as UTF-8 byte ranges of it.
 public struct MarkdownLayout: Sendable {
@@ -80,9 +81,9 @@ public struct MarkdownLayout: Sendable {
     /// Reads `markdown`.
     public init(_ markdown: String) {
         source = markdown
-        var bytes = Array(markdown.utf8)
-        let found = bytes.withUnsafeMutableBufferPointer { buffer in
-            var scanner = BlockScanner(source: UnsafeBufferPointer(buffer), collectsCode: true)
+        let bytes = Array(markdown.utf8)
+        let found = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = BlockScanner(source: buffer, collectsCode: true)
             scanner.run()
             return scanner
         }
