@@ -45,6 +45,13 @@ struct MathDelimitersTests {
         #expect(MathDelimiters.firstUnbalanced("It is $x.\n\nAnd $y$ here.") != nil)
     }
 
+    @Test func aPrivateUseCharacterInTheTextIsNoFormulasMark() {
+        // U+E002 marks where a formula starts in the prose the check reads; one the model wrote
+        // must not shift the formulas after it.
+        #expect(MathDelimiters.firstUnbalanced("A \u{E002} here, then $x + 1$ and $y$ pair.") == nil)
+        #expect(MathDelimiters.firstUnbalanced("A \u{E002} here, then $x + 1$ and $y.") != nil)
+    }
+
     @Test func lecternCheckRefusesIt() {
         let items = [BankItem(id: "q1", question: #"What is \( 2 + 2?"#, options: ["4", "5"], answer: 0, line: 1)]
         let report = BankLint.check(items)

@@ -14,7 +14,9 @@ public enum MathDelimiters {
         guard markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\)") else { return nil }
         // What the renderer pairs is `MarkdownLayout`'s formulas: the check reads what is left.
         // The prose it quotes has code spans blanked and each formula marked where it starts.
-        let layout = MarkdownLayout(markdown)
+        // A mark already in the text (model output is untrusted) would be read as a formula's.
+        let text = markdown.contains(Self.formulaMark) ? markdown.replacingOccurrences(of: String(Self.formulaMark), with: "\u{FFFD}") : markdown
+        let layout = MarkdownLayout(text)
         let marked = layout.prose(codeSpan: { _ in " " }, formula: { String(Self.formulaMark) + $0 })
         var next = 0
         for paragraph in marked.components(separatedBy: "\n\n") {
