@@ -101,10 +101,15 @@ struct ReviewCommandTests {
             connection = http.client.HTTPConnection(base.split('//')[1])
             connection.request('GET', '/', headers={'Host': 'attacker.example'})
             print(first, second, foreign, empty_note, connection.getresponse().status)
+            # A note of two lines, as a browser sends a textarea's: CR LF between them.
+            page = urllib.request.urlopen(base + '/item?id=lecture/s02-t01').read().decode()
+            token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)
+            print(post({'item': 'lecture/s02-t01', 'token': token, 'action': 'reject', 'note': 'Two faults.\\r\\nThe second line.'}))
             """
         let refused = try await Self.python(refusals, [server.base], in: dir.root)
-        #expect(refused.stdout == "200 409 403 422 421\n", "303 followed to 200; then two tabs, another site, an empty note, another host: \(refused)")
+        #expect(refused.stdout == "200 409 403 422 421\n200\n", "303 followed to 200; then two tabs, another site, an empty note, another host; a note: \(refused)")
         #expect(try ReviewFile.read(file)["tone-preview"]?.kind == .approve, "the refused decisions changed nothing")
+        #expect(try ReviewFile.read(file)["lecture/s02-t01"]?.note == "Two faults.\nThe second line.", "the note as the model will read it, without CR")
     }
 
     /// A copy of python-basics' spec in `dir` with its review file there, replayed offline from its

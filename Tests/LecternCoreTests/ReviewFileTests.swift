@@ -98,7 +98,8 @@ struct ReviewFileTests {
 
     @Test func theFieldsOfAnAnswer() throws {
         let fields = AnswerFields.fields(of: Self.question)
-        #expect(fields.map(\.path) == ["correct_answer.feedback", "correct_answer.text", "prompt", "wrong_answers[0].feedback", "wrong_answers[0].text"])
+        // In reading order: the question, then each answer and why.
+        #expect(fields.map(\.path) == ["prompt", "correct_answer.text", "correct_answer.feedback", "wrong_answers[0].text", "wrong_answers[0].feedback"])
         let edited = try AnswerFields.apply([("wrong_answers[0].feedback", "No: print shows a backslash too."), ("prompt", "What is shown?")], to: Self.question)
         let value = try #require(try JSONSerialization.jsonObject(with: Data(edited.utf8)) as? [String: Any])
         #expect(value["prompt"] as? String == "What is shown?")

@@ -304,6 +304,11 @@ struct ExamRunTests {
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(Workspace.files(dir)["exam.json"]))
         #expect(exam.items.map(\.prompt) == ["In a flood, what do the wetlands and forests do?", "Why did early farming towns grow along the Nile?"])
         #expect(exam.items.last?.sources.map(\.quote) == [good])
+        // A reviewer reads the set as it ships: the kept second question, not the last answer's.
+        let seal = try ReviewSeal.read(try #require(Workspace.files(dir)[ReviewSeal.fileName]))
+        let reviewed = AnswerFields.fields(of: try #require(seal.items.first { $0.id == item }?.answer))
+        #expect(reviewed.filter { $0.path.hasSuffix("].prompt") }.map(\.text) == exam.items.map(\.prompt), "\(reviewed)")
+        #expect(reviewed.first { $0.path == "questions[1].source_quote" }?.text == good)
     }
 
     @Test func aBlueprintTheCorpusCannotServeIsASpecErrorNamingTheCell() throws {
@@ -369,6 +374,11 @@ struct ExamRunTests {
         #expect(item.generation.attempts == 3)
         #expect(item.options.first(where: \.correct)?.text == "source")
         #expect(item.prompt == "Complete the sentence: \"A river begins at its ____, often a spring or a melting glacier high in the hills.\"")
+        // A reviewer reads the stem the candidate does, its key blanked; the answer reads back to the same item.
+        let seal = try ReviewSeal.read(try #require(Workspace.files(dir)[ReviewSeal.fileName]))
+        let reviewed = try #require(seal.items.first { $0.id == id }?.answer)
+        #expect(AnswerFields.fields(of: reviewed).first { $0.path == "prompt" }?.text == item.prompt, "\(reviewed)")
+        #expect(ReviewFile.contentHash(reviewed) == seal.items.first { $0.id == id }?.content)
         // The key was found in the sentence the item was built on, which becomes its source quote.
         #expect(item.sources == [SourceQuote(document: "exam-corpus/rivers.md", quote: quote)])
         let sent = Self.sentTexts(provider)

@@ -28,6 +28,21 @@ struct ReviewRunTests {
             fields: fields, note: note, by: "Ada Lovelace", at: "2026-11-28T10:12:00Z")
     }
 
+    /// A TeX command whose backslash a JSON escape ate (`\frac` read as a form feed and "rac") is
+    /// repaired before the item is built: the answer a reviewer reads and edits is the repaired
+    /// one, not control characters an edit would send back.
+    @Test func theReviewedAnswerIsTheOneTheChecksRead() throws {
+        let eaten = #"{"prompt": "What is $\frac{1}{2}$ of 4?", "explanation": "Half of 4 is $4 \times \frac{1}{2} = 2$."}"#
+        let shipped = try #require(ShippedAnswer.mended(eaten))
+        let fields = AnswerFields.fields(of: shipped)
+        #expect(fields.map(\.path) == ["prompt", "explanation"])
+        #expect(fields.first?.text == #"What is $\frac{1}{2}$ of 4?"#)
+        #expect(fields.last?.text == #"Half of 4 is $4 \times \frac{1}{2} = 2$."#)
+        #expect(ShippedAnswer.mended(shipped) == nil, "repaired once")
+        #expect(ShippedAnswer.mended(#"{"prompt": "What is half of 4?"}"#) == nil, "nothing to repair: the model's text stands")
+        #expect(ShippedAnswer.mended("# A lecture\n\nNo JSON here.") == nil)
+    }
+
     @Test func decisionsSteerTheNextRunAndAreSealedInTheBundle() async throws {
         let ws = try Workspace()
         var (spec, seal) = try await Self.firstRun(ws)

@@ -100,7 +100,9 @@ final class ReviewSite: @unchecked Sendable {
             file.record(
                 ReviewFile.Decision(item: id, kind: .approve, content: item.content, basis: item.basis, answer: item.answer, by: reviewer, at: at))
         case "reject":
-            let note = (form["note"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            // A browser sends a textarea's line breaks as CR LF; the note goes into a repair message as LF.
+            let note = (form["note"] ?? "").replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             guard !note.isEmpty else {
                 return page(try itemPage(item, message: "A rejection needs a note: what is wrong, for the model to mend.", isError: true), status: 422)
             }

@@ -66,7 +66,7 @@ public enum AnswerFields {
 
     // MARK: Listing
 
-    /// Every field of `answer`, in the answer's order: the strings of a JSON object, or the whole
+    /// Every field of `answer`, in reading order (`readingOrder`): the strings of a JSON object, or the whole
     /// text and the sections of Markdown.
     public static func fields(of answer: String) -> [Field] {
         if let value = json(answer) {
@@ -85,11 +85,25 @@ public enum AnswerFields {
         case let array as [Any]:
             for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]", into: &out) }
         case let object as [String: Any]:
-            for key in object.keys.sorted() { collect(object[key]!, path: path.isEmpty ? key : "\(path).\(key)", into: &out) }
+            for key in object.keys.sorted(by: readingOrder) { collect(object[key]!, path: path.isEmpty ? key : "\(path).\(key)", into: &out) }
         default:
             break
         }
     }
+
+    /// The order a reader meets an answer's fields in: what is asked before its answers, the
+    /// answers before what explains them (a review page listed `correct_answer` before `prompt`);
+    /// other keys after these, by name.
+    static func readingOrder(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (readingRank[a] ?? readingRank.count, readingRank[b] ?? readingRank.count)
+        return x != y ? x < y : a < b
+    }
+
+    static let readingRank: [String: Int] = Dictionary(
+        uniqueKeysWithValues: [
+            "title", "topic_id", "subject_id", "passage", "term", "terms", "front", "question", "prompt", "text", "correct_answer", "wrong_answers",
+            "answer", "back", "reference_answer", "feedback", "explanation", "solution", "source_quote",
+        ].enumerated().map { ($1, $0) })
 
     /// A JSON object or array answer, or nil (Markdown, plain text).
     static func json(_ answer: String) -> Any? {

@@ -31,6 +31,19 @@ public struct ModelCall<Output: Sendable>: Sendable {
     /// solver's), before the next: a call whose `check` keeps what passed in earlier attempts (a
     /// reading set's questions) forgets what the errors name. Nil: nothing to tell.
     public var rejected: (@Sendable ([Refusal]) -> Void)?
+    /// The answer as the item ships, when the stage changes it after `check` passed it: a reading
+    /// set's questions kept from earlier attempts put in, a completion's key blanked in its stem.
+    /// Given the text `check` just judged valid; nil (or no function): the answer as written, its
+    /// JSON strings as the checks read them (`ShippedAnswer.mended`). What a reviewer reads,
+    /// judges and edits is this text, never one the bundle does not hold.
+    public var shipped: (@Sendable (String) -> String?)?
+
+    /// The answer a reviewer sees for `text`, which `check` judged valid: `shipped`'s, else the
+    /// JSON answer with the repairs the checks made to its strings, else `text`.
+    func shippedAnswer(_ text: String) -> String {
+        if let shipped, let changed = shipped(text) { return changed }
+        return schema == nil ? text : ShippedAnswer.mended(text) ?? text
+    }
 
     public init(
         itemID: String, stage: StageName, template: PromptTemplate, variables: [String: String], schema: ResponseSchema?,
@@ -258,7 +271,8 @@ public struct ModelCallRunner: Sendable {
     }
 
     /// Asks the model (or the cache) and checks, repairing until an answer passes: the value, its
-    /// report and the answer's text (mends included). `record`: the outcome goes to the review book.
+    /// report and the answer as it ships (`ModelCall.shippedAnswer`, mends and repairs included).
+    /// `record`: the outcome goes to the review book.
     func answer<Output>(_ call: ModelCall<Output>, basis: String, stale: String? = nil, record: Bool = true) async throws -> (Output, ItemReport, String) {
         let clock = ContinuousClock()
         let start = clock.now
@@ -387,8 +401,11 @@ public struct ModelCallRunner: Sendable {
                         break
                     }
                 }
+                // The answer as it ships (what a reviewer judged), once the checks passed it.
+                var shipped = answered
+                if case .valid = judged { shipped = call.shippedAnswer(answered) }
                 // The answer a reviewer rejected: refused with the note, whatever the checks said.
-                if let rejection, case .valid = judged, ReviewFile.contentHash(answered) == rejection.content {
+                if let rejection, case .valid = judged, ReviewFile.contentHash(shipped) == rejection.content {
                     // Counted under the stage's rules: review.json, not the checks, counts what reviewers decided.
                     judged = .invalid([Refusal(.stageRules, "a reviewer rejected this answer: " + (rejection.note ?? ""))])
                     rejectedAnswer = true
@@ -437,10 +454,10 @@ public struct ModelCallRunner: Sendable {
                         if record {
                             review?.record(
                                 ReviewBook.Record(
-                                    item: call.itemID, stage: call.stage, state: .pending, answer: answered, content: ReviewFile.contentHash(answered),
+                                    item: call.itemID, stage: call.stage, state: .pending, answer: shipped, content: ReviewFile.contentHash(shipped),
                                     basis: basis, rejected: rejectedAnswer ? rejection?.note : nil, stale: stale))
                         }
-                        return (value, report, answered)
+                        return (value, report, shipped)
                     }
                     errors = disagreements
                 case .invalid(let problems):
@@ -488,7 +505,7 @@ public struct ModelCallRunner: Sendable {
         }
         switch inspected(call.check(text)) {
         case .valid(let value, let warnings):
-            return .kept(value, text, warnings)
+            return .kept(value, call.shippedAnswer(text), warnings)
         case .invalid(let problems):
             if decision.kind == .edit { throw ReviewEditError(error: review.editError(decision, problems: problems.messages)) }
             return .stale("the approved answer no longer passes the checks: " + problems.messages.joined(separator: "; "))

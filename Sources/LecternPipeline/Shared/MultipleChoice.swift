@@ -13,7 +13,7 @@ enum MultipleChoice {
     static let wrongCount = courseOptionCount - 1
 
     /// One answer as the model writes it.
-    struct AnswerText: Decodable, Sendable {
+    struct AnswerText: Codable, Sendable {
         var text: String
         var feedback: String
     }

@@ -13,7 +13,7 @@ public struct ExamItemStage: Sendable {
     public static let readingName: StageName = "reading-set"
 
     /// An item as the model writes it.
-    struct Answer: Decodable, Sendable {
+    struct Answer: Codable, Sendable {
         var prompt: String
         var correct_answer: MultipleChoice.AnswerText
         var wrong_answers: [MultipleChoice.AnswerText]
@@ -21,7 +21,7 @@ public struct ExamItemStage: Sendable {
         var source_quote: String
     }
 
-    struct SetAnswer: Decodable {
+    struct SetAnswer: Codable {
         var questions: [Answer]
     }
 
@@ -228,11 +228,22 @@ public struct ExamItemStage: Sendable {
         let template = try PromptLibrary.template("exam/exam-item")
         let context = self.context
         let avoided = ExamWork.AvoidedStems(avoid)
-        return itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: Answer.self) { answer in
+        var call = itemCall(planned, retry: retry, template: template, variables: v, schema: schema, as: Answer.self) { answer in
             context.build(
                 answer, id: planned.id, section: planned.section, category: planned.category, difficulty: planned.difficulty,
                 document: planned.document, passage: nil, template: template, avoid: avoided, focus: planned.focus, source: planned.source)
         }
+        if planned.category.format == .completion {
+            // The stem ships with its key blanked (`build`): a reviewer reads it so.
+            call.shipped = { text in
+                guard case .success(var answer) = AnswerParsing.decode(Answer.self, from: text) else { return nil }
+                let blanked = ExamRules.blankingKey(answer.prompt.trimmed, key: answer.correct_answer.text)
+                guard blanked != answer.prompt.trimmed else { return nil }
+                answer.prompt = blanked
+                return ShippedAnswer.encoded(answer)
+            }
+        }
+        return call
     }
 
     /// The model call of one item: its answer decoded as `A`, then built and judged by `build`;
@@ -323,10 +334,13 @@ public struct ExamItemStage: Sendable {
                     let failed = Set(issues.errors.compactMap { KeptQuestions<Answer>.index(named: $0.message) })
                     guard let composed = kept.compose(answer.questions, failed: failed) else { return .judged(items, by: issues) }
                     let (keptItems, keptIssues) = judge(composed)
+                    // The set ships as composed: what a reviewer reads (`shipped` below).
+                    if let json = ShippedAnswer.encoded(SetAnswer(questions: composed)) { kept.noteComposed(json, for: text) }
                     return .judged(keptItems, by: keptIssues)
                 }
             })
         call.rejected = { kept.forget(namedIn: $0.messages) }
+        call.shipped = { kept.composed(for: $0) }
         // Each question with its passage, as a candidate reads it.
         let passage = set.passage.text
         call.blindSolve = { items in
@@ -501,6 +515,21 @@ final class KeptQuestions<Question: Sendable>: Sendable {
             }
             return replaced ? composed : nil
         }
+    }
+
+    /// The composed set's JSON for the answer `text` it was composed from, as the last `compose`
+    /// for that text left it.
+    private let composedText = Mutex<(answer: String, json: String)?>(nil)
+
+    /// Notes that `text`'s set was composed into `json`.
+    func noteComposed(_ json: String, for text: String) {
+        composedText.withLock { $0 = (text, json) }
+    }
+
+    /// The JSON of the set composed from `text`, when the last composition was of it; nil when
+    /// `text` shipped as written.
+    func composed(for text: String) -> String? {
+        composedText.withLock { $0?.answer == text ? $0?.json : nil }
     }
 
     /// Forgets the questions `errors` name.
