@@ -100,6 +100,36 @@ import Testing
         #expect(memo.counts == CheckMemo.Counts(reused: 1, computed: 2))
     }
 
+    /// The stage names a question's options as the model wrote them, the bank lint of course.json
+    /// as "option N": one verdict serves both, each with its own names.
+    @Test func aQuestionsVerdictIsKeptWithoutItsOptionNames() throws {
+        let question = Question(
+            topicID: "s01-t01", format: .multipleChoice, prompt: "Which value is a string?",
+            options: [
+                Choice(text: "a river", correct: false, feedback: "No: a river is water, not text in quotes."),
+                Choice(text: "\"hello\"", correct: true, feedback: "Yes: text in quotes is a string."),
+                Choice(text: "the rivers", correct: false, feedback: "No: rivers are not text in quotes either."),
+                Choice(text: "42", correct: false, feedback: "No: 42 is a number."),
+            ],
+            referenceAnswer: nil, explanation: "A string is text in quotes, such as \"hello\".")
+        let labels = ["wrong_answers[1]", "correct_answer", "wrong_answers[2]", "wrong_answers[3]"]
+        let memo = CheckMemo()
+        let stage = CheckMemo.$current.withValue(memo) { QuestionRules.check(question, expectedTopicID: "s01-t01", optionLabels: labels) }
+        let bank = CheckMemo.$current.withValue(memo) { QuestionRules.check(question, expectedTopicID: "s01-t01") }
+        #expect(memo.counts == CheckMemo.Counts(reused: 1, computed: 1), "the bank lint reads the stage's verdict")
+        let restated = try #require(stage.first { $0.message.contains("say the same thing in other words") }, "\(stage)")
+        #expect(restated.message.hasPrefix("wrong_answers[1] ('a river') and wrong_answers[2] ('the rivers')"), "\(restated.message)")
+        #expect(bank.map(\.message) == stage.map { $0.message.replacingOccurrences(of: "wrong_answers[1]", with: "option 1").replacingOccurrences(of: "wrong_answers[2]", with: "option 3") })
+        // The same as computed directly, with either names: nothing but the names changed.
+        #expect(stage == QuestionRules.computedCheck(question, expectedTopicID: "s01-t01", optionLabels: labels, optionCount: QuestionRules.optionCount, language: "en"))
+        #expect(bank == QuestionRules.computedCheck(question, expectedTopicID: "s01-t01", optionLabels: nil, optionCount: QuestionRules.optionCount, language: "en"))
+        #expect(!(stage + bank).contains { $0.message.unicodeScalars.contains(OptionNames.open) || $0.kind.unicodeScalars.contains(OptionNames.open) })
+        // Names of the wrong count are not the options' names: "option N", as the rules say.
+        #expect(QuestionRules.check(question, expectedTopicID: "s01-t01", optionLabels: ["x"]) == bank)
+        // A stand-in the text itself holds is no name.
+        #expect(OptionNames.replaced("a \u{E0F0}7\u{E0F1} b \u{E0F0}1\u{E0F1}", ["p", "q"]) == "a \u{E0F0}7\u{E0F1} b q")
+    }
+
     @Test func theRunningExecutableHasAnIdentity() {
         defer { try? FileManager.default.removeItem(at: folder) }
         let identity = CheckMemo.executableIdentity()

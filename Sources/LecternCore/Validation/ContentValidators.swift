@@ -245,9 +245,10 @@ public enum QuestionRules {
     /// beside "The RMS value" in the US amateur radio pools.)
     static func distinctnessIssues(options: [Choice], keys: [String], labels: [String], requiresFeedback: Bool, language: String) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
+        let words = options.map { restatementWords($0.text, language: language) }
         for i in options.indices {
             for j in options.indices where j > i && !keys[i].isEmpty && !keys[j].isEmpty && keys[i] != keys[j] {
-                if restates(options[i].text, options[j].text, language: language), !differAsCode(options[i].text, options[j].text, key: keys[i]) {
+                if !words[i].isEmpty, words[i] == words[j], !differAsCode(options[i].text, options[j].text, key: keys[i]) {
                     issues.append(
                         .error(
                             "\(labels[i]) ('\(options[i].text)') and \(labels[j]) ('\(options[j].text)') say the same thing in other words; every option must be a different answer", check: .stageRules
@@ -359,26 +360,31 @@ public enum QuestionRules {
     }
 
     public static func restates(_ a: String, _ b: String, language: String) -> Bool {
-        let arabic = LanguageProfile.isArabic(language)
-        func words(_ text: String) -> [String] {
-            // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers. So is a
-            // code negation, which the punctuation trimmed below would drop: `if !is_broken` is
-            // not `if is_broken:`, nor `x != 5` `x = 5`.
-            let negations = text.replacing("!=", with: " ≠ ").replacing(CompiledPatterns.bangBeforeName, with: "not ")
-            return TextKey.normalize(negations, language: language).split(whereSeparator: \.isWhitespace)
-                .compactMap { raw in
-                    var word = String(raw).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟"))
-                    if ["a", "an", "the"].contains(word) { return nil }
-                    if arabic, word.hasPrefix("ال"), word.count > 3 { word.removeFirst(2) }
-                    if !arabic, word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
-                        word.removeLast()
-                    }
-                    return word.isEmpty ? nil : word
-                }
-        }
-        let x = words(a)
-        return !x.isEmpty && x == words(b)
+        let x = restatementWords(a, language: language)
+        return !x.isEmpty && x == restatementWords(b, language: language)
     }
+
+    /// The words `restates` compares: computed once per option by `distinctnessIssues`, which
+    /// compares every pair.
+    static func restatementWords(_ text: String, language: String) -> [String] {
+        let arabic = LanguageProfile.isArabic(language)
+        // Symbols are words too: "P(A ∪ B)" and "P(A ∩ B)" are different answers. So is a
+        // code negation, which the punctuation trimmed below would drop: `if !is_broken` is
+        // not `if is_broken:`, nor `x != 5` `x = 5`.
+        let negations = text.replacing("!=", with: " ≠ ").replacing(CompiledPatterns.bangBeforeName, with: "not ")
+        return TextKey.normalize(negations, language: language).split(whereSeparator: \.isWhitespace)
+            .compactMap { raw in
+                var word = String(raw).trimmingCharacters(in: restatementPunctuation)
+                if ["a", "an", "the"].contains(word) { return nil }
+                if arabic, word.hasPrefix("ال"), word.count > 3 { word.removeFirst(2) }
+                if !arabic, word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us"), !word.hasSuffix("is") {
+                    word.removeLast()
+                }
+                return word.isEmpty ? nil : word
+            }
+    }
+
+    static let restatementPunctuation = CharacterSet(charactersIn: ".,;:!?\"'`“”‘’«»،؛؟")
 
     /// Checks a whole engagement or bonus question.
     /// `optionLabels`, `optionCount` and `language` as in `checkMultipleChoice`.
@@ -386,9 +392,15 @@ public enum QuestionRules {
         _ question: Question, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
     ) -> [ValidationIssue] {
-        CheckMemo.verdict("QuestionRules.check", [CheckMemo.text(question), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
-            computedCheck(question, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
+        // Kept with stand-in names for the options, and without the prompt's rendition (course.json
+        // has one, the stage's answer not yet), so the stage's verdict is the bank lint's (`OptionNames`).
+        let count = question.options?.count ?? 0
+        var question = question
+        question.promptXHTML = nil
+        let verdict = CheckMemo.verdict("QuestionRules.check", [CheckMemo.text(question), expectedTopicID, "\(optionCount)", language]) {
+            computedCheck(question, expectedTopicID: expectedTopicID, optionLabels: OptionNames.placeholders(count), optionCount: optionCount, language: language)
         }
+        return OptionNames.named(verdict, labels: optionLabels, count: count)
     }
 
     static func computedCheck(

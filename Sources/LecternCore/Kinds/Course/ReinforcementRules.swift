@@ -22,9 +22,12 @@ public enum ReinforcementRules {
         _ q: ReinforcementQuestion, expectedTopicID: String, optionLabels: [String]? = nil, optionCount: Int = QuestionRules.optionCount,
         language: String = "en"
     ) -> [ValidationIssue] {
-        CheckMemo.verdict("ReinforcementRules.checkQuestion", [CheckMemo.text(q), expectedTopicID, CheckMemo.text(optionLabels), "\(optionCount)", language]) {
-            computedCheckQuestion(q, expectedTopicID: expectedTopicID, optionLabels: optionLabels, optionCount: optionCount, language: language)
+        // Kept with stand-in names for the options, so the stage's verdict is the bank lint's (`OptionNames`).
+        let count = q.options?.count ?? 0
+        let verdict = CheckMemo.verdict("ReinforcementRules.checkQuestion", [CheckMemo.text(q), expectedTopicID, "\(optionCount)", language]) {
+            computedCheckQuestion(q, expectedTopicID: expectedTopicID, optionLabels: OptionNames.placeholders(count), optionCount: optionCount, language: language)
         }
+        return OptionNames.named(verdict, labels: optionLabels, count: count)
     }
 
     static func computedCheckQuestion(

@@ -19,12 +19,21 @@ extension QuestionRules {
                     "'\(field)' uses `\(keyword)`, which the lecture never shows; ask only about what the lecture teaches", check: .grounding)
             ]
         }
-        let untaught = ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: language)
+        // The same for every question of the topic and every attempt at one: computed once per
+        // lecture (the terms are English; other languages have none).
+        guard LanguageProfile.isEnglish(language) else { return [] }
+        let untaught = untaughtByLecture.value(lecture) { ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: "en") }
         guard !untaught.isEmpty else { return [] }
         let asked = prose(text)
         guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
         return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches", check: .grounding)]
     }
+
+    /// `ProjectRules.untaughtTerms` of an English lecture, by lecture. The pipeline asks a topic's
+    /// questions stage by stage across the course, so a lecture is read again a course's length
+    /// of topics later: the memo holds as many lectures as a large course has (the key shares the
+    /// lecture's storage; the values are lists of a few terms).
+    static let untaughtByLecture = RecentMemo<[String]>(limit: 4_096)
 
     /// Python's statement keywords, which a question's code may use only when its lecture shows
     /// them: `try: … except` in a question on `if`, `import numpy as np` in one on variables.

@@ -29,6 +29,12 @@ public enum NearDuplicate {
         similarity(a, b) >= threshold - 1e-9
     }
 
+    /// Which of `others` are near duplicates of `text` (`areDuplicates`), `text` read once.
+    public static func duplicates(of text: String, among others: [String], threshold: Double = NearDuplicate.threshold) -> [Bool] {
+        let read = Fingerprint(text)
+        return others.map { similarity(read, Fingerprint($0)) >= threshold - 1e-9 }
+    }
+
     /// Whether two texts restate each other: the same content words in any order (and the same
     /// gate), or for texts of at least four content words, a similarity of 0.8 or more.
     /// "Because water expands when it freezes" restates "When it freezes, water expands"; "Paris"

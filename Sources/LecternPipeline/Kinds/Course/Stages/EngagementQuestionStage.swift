@@ -137,7 +137,7 @@ public struct EngagementQuestionStage: Sendable {
     /// already written, with their answers), by the rule of `bonusFocus`; the whole lecture, cut
     /// to `limit`, when it has no sections.
     static func focus(lecture: String, avoiding asked: [String], limit: Int = 3_000) -> String {
-        let sections = LectureRules.sections(lecture)
+        let sections = focusSections.value(lecture) { LectureRules.sections(lecture) }
         guard sections.count > 1 else { return excerpt(lecture, limit: limit) }
         let asked = Set(asked.flatMap { TextKey.significantWords($0) })
         func rank(_ section: String) -> (Int, Int, Int, Int) {
@@ -152,6 +152,11 @@ public struct EngagementQuestionStage: Sendable {
         let best = ranks.indices.min { ranks[$0] < ranks[$1] || (ranks[$0] == ranks[$1] && $0 < $1) } ?? 0
         return excerpt(sections[best], limit: limit)
     }
+
+    /// The `##` sections of a lecture, cut once for all the questions of its topic (they are asked
+    /// stage by stage across the course, so as many lectures as a large course has are kept;
+    /// the sections are the lecture's text once more).
+    static let focusSections = RecentMemo<[String]>(limit: 1_024)
 
     /// The lecture, cut to a size small models can take in.
     static func excerpt(_ lecture: String, limit: Int = 6_000) -> String {

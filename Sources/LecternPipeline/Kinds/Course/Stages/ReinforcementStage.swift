@@ -186,10 +186,11 @@ public struct ReinforcementStage: Sendable {
     }
 
     static func computedRepeated(_ prompt: String, earlier: [(id: String, prompt: String)]) -> [Refusal] {
-        earlier.filter {
-            NearDuplicate.areDuplicates(QuestionRules.howForm(prompt), QuestionRules.howForm($0.prompt))
-                || QuestionRules.holdsTheOther(prompt, $0.prompt) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
-        }.map {
+        // The new question read once, not once for each earlier one.
+        let near = NearDuplicate.duplicates(of: QuestionRules.howForm(prompt), among: earlier.map { QuestionRules.howForm($0.prompt) })
+        return zip(earlier, near).filter { question, near in
+            near || QuestionRules.holdsTheOther(prompt, question.prompt) || QuestionRules.asksTheSameCode(prompt, question.prompt)
+        }.map(\.0).map {
             Refusal(.distinctQuestions, "the question asks what \($0.id) already asks ('\($0.prompt)'); ask about another fact, step or idea of the lecture")
         }
     }
