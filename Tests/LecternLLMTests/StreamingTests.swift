@@ -187,4 +187,20 @@ struct StreamingTests {
         let anthropic = Data("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".utf8)
         #expect(throws: StreamEndedEarly.self) { try StreamAssembler.anthropicMessage(anthropic) }
     }
+
+    /// An event's text is trimmed by its bytes as Foundation trims `.whitespaces`, and its delta
+    /// read from either wire format.
+    @Test func anEventIsTrimmedAsFoundationTrimsIt() {
+        let cases = [
+            "", " ", "\t\t", #" {"a":1} "#, "\t{\"a\":1}\t ", "{\"a\":1}\r", " \u{A0}{\"a\":1}\u{A0} ", "\u{2003}x", "x\u{3000}", " é ", "plain",
+        ]
+        for text in cases {
+            #expect(StreamProgress.trimmed(ArraySlice(Array(text.utf8))) == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+        }
+        let openai = #" {"choices":[{"index":0,"delta":{"content":"Hé "},"finish_reason":null}]}"#
+        let anthropic = #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" there"}} "#
+        #expect(StreamProgress.deltaText(ArraySlice(Array(openai.utf8))) == "Hé ")
+        #expect(StreamProgress.deltaText(ArraySlice(Array(anthropic.utf8))) == " there")
+        #expect(StreamProgress.deltaText(ArraySlice(Array(" [DONE]".utf8))) == nil)
+    }
 }

@@ -259,8 +259,22 @@ final class StreamProgress: Sendable {
     /// The text one event adds: a Chat Completions delta's `content`, or a Messages stream's
     /// `text_delta`.
     static func deltaText(_ data: ArraySlice<UInt8>) -> String? {
-        guard let event = try? JSONValue.parse(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespaces)) else { return nil }
+        guard let event = try? JSONValue.parse(trimmed(data)) else { return nil }
         if let text = event["choices"]?.arrayValue?.first?["delta"]?["content"]?.stringValue { return text }
         return event["delta"]?["text"]?.stringValue
+    }
+
+    /// An event's text without the spaces and tabs around it, trimmed by its bytes: Foundation's
+    /// `trimmingCharacters(in: .whitespaces)`, which bridges through NSString, took an eighth of
+    /// the CPU of a 10,000-call run (every event of every streamed answer passes here). A
+    /// non-ASCII byte at either end (a Unicode space `.whitespaces` also trims) goes to Foundation.
+    static func trimmed(_ data: ArraySlice<UInt8>) -> String {
+        var slice = data
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        if let first = slice.first, let last = slice.last, first >= 0x80 || last >= 0x80 {
+            return String(decoding: slice, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
+        return String(decoding: slice, as: UTF8.self)
     }
 }

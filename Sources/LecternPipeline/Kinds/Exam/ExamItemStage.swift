@@ -332,10 +332,13 @@ public struct ExamItemStage: Sendable {
                     }
                     let (items, issues) = judge(answer.questions)
                     let failed = Set(issues.errors.compactMap { KeptQuestions<Answer>.index(named: $0.message) })
-                    guard let composed = kept.compose(answer.questions, failed: failed) else { return .judged(items, by: issues) }
+                    guard let composed = kept.compose(answer.questions, failed: failed) else {
+                        kept.noteComposed(nil, for: text)
+                        return .judged(items, by: issues)
+                    }
                     let (keptItems, keptIssues) = judge(composed)
                     // The set ships as composed: what a reviewer reads (`shipped` below).
-                    if let json = ShippedAnswer.encoded(SetAnswer(questions: composed)) { kept.noteComposed(json, for: text) }
+                    kept.noteComposed(ShippedAnswer.encoded(SetAnswer(questions: composed)), for: text)
                     return .judged(keptItems, by: keptIssues)
                 }
             })
@@ -521,9 +524,10 @@ final class KeptQuestions<Question: Sendable>: Sendable {
     /// for that text left it.
     private let composedText = Mutex<(answer: String, json: String)?>(nil)
 
-    /// Notes that `text`'s set was composed into `json`.
-    func noteComposed(_ json: String, for text: String) {
-        composedText.withLock { $0 = (text, json) }
+    /// Notes that `text`'s set was composed into `json` (nil: it ships as written), in place of
+    /// what the last check noted.
+    func noteComposed(_ json: String?, for text: String) {
+        composedText.withLock { $0 = json.map { (text, $0) } }
     }
 
     /// The JSON of the set composed from `text`, when the last composition was of it; nil when
