@@ -93,6 +93,7 @@ struct ProseScanTests {
                 "\(text.debugDescription)")
             #expect(ProseScan.removingMarksBeforeQuotes(text) == text.replacing(/[?؟!.]+(?=["'”’»])/, with: ""), "\(text.debugDescription)")
             #expect(ProseScan.unmarked(Substring(text)) == String(text).replacing(/[?؟!.\n]/, with: "·"), "\(text.debugDescription)")
+            #expect(ProseScan.sentences(text) == text.matches(of: /[^.!?]+[.!?]+/).map { text[$0.range] }, "\(text.debugDescription)")
         }
     }
 }

@@ -180,6 +180,20 @@ struct StreamingTests {
         #expect(events == [ServerSentEvent(name: "a", data: "one\ntwo"), ServerSentEvent(name: nil, data: "three")])
     }
 
+    @Test("event-stream parsing by bytes: CR alone ends a line, a field without a colon, UTF-8 split over data lines, an event without data")
+    func parsingBytes() {
+        let text = "data: é ✓\rdata\r\revent: only a name\n\nevent:x\ndata:  two spaces\n\ndata: [DONE]\r\n\r\n"
+        #expect(
+            ServerSentEvent.parse(Data(text.utf8)) == [
+                ServerSentEvent(name: nil, data: "é ✓\n"), ServerSentEvent(name: "x", data: " two spaces"), ServerSentEvent(name: nil, data: "[DONE]"),
+            ])
+        // A character cut between two data lines decodes as it would have in one text: replaced.
+        var bytes = Array("data: a".utf8) + [0xE2, 0x82] + Array("\ndata: ".utf8) + [0xAC] + Array("b\n\n".utf8)
+        #expect(ServerSentEvent.parse(Data(bytes)) == [ServerSentEvent(name: nil, data: "a\u{FFFD}\n\u{FFFD}b")])
+        bytes = Array("data: tail without its blank line\n".utf8)
+        #expect(ServerSentEvent.parse(Data(bytes)).isEmpty)
+    }
+
     @Test("an error event in the stream is a failed attempt, not an answer")
     func errorEvent() {
         let body = Data("data: {\"error\":{\"message\":\"overloaded\"}}\n\n".utf8)

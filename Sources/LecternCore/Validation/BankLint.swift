@@ -587,9 +587,12 @@ public enum BankLint {
         func add(_ id: String, _ issues: [ValidationIssue], prompt: String?) {
             var problems = issues.errors.map(\.refusal)
             if let prompt {
+                // Each text read once for both the question and the index.
+                let howForm = NearDuplicate.Fingerprint(QuestionRules.howForm(prompt))
+                let whole = NearDuplicate.Fingerprint(prompt)
                 if let earlier = stems.add(prompt, id: id, language: language) {
                     problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
-                } else if let earlier = inTopic.firstDuplicate(of: QuestionRules.howForm(prompt), scope: topicID) ?? inCourse.firstDuplicate(of: prompt)
+                } else if let earlier = inTopic.firstDuplicate(of: howForm, scope: topicID) ?? inCourse.firstDuplicate(of: whole)
                     ?? topicPrompts.first(where: {
                         QuestionRules.holdsTheOther(prompt, $0.prompt, language: language) || QuestionRules.asksTheSameCode(prompt, $0.prompt)
                     })?.id
@@ -597,8 +600,8 @@ public enum BankLint {
                     problems.append(Refusal(.distinctQuestions, "nearly the same question as \(earlier)"))
                 }
                 topicPrompts.append((id, prompt))
-                inTopic.insert(id: id, text: QuestionRules.howForm(prompt), scope: topicID)
-                inCourse.insert(id: id, text: prompt)
+                inTopic.insert(id: id, fingerprint: howForm, scope: topicID)
+                inCourse.insert(id: id, fingerprint: whole)
             }
             if !problems.isEmpty { flags.append(.init(id: id, problems: problems)) }
         }

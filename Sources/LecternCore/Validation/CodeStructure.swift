@@ -81,7 +81,7 @@ public enum CodeStructure {
         if wrongOnPurpose.contains(where: leadIn.contains) { return true }
         for line in block.lines {
             guard let hash = line.firstIndex(of: "#") else { continue }
-            let comment = line[line.index(after: hash)...].trimmingCharacters(in: .whitespaces).lowercased()
+            let comment = line[line.index(after: hash)...].trimmedSpaces.lowercased()
             if commentOpeners.contains(where: comment.hasPrefix) || commentMarks.contains(where: comment.contains) { return true }
         }
         return false
@@ -108,7 +108,7 @@ public enum CodeStructure {
     static func opening(_ rest: Substring, indent: Int) -> (fence: Character, length: Int, label: String)? {
         guard indent <= 3, let fence = rest.first, fence == "`" || fence == "~" else { return nil }
         let length = rest.prefix(while: { $0 == fence }).count
-        let info = rest.dropFirst(length).trimmingCharacters(in: .whitespaces)
+        let info = rest.dropFirst(length).trimmedSpaces
         guard length >= 3, fence == "~" || !info.contains("`") else { return nil }
         return (fence, length, String(info.prefix(while: { !$0.isWhitespace && $0 != "{" })))
     }
@@ -137,7 +137,7 @@ public enum CodeStructure {
         func finish() {
             guard let current = pending else { return }
             pending = nil
-            let code = current.text.trimmingCharacters(in: .whitespaces)
+            let code = current.text.trimmedSpaces
             // Any statement whose colon ends it opens a block (`match x:` and `async def` too);
             // a known header with no colon at all is missing it.
             let colon = topLevelColon(code)
@@ -201,9 +201,9 @@ public enum CodeStructure {
             }
             // An unclosed one-line string is Python's error too, but leave it to others: the
             // string ends with its line here.
-            continued = tripleQuote == nil && depth == 0 && code.trimmingCharacters(in: .whitespaces).hasSuffix("\\")
+            continued = tripleQuote == nil && depth == 0 && code.trimmedSpaces.hasSuffix("\\")
             if startsStatement {
-                let trimmed = code.trimmingCharacters(in: .whitespaces)
+                let trimmed = code.trimmedSpaces
                 if trimmed.isEmpty { continue }
                 var indent = 0
                 for character in line.prefix(while: { $0 == " " || $0 == "\t" }) {

@@ -52,11 +52,46 @@ public enum TextKey {
     public static func normalize(_ text: String, language: String, foldingCase: Bool) -> String {
         let profile = LanguageProfile.for(language)
         let source = profile?.fold(text) ?? text
-        let collapsed = (foldingCase ? source.lowercased() : source).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        let cased = foldingCase ? source.lowercased() : source
+        if let ascii = asciiNormalized(cased, arabic: profile?.subtag == "ar") { return ascii }
+        let collapsed = cased.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         // Arabic writers often set a space before "؟" and "؛"; English keys keep the space left
         // by "x ?" (an option's place in a course is derived from its prompt's key).
         return collapsed.trimmingCharacters(in: profile?.subtag == "ar" ? arabicEnds : latinEnds)
     }
+
+    /// `normalize`'s white space and ends for an ASCII text, by its bytes (nil for any other
+    /// text): each character of an ASCII text is one byte (CR LF aside, white space either way),
+    /// its white space is tab, line feed, vertical tab, form feed, carriage return and space, and
+    /// its ends to trim are `latinEnds`' ASCII ones (and, in Arabic, space and tab). Every
+    /// question's key passes here, several times per check.
+    static func asciiNormalized(_ text: String, arabic: Bool) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var pendingSpace = false
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    pendingSpace = !out.isEmpty
+                    continue
+                }
+                if pendingSpace { out.append(0x20) }
+                pendingSpace = false
+                out.append(byte)
+            }
+            let ends: Set<UInt8> = arabic ? asciiArabicEnds : asciiLatinEnds
+            var start = 0
+            var end = out.count
+            while start < end && ends.contains(out[start]) { start += 1 }
+            while end > start && ends.contains(out[end - 1]) { end -= 1 }
+            return String(decoding: out[start..<end], as: UTF8.self)
+        }
+    }
+
+    static let asciiLatinEnds = Set(".,;:!?\"'`".utf8)
+    static let asciiArabicEnds = asciiLatinEnds.union([0x20, 0x09])
 
     static let latinEnds = CharacterSet(charactersIn: ".,;:!?\"'`،؛؟")
     static let arabicEnds = latinEnds.union(.whitespaces)
@@ -67,6 +102,12 @@ public enum TextKey {
     public static func significantWords(_ text: String, language: String = "en") -> [String] {
         let profile = LanguageProfile.for(language) ?? .english
         let source = profile.foldsLetters ? profile.fold(text) : text.lowercased()
+        if source.utf8.allSatisfy({ $0 < 0x80 }) {
+            // An ASCII text by its bytes: its letters and digits are [A-Za-z0-9], each one byte.
+            return source.utf8.split(whereSeparator: { !(0x30...0x39).contains($0) && !(0x41...0x5A).contains($0) && !(0x61...0x7A).contains($0) })
+                .compactMap { $0.count >= profile.significantLetters ? String(decoding: $0, as: UTF8.self) : nil }
+                .filter { !profile.stopWords.contains($0) }
+        }
         return source.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
             .filter { $0.count >= profile.significantLetters && !profile.stopWords.contains($0) }
     }
@@ -123,7 +164,7 @@ public enum QuestionRules {
     /// Whether a wrong option's `feedback` calls it right ("This is correct because …"; not
     /// judged in Arabic).
     public static func feedbackCallsItRight(_ feedback: String, language: String) -> Bool {
-        !LanguageProfile.isArabic(language) && feedback.contains(callsRight)
+        !LanguageProfile.isArabic(language) && mayMatch(feedback, anyOf: callsRightWords) && feedback.contains(callsRight)
     }
 
     /// Checks a multiple-choice question's options against its prompt. `labels` name the options
@@ -270,7 +311,10 @@ public enum QuestionRules {
             }
             if !LanguageProfile.isArabic(language) {
                 for (index, option) in options.enumerated() where !option.feedback.trimmed.isEmpty {
-                    let contradicts = option.correct ? option.feedback.contains(callsWrong) : option.feedback.contains(callsRight)
+                    let contradicts =
+                        option.correct
+                        ? mayMatch(option.feedback, anyOf: callsWrongWords) && option.feedback.contains(callsWrong)
+                        : mayMatch(option.feedback, anyOf: callsRightWords) && option.feedback.contains(callsRight)
                     if contradicts {
                         issues.append(
                             .error(
@@ -335,6 +379,9 @@ public enum QuestionRules {
     /// the option quoted before "is correct" (the local model's feedback on a reading question).
     nonisolated(unsafe) static let callsRight =
         /(?i)^\s*((correct|right|yes)\b(?!\s+(idea|direction|track|thought|approach|start|instinct|intuition|question|place)\b)|(you're|you are|you’re|that's|that’s|exactly) (right|correct)\b|(true|exactly)\s*[!,.])(?![^.!?]*\bbut\b)|\b(this|that|it)( answer| option| statement)? is (also |indeed |actually )?(correct|right|true)\b|\b(answer|option|statement|choice)\s+(['"“‘][^'"”’]{1,160}['"”’])\s+is (also |indeed |actually )?(correct|right|true)\b|\bis (also )?the (correct|right) answer\b|\bwhile (this|that|it) is true\b|\b(this|that|it)( answer| option| statement)? is (also |directly |clearly )?(supported|stated|confirmed) (by|in) the (passage|text|source)\b/
+    /// A word every match of `callsRight` holds, and one every match of `callsWrong` holds.
+    static let callsRightWords = ["correct", "right", "yes", "true", "exactly", "supported", "stated", "confirmed"]
+    static let callsWrongWords = ["incorrect", "wrong", "no", "false"]
     nonisolated(unsafe) static let callsWrong =
         /(?i)^\s*(incorrect|wrong|no)\b|\b(this|that|it)( answer| option| statement)? is (incorrect|wrong|false|not correct)\b/
 
@@ -351,7 +398,7 @@ public enum QuestionRules {
     static func differAsCode(_ a: String, _ b: String, key: String) -> Bool {
         guard a.contains("`") || b.contains("`") || !key.contains(where: \.isLetter) else { return false }
         func symbols(_ text: String) -> String {
-            var text = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            var text = Substring(text.trimmed)
             while let last = text.last, ".!?؟".contains(last) { text = text.dropLast() }
             // Backticks only mark code, and one quotation mark is as good as another.
             return String(text.filter { !$0.isLetter && !$0.isNumber && !$0.isWhitespace && $0 != "`" }.map { "\"“”‘’".contains($0) ? "'" : $0 })
@@ -443,7 +490,7 @@ public enum QuestionRules {
     ) -> [ValidationIssue] {
         let marked = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
         if let marker = prompt.range(of: marked, options: .regularExpression) {
-            let shown = prompt[marker.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines).prefix(60)
+            let shown = prompt[marker.lowerBound...].trimmed.prefix(60)
             return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'", check: .questionForm)]
         }
         let promptKey = TextKey.normalize(prompt, language: language)
@@ -570,7 +617,8 @@ public enum QuestionRules {
     public static func checkShowsItsCode(_ field: String, _ text: String) -> [ValidationIssue] {
         // "Which line removes and returns the last item of the list `xs`?" asks for the code, not
         // for what `xs` holds (labelled set h-py-15): no contents needed.
-        if MarkdownLayout(text).codeBlocks.isEmpty, let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil,
+        let ticks = text.utf8.contains(UInt8(ascii: "`"))
+        if ticks, MarkdownLayout(text).codeBlocks.isEmpty, let named = text.firstMatch(of: Self.namedObject), text.firstMatch(of: Self.asksContents) != nil,
             text.firstMatch(of: Self.asksForTheCode) == nil
         {
             let name = String(named.output.2)
@@ -583,7 +631,7 @@ public enum QuestionRules {
                 ]
             }
         }
-        guard !text.contains("`"), let match = text.firstMatch(of: Self.pointsAtCode) else { return [] }
+        guard !ticks, mayMatch(text, anyOf: ["code", "snippet", "program"]), let match = text.firstMatch(of: Self.pointsAtCode) else { return [] }
         return [
             .error(
                 "'\(field)' asks about code it does not show ('\(String(match.output.0))'): put the code in the question, in a ```python block, or ask without pointing at code", check: .questionForm)
@@ -692,14 +740,14 @@ public enum QuestionRules {
     /// and it does not ask whether an explanation helped. A true/false statement is not held to this.
     public static func checkAsksSomething(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
         let prose = MarkdownLayout(text).prose()
-        if let meta = prose.firstMatch(of: Self.asksWhetherItHelped) {
+        if mayMatch(prose, anyOf: ["help", "make sense", "understand", "clear", "with me", "ready"]), let meta = prose.firstMatch(of: Self.asksWhetherItHelped) {
             return [
                 .error(
                     "'\(field)' asks whether the explanation helped ('\(String(meta.output.0))'), not about the subject: ask what the learner should know or do", check: .questionForm)
             ]
         }
         if !askedQuestions(text).isEmpty || prose.contains("___") { return [] }
-        let sentences = prose.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
+        let sentences = prose.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmedSpaces }
         // A sentence opens with a capital: a lower-case line goes on from the one before it (the
         // local model's practice stem "… For example:\n\nprint(my_dict['name'])\nwill print the
         // value …" is a statement, not a question opening "will").
@@ -753,7 +801,7 @@ public enum QuestionRules {
         guard let last = askedQuestions(text).last else { return [] }
         let words = last.after.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
         guard words.count > wordsAfterTheQuestion else { return [] }
-        let sentences = last.after.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let sentences = last.after.split(whereSeparator: { ".!\n".contains($0) }).map { $0.trimmedSpaces }.filter { !$0.isEmpty }
         let profile = LanguageProfile.for(language) ?? .english
         if let imperative = Self.answerImperatives[profile.subtag], sentences.allSatisfy({ profile.fold($0).firstMatch(of: imperative) != nil }) { return [] }
         let tail = words.prefix(12).joined(separator: " ")
@@ -781,7 +829,7 @@ public enum QuestionRules {
     public static func checkSpeaksToTheLearner(_ field: String, _ text: String, instructions: Bool = false) -> [ValidationIssue] {
         let read = prose(text)
         let found =
-            (mayMatch(read, anyOf: Self.aboutTheItemWords) ? read.firstMatch(of: Self.aboutTheItem).map { String($0.output.0) } : nil)
+            firstMatchInSentences(read, Self.aboutTheItem, words: Self.aboutTheItemWords).map(String.init)
             ?? (instructions && mayMatch(read, anyOf: ["explanation", "feedback"]) ? read.firstMatch(of: Self.instructionsToTheWriter).map { String($0.output.0) } : nil)
         guard let match = found else { return [] }
         return [
@@ -797,10 +845,39 @@ public enum QuestionRules {
     /// `words` (lowercase ASCII): checked on the lowercased text (a long s read as the `s` it folds
     /// to), so a text with none of them is passed over without running the pattern. The phrase
     /// patterns tried every start position of every text of every answer: a third of checking's CPU.
+    /// The words are looked for among the lowercased text's bytes (each word is ASCII, so a match
+    /// of its bytes is a match of its characters); Foundation's `contains` bridged every text
+    /// through NSString, a twentieth of a large run's CPU.
     static func mayMatch(_ text: String, anyOf words: [String]) -> Bool {
         var lower = text.lowercased()
-        if lower.contains("ſ") { lower = lower.replacingOccurrences(of: "ſ", with: "s") }
-        return words.contains { lower.contains($0) }
+        if lower.utf8.contains(0xC5) && lower.unicodeScalars.contains("ſ") { lower = String(lower.unicodeScalars.map { $0 == "ſ" ? "s" : Character($0) }) }
+        return lower.withUTF8 { haystack in words.contains { ProseScan.contains(haystack, $0) } }
+    }
+
+    /// The first match of `pattern` in `text`, for a pattern no match of which holds `.`, `!`, `?`
+    /// or a line break and every match of which holds one of `words` (as `mayMatch` reads them):
+    /// looked for only in the sentences that hold one of them, so the pattern no longer tries
+    /// every position of every sentence of a feedback that names "the question" once. A match lies
+    /// inside one sentence, and a sentence is cut only where its end is a word boundary whatever
+    /// follows (Unicode's word boundaries, `\b`'s, join "e.g" and "3.5" across a full stop, not
+    /// across a full stop before white space, a `!`, a `?` or a line break): the match is the
+    /// one the whole text gives.
+    static func firstMatchInSentences<Output>(_ text: String, _ pattern: Regex<Output>, words: [String]) -> Substring? {
+        guard mayMatch(text, anyOf: words) else { return nil }
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            let next = text.index(after: index)
+            let ends = character == "!" || character == "?" || character == "\n" || (character == "." && (next == text.endIndex || text[next].isWhitespace))
+            if ends || next == text.endIndex {
+                let sentence = text[start..<(ends ? index : next)]
+                if mayMatch(String(sentence), anyOf: words), let match = sentence.firstMatch(of: pattern) { return text[match.range] }
+                start = next
+            }
+            index = next
+        }
+        return nil
     }
 
     /// A word every match of `aboutTheItem` holds.
@@ -914,13 +991,17 @@ public enum QuestionRules {
         // A fence sharing its line with code or prose: python-basics' level-3 pool question asked
         // "What will happen if you execute this code snippet? ```python myName = 'Alice'
         // print(myName) ```?", which Markdown shows as one line of inline code.
-        if let line = text.components(separatedBy: "\n").first(where: { $0.contains("```") && $0.trimmed.firstMatch(of: CompiledPatterns.fenceLine) == nil }) {
+        if text.utf8.contains(UInt8(ascii: "`")),
+            let line = text.components(separatedBy: "\n").first(where: { $0.contains("```") && $0.trimmed.firstMatch(of: CompiledPatterns.fenceLine) == nil })
+        {
             return [
                 .error(
                     "'\(field)' shows code outside a code block (a fence sharing its line: '\(line.trimmed.prefix(60))'): Markdown shows it as inline code; put each ``` on a line of its own, the code between them",
                     check: .questionForm)
             ]
         }
+        // Code on lines of its own needs two lines.
+        guard text.utf8.contains(UInt8(ascii: "\n")) || text.utf8.contains(UInt8(ascii: "\r")) else { return [] }
         let lines = MarkdownLayout(text).prose().components(separatedBy: "\n")
         func refused(_ index: Int) -> [ValidationIssue] {
             [
@@ -933,12 +1014,12 @@ public enum QuestionRules {
             let indent = line.prefix(while: { $0 == " " }).count
             guard indent < 4, !line.contains("`") else { continue }
             let next = lines[index + 1]
-            if line.firstMatch(of: Self.pythonHeader) != nil, !next.trimmed.isEmpty, next.prefix(while: { $0 == " " || $0 == "\t" }).count > indent {
+            if line.trimmed.hasSuffix(":"), line.firstMatch(of: Self.pythonHeader) != nil, !next.trimmed.isEmpty, next.prefix(while: { $0 == " " || $0 == "\t" }).count > indent {
                 return refused(index)
             }
             // Two statements on lines of their own ("myName = 'Alice'" then "print(myName)"):
             // the learner reads "myName = 'Alice' print(myName)".
-            if next.prefix(while: { $0 == " " }).count < 4, !next.contains("`"), line.firstMatch(of: Self.pythonStatement) != nil,
+            if next.prefix(while: { $0 == " " }).count < 4, !next.contains("`"), mayBeStatement(line), mayBeStatement(next), line.firstMatch(of: Self.pythonStatement) != nil,
                 next.firstMatch(of: Self.pythonStatement) != nil
             {
                 return refused(index)
@@ -951,6 +1032,12 @@ public enum QuestionRules {
     /// A line that is one Python statement: an assignment (`x = 5`, `total += 1`, not `==`), a
     /// call (`print(x)`, `scores.append(3)`; not an equation such as `P(A) = P(B)`), or `return`,
     /// `import`, `pass`, `break`, `continue`.
+    /// Whether a line may match `pythonStatement`: each of its forms holds `=` or `(`, or opens
+    /// with one of its keywords.
+    static func mayBeStatement(_ line: String) -> Bool {
+        line.utf8.contains { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "(") }
+            || ["return", "import", "pass", "break", "continue", "from"].contains { line.trimmed.hasPrefix($0) }
+    }
     nonisolated(unsafe) static let pythonStatement =
         /^\s*([A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*)*\s*(=|\+=|-=|\*=|\/=)\s*[^=\s].*|(?![^=]*[^=!<>]=[^=])[A-Za-z_][A-Za-z0-9_.]*\(.*\)|(return|import|pass|break|continue)\b.*|from [A-Za-z_.]+ import .*)\s*$/
 
@@ -964,7 +1051,7 @@ public enum QuestionRules {
     /// and so does an equation's result ("E(X) = 0.6 + 0.8 = 1.4": the local model's
     /// intro-probability explanations and reference answers, refused for it before).
     public static func checkFinished(_ field: String, _ text: String, finish: String = "finish the question") -> [ValidationIssue] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         // A text that ends with a code block ends with its code; one cut off inside a fence that
         // never closes is cut off.
         let layout = MarkdownLayout(trimmed)

@@ -67,4 +67,52 @@ public enum ProseScan {
     public static func unmarked(_ text: Substring) -> String {
         String(text.map { c -> Character in c == "?" || c == "؟" || c == "!" || c == "." || c == "\n" ? "·" : c })
     }
+
+    /// Whether the bytes of `word` occur in `haystack` (a UTF-8 text): for an ASCII word, whether
+    /// the text holds it, as `String.contains` would say without bridging to NSString.
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ word: String) -> Bool {
+        var word = word
+        return word.withUTF8 { needle in
+            guard let head = needle.first else { return true }
+            guard needle.count <= haystack.count else { return false }
+            var index = 0
+            let lastStart = haystack.count - needle.count
+            while index <= lastStart {
+                if haystack[index] == head {
+                    var offset = 1
+                    while offset < needle.count && haystack[index + offset] == needle[offset] { offset += 1 }
+                    if offset == needle.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// The matches of `[^.!?]+[.!?]+` in `text` (the sentences `ReinforcementStage.keySentence`
+    /// weighs), found by one pass over its characters instead of the pattern's search from every
+    /// position: a run of characters other than `.`, `!` and `?` with the marks that end it; a
+    /// run the text ends in, unended, is none.
+    public static func sentences(_ text: String) -> [Substring] {
+        var found: [Substring] = []
+        var start: String.Index?
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "." || character == "!" || character == "?" {
+                if let from = start {
+                    var end = text.index(after: index)
+                    while end < text.endIndex, text[end] == "." || text[end] == "!" || text[end] == "?" { end = text.index(after: end) }
+                    found.append(text[from..<end])
+                    start = nil
+                    index = end
+                    continue
+                }
+            } else if start == nil {
+                start = index
+            }
+            index = text.index(after: index)
+        }
+        return found
+    }
 }

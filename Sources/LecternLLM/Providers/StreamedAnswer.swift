@@ -9,44 +9,50 @@ struct ServerSentEvent: Sendable, Hashable {
 
     /// The events of a whole stream, by the WHATWG rules: lines end in LF, CRLF or CR; a blank
     /// line dispatches the event; `:` starts a comment; an event not closed by a blank line
-    /// before the stream ends is dropped (it may be cut short).
+    /// before the stream ends is dropped (it may be cut short). Read by its bytes, as the rules
+    /// are written (every byte that ends a line or names a field is ASCII): splitting the decoded
+    /// text into Characters was a tenth of a 4,000-call run's CPU.
     static func parse(_ body: Data) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         var name: String?
-        var data: [Substring] = []
+        var data: [UInt8] = []
         var hasData = false
-        let text = String(decoding: body, as: UTF8.self)
-        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-        // The text after the last line break is an unterminated line: not part of any event.
-        if !lines.isEmpty { lines.removeLast() }
-        for line in lines {
-            if line.isEmpty {
-                if hasData { events.append(ServerSentEvent(name: name, data: data.joined(separator: "\n"))) }
-                name = nil
-                data = []
-                hasData = false
-                continue
+        body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            func line(_ start: Int, _ end: Int) {
+                if start == end {
+                    if hasData { events.append(ServerSentEvent(name: name, data: String(decoding: data, as: UTF8.self))) }
+                    name = nil
+                    data = []
+                    hasData = false
+                    return
+                }
+                if bytes[start] == UInt8(ascii: ":") { return }
+                var colon = start
+                while colon < end && bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                var value = colon < end ? colon + 1 : end
+                if value < end && bytes[value] == UInt8(ascii: " ") { value += 1 }
+                let field = UnsafeBufferPointer(rebasing: bytes[start..<colon])
+                if field.elementsEqual("data".utf8) {
+                    if hasData { data.append(UInt8(ascii: "\n")) }
+                    data.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[value..<end]))
+                    hasData = true
+                } else if field.elementsEqual("event".utf8) {
+                    name = String(decoding: UnsafeBufferPointer(rebasing: bytes[value..<end]), as: UTF8.self)
+                }
             }
-            if line.first == ":" { continue }
-            let field: Substring
-            var value: Substring
-            if let colon = line.firstIndex(of: ":") {
-                field = line[..<colon]
-                value = line[line.index(after: colon)...]
-                if value.first == " " { value = value.dropFirst() }
-            } else {
-                field = line
-                value = ""
+            var lineStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                    line(lineStart, index)
+                    if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") { index += 1 }
+                    lineStart = index + 1
+                }
+                index += 1
             }
-            switch field {
-            case "data":
-                data.append(value)
-                hasData = true
-            case "event":
-                name = String(value)
-            default:
-                continue
-            }
+            // The bytes after the last line break are an unterminated line: not part of any event.
         }
         return events
     }

@@ -11,11 +11,11 @@ public enum LectureRules {
         guard trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") else { return text }
         var lines = trimmed.components(separatedBy: "\n")
         guard lines.count >= 2 else { return text }
-        let opener = lines[0].trimmingCharacters(in: .whitespaces)
-        let info = opener.dropFirst(3).trimmingCharacters(in: .whitespaces).lowercased()
+        let opener = lines[0].trimmedSpaces
+        let info = opener.dropFirst(3).trimmedSpaces.lowercased()
         guard ["", "markdown", "md", "mdx"].contains(info) else { return text }
         let fence = String(opener.prefix(3))
-        guard lines.last?.trimmingCharacters(in: .whitespaces) == fence else { return text }
+        guard lines.last?.trimmedSpaces == fence else { return text }
         lines.removeFirst()
         lines.removeLast()
         return lines.joined(separator: "\n") + "\n"
@@ -40,7 +40,7 @@ public enum LectureRules {
         let layout = MarkdownLayout(markdown)
         let unclosed = layout.codeBlocks.first { $0.fenced && !$0.closed }
         for (index, rawLine) in markdown.components(separatedBy: "\n").enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmedSpaces
             if layout.isCodeLine(index + 1) {
                 if let last = headings.last { contentAfter[last.line, default: 0] += 1 }
                 continue
@@ -50,7 +50,7 @@ public enum LectureRules {
                 let level = line.prefix(while: { $0 == "#" }).count
                 let rest = line.dropFirst(level)
                 if level <= 6 && (rest.isEmpty || rest.first == " ") {
-                    headings.append(Heading(level: level, text: rest.trimmingCharacters(in: .whitespaces), line: index + 1))
+                    headings.append(Heading(level: level, text: rest.trimmedSpaces, line: index + 1))
                     continue
                 }
             }
@@ -101,7 +101,7 @@ public enum LectureRules {
         let starts = scan(markdown).headings.filter { $0.level == 2 }.map { $0.line - 1 }
         return starts.enumerated().map { index, start in
             let end = index + 1 < starts.count ? starts[index + 1] : lines.count
-            return lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            return lines[start..<end].joined(separator: "\n").trimmed
         }
     }
 
@@ -231,7 +231,7 @@ public enum LectureRules {
             }
         }
         for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmedSpaces
             if layout.isCodeLine(index + 1) {
                 close()
                 continue

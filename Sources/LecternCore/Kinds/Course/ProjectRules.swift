@@ -88,7 +88,61 @@ extension ProjectRules {
         let code = lectures.contains { !MarkdownLayout($0).codeBlocks.isEmpty }
         // A lecture on probability or statistics written without TeX is mathematical too.
         let math = lectures.contains { $0.contains("$") || $0.contains("\\(") || mathematicalCues.contains(where: $0.lowercased().contains) }
-        return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !mentions(taught, $0) }
+        let words = TermWords(taught)
+        return ((code ? programmingTerms : []) + (math ? mathematicsTerms : [])).filter { !(words.mayMention($0) && mentions(taught, $0)) }
+    }
+
+    /// The words of a text (runs of ASCII letters and digits, lowercased), so that `mentions` runs
+    /// its pattern over a long text only for a term whose words the text holds: a subject's
+    /// lectures were scanned once per term of a domain, for every project and question asked on
+    /// them. Knows nothing (every term may be mentioned) when the text holds a letter or digit
+    /// outside ASCII, which a case-insensitive pattern might read as an ASCII one (the Kelvin
+    /// sign as "k").
+    struct TermWords {
+        let words: Set<Substring>?
+
+        init(_ text: String) {
+            var words = Set<Substring>()
+            var outsideASCII = false
+            let lower = String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            var start: String.Index?
+            for index in lower.utf8.indices {
+                let byte = lower.utf8[index]
+                let alphanumeric = (0x30...0x39).contains(byte) || (0x61...0x7A).contains(byte)
+                if alphanumeric {
+                    if start == nil { start = index }
+                    continue
+                }
+                if let from = start { words.insert(lower[from..<index]) }
+                start = nil
+                if byte >= 0x80 { outsideASCII = true }
+            }
+            if let from = start { words.insert(lower[from...]) }
+            if outsideASCII, lower.unicodeScalars.contains(where: { !$0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) }) {
+                self.words = nil
+            } else {
+                self.words = words
+            }
+        }
+
+        /// False when `mentions(text, term)` is surely false: a word of the term (its last in
+        /// any of the pattern's plural forms) is not a word of the text.
+        func mayMention(_ term: String) -> Bool {
+            guard let words else { return true }
+            let runs = term.lowercased().split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
+            guard let last = runs.last, term.unicodeScalars.allSatisfy(\.isASCII) else { return true }
+            for run in runs.dropLast() where !words.contains(run) { return false }
+            let forms: [String]
+            if term.hasSuffix("y") {
+                forms = [String(last), String(last.dropLast()) + "ies"]
+            } else if term.hasSuffix("x") {
+                forms = [String(last), last + "es", last + "ices"]
+            } else {
+                forms = [String(last), last + "s", last + "es"]
+            }
+            // A term ending in a sign ("c++") takes its plural as a word of its own.
+            return forms.contains { words.contains(Substring($0)) } || (term.last.map { !($0.isLetter || $0.isNumber) } ?? false)
+        }
     }
 
     /// Whether `text` mentions `term`, in the singular or the plural, as whole words.

@@ -32,8 +32,13 @@ public enum NearDuplicate {
     /// Which of `others` are near duplicates of `text` (`areDuplicates`), `text` read once.
     public static func duplicates(of text: String, among others: [String], threshold: Double = NearDuplicate.threshold) -> [Bool] {
         let read = Fingerprint(text)
-        return others.map { similarity(read, Fingerprint($0)) >= threshold - 1e-9 }
+        return others.map { other in similarity(read, recentFingerprints.value(other) { Fingerprint(other) }) >= threshold - 1e-9 }
     }
+
+    /// The fingerprints of the texts `duplicates(of:among:)` compared with lately: a topic's new
+    /// question is compared with each earlier one, at every attempt, so the earlier ones are read
+    /// again and again (a thirtieth of a 1,000-topic run's CPU).
+    static let recentFingerprints = RecentMemo<Fingerprint>(limit: 2048)
 
     /// Whether two texts restate each other: the same content words in any order (and the same
     /// gate), or for texts of at least four content words, a similarity of 0.8 or more.
@@ -244,7 +249,12 @@ public struct NearDuplicateIndex: Sendable {
 
     /// Adds a text under `id` (ids need not be unique; the first inserted is reported first).
     public mutating func insert(id: String, text: String, scope: String = "") {
-        let fingerprint = NearDuplicate.Fingerprint(text)
+        insert(id: id, fingerprint: NearDuplicate.Fingerprint(text), scope: scope)
+    }
+
+    /// Adds a text by its fingerprint: a caller that also asks `firstDuplicate(of:scope:)` about
+    /// the same text reads it once.
+    mutating func insert(id: String, fingerprint: NearDuplicate.Fingerprint, scope: String = "") {
         let head = Self.head(fingerprint, scope: scope)
         let position = ids.count
         ids.append(id)
@@ -255,7 +265,11 @@ public struct NearDuplicateIndex: Sendable {
 
     /// The id of the earliest inserted text in `scope` that `text` nearly duplicates, if any.
     public func firstDuplicate(of text: String, scope: String = "") -> String? {
-        let fingerprint = NearDuplicate.Fingerprint(text)
+        firstDuplicate(of: NearDuplicate.Fingerprint(text), scope: scope)
+    }
+
+    /// `firstDuplicate(of:scope:)` for a text already read.
+    func firstDuplicate(of fingerprint: NearDuplicate.Fingerprint, scope: String = "") -> String? {
         let head = Self.head(fingerprint, scope: scope)
         let entries = entriesByHead[head] ?? 0
         guard entries > 0 else { return nil }

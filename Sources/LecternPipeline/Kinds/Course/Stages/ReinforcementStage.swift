@@ -96,11 +96,11 @@ public struct ReinforcementStage: Sendable {
         let askedWords = Set(asked.flatMap(stems)).subtracting(topicWords)
         var best: (rank: (Int, Int), sentence: String, paragraph: String)?
         for line in MarkdownLayout(excerpt).prose().split(separator: "\n") {
-            var text = line.trimmingCharacters(in: .whitespaces)
+            var text = line.trimmedSpaces
             if text.hasPrefix("#") || text.hasPrefix(">") || text.hasPrefix("|") { continue }
             if let bullet = text.firstMatch(of: Self.listBullet) { text = String(text[bullet.range.upperBound...]) }
-            for match in text.matches(of: Self.sentence) {
-                let sentence = String(match.output).trimmingCharacters(in: .whitespaces)
+            for match in ProseScan.sentences(text) {
+                let sentence = String(match).trimmedSpaces
                 guard sentence.hasSuffix(".") || sentence.hasSuffix("!"), !sentence.hasSuffix("..."),
                     (8...40).contains(sentence.split(whereSeparator: \.isWhitespace).count)
                 else { continue }
@@ -108,7 +108,7 @@ public struct ReinforcementStage: Sendable {
                 let topical = words.intersection(topicWords).count + (sentence.contains("`") ? 1 : 0)
                 guard topical > 0 else { continue }
                 let rank = (words.intersection(askedWords).count, -topical)
-                if best == nil || rank < best!.rank { best = (rank, sentence, line.trimmingCharacters(in: .whitespaces)) }
+                if best == nil || rank < best!.rank { best = (rank, sentence, line.trimmedSpaces) }
             }
         }
         return best.map { ($0.sentence, $0.paragraph) }
@@ -116,7 +116,6 @@ public struct ReinforcementStage: Sendable {
 
     /// A list item's bullet or number, and a sentence with its end marks (compiled once).
     nonisolated(unsafe) static let listBullet = /^([-*+]|\d+[.)])\s+/
-    nonisolated(unsafe) static let sentence = /[^.!?]+[.!?]+/
 
     static let multipleChoiceNote = "\n" + MultipleChoice.instruction + "\n"
 
