@@ -76,6 +76,28 @@ struct ByteFastPathTests {
         }
     }
 
+    /// One question holding the other is found by bytes as Foundation's search found it: every
+    /// recorded text against the next one and against its own second half.
+    @Test func aQuestionHoldingAnotherIsFoundAsBefore() {
+        func foundationHolds(_ a: String, _ b: String) -> Bool {
+            let unquoted = { (text: String) in TextKey.normalize(text, language: "en").filter { !"`'\"‘’“”".contains($0) } }
+            let (x, y) = (unquoted(a), unquoted(b))
+            guard x != y else { return true }
+            guard min(x.count, y.count) >= 12 else { return false }
+            return x.contains(y) || y.contains(x)
+        }
+        var held = 0
+        let texts = Self.texts.filter { $0.count < 2_000 }
+        for (index, text) in texts.enumerated() {
+            for other in [texts[(index + 1) % texts.count], String(text.dropFirst(text.count / 2))] {
+                let holds = QuestionRules.holdsTheOther(text, other)
+                #expect(holds == foundationHolds(text, other), "\(text.debugDescription) / \(other.debugDescription)")
+                if holds { held += 1 }
+            }
+        }
+        #expect(held > texts.count / 4)
+    }
+
     /// A term the pattern finds is never passed over by its words: `TermWords` only skips the
     /// pattern where it could not match. Checked for every term against every recorded text, and
     /// the shortcut is taken (the words known) for most of them.

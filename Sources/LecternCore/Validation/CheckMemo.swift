@@ -126,7 +126,8 @@ public final class CheckMemo: Sendable {
         var hasher = SHA256()
         for part in [rule] + parts {
             hasher.update(data: Data("\(part.utf8.count):".utf8))
-            hasher.update(data: Data(part.utf8))
+            var part = part
+            part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
         return HexText.lowercase(hasher.finalize())
     }

@@ -567,6 +567,11 @@ public enum QuestionRules {
         let (x, y) = (unquoted(a), unquoted(b))
         guard x != y else { return true }
         guard min(x.count, y.count) >= 12 else { return false }
+        // ASCII texts by their bytes (the same answer as Foundation's search, without bridging).
+        if x.utf8.allSatisfy({ $0 < 0x80 }) && y.utf8.allSatisfy({ $0 < 0x80 }) {
+            var (x, y) = (x, y)
+            return x.withUTF8 { ProseScan.contains($0, y) } || y.withUTF8 { ProseScan.contains($0, x) }
+        }
         return x.contains(y) || y.contains(x)
     }
 

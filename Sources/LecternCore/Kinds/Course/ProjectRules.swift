@@ -242,7 +242,8 @@ extension ProjectRules {
         guard !untaught.isEmpty else { return [] }
         var issues: [ValidationIssue] = []
         for (field, text) in requirementTexts(project) {
-            if let term = untaught.first(where: { mentions(text, $0) }) {
+            let words = TermWords(text)
+            if let term = untaught.first(where: { words.mayMention($0) && mentions(text, $0) }) {
                 issues.append(
                     .error(
                         "\(field) ('\(text.prefix(120))') needs '\(term)', which the course does not teach up to this subject; require only what its topics teach", check: .projectScope))

@@ -25,7 +25,8 @@ extension QuestionRules {
         let untaught = untaughtByLecture.value(lecture) { ProjectRules.untaughtTerms(taught: lecture, lectures: [lecture], language: "en") }
         guard !untaught.isEmpty else { return [] }
         let asked = prose(text)
-        guard let term = untaught.first(where: { ProjectRules.mentions(asked, $0) }) else { return [] }
+        let words = ProjectRules.TermWords(asked)
+        guard let term = untaught.first(where: { words.mayMention($0) && ProjectRules.mentions(asked, $0) }) else { return [] }
         return [.error("'\(field)' asks about '\(term)', which the lecture does not teach; ask only about what the lecture teaches", check: .grounding)]
     }
 
