@@ -190,7 +190,12 @@ public enum LectureRules {
         // The domain as `ProjectRules.untaughtTerms` reads it, with math written `\(…\)` or `\[…\]` too.
         let code = !MarkdownLayout(markdown).codeBlocks.isEmpty
         let math = markdown.contains("$") || markdown.contains("\\(") || markdown.contains("\\[")
-        let terms = ((code ? ProjectRules.programmingTerms : []) + (math ? ProjectRules.mathematicsTerms : [])).filter { ProjectRules.mentions(topicTitle, $0) }
+        // The title's words first: a term's pattern is compiled and run only for a term whose
+        // words the title holds.
+        let titleWords = ProjectRules.TermWords(topicTitle)
+        let terms = ((code ? ProjectRules.programmingTerms : []) + (math ? ProjectRules.mathematicsTerms : [])).filter {
+            titleWords.mayMention($0) && ProjectRules.mentions(topicTitle, $0)
+        }
         guard !terms.isEmpty else { return [] }
         let scanned = scan(markdown)
         let sections = scanned.headings.filter { $0.level == 2 }
