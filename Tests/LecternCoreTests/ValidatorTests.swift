@@ -49,6 +49,43 @@ struct ValidatorTests {
         #expect(issues.errors.contains { $0.message.contains("gives the answer away") })
     }
 
+    /// A key stated after the stem gives it away whatever its length (issue 48 §1: "(answer:
+    /// insulator)" passed because the key is short); an answer marker stating a wrong option, or
+    /// "answer" as a word of the question, is not this.
+    @Test func aShortKeyStatedAfterTheStemGivesItAway() {
+        let options = Self.options([("insulator", true), ("conductor", false), ("resistor", false), ("semiconductor", false)])
+        let stated = QuestionRules.checkMultipleChoice(
+            prompt: "What is a material called that does not let electricity pass through it easily? (answer: insulator)", options: options)
+        #expect(stated.errors.contains { $0.message.contains("gives the answer away ('insulator)')") }, "\(stated.map(\.message))")
+        let line = QuestionRules.checkMultipleChoice(prompt: "What does not let electricity pass easily?\nAnswer: an insulator", options: options)
+        #expect(line.errors.contains { $0.message.contains("gives the answer away") })
+        for prompt in ["What is a material called that does not let electricity pass through it easily?", "Which answer names a material that blocks electricity?"] {
+            #expect(!QuestionRules.checkMultipleChoice(prompt: prompt, options: options).errors.contains { $0.message.contains("gives the answer away") }, "\(prompt)")
+        }
+    }
+
+    /// Real science banks ask which question science can answer, and their options are questions
+    /// (issue 48 §1: "an option that is a question" refused them). Such a stem and options that
+    /// are all questions pass; questions as options of any other stem are still refused.
+    @Test func optionsThatAreQuestionsPassWhenTheStemAsksForOne() {
+        let options = [
+            Choice(text: "How many moons does Jupiter have?", correct: true, feedback: "Observation can count them: a question science can answer."),
+            Choice(text: "Which painting is the most beautiful?", correct: false, feedback: "Beauty is a matter of taste, not of measurement."),
+            Choice(text: "Should everyone like jazz?", correct: false, feedback: "What people should like is a value, not something to test."),
+            Choice(text: "Is chocolate the best ice cream flavor?", correct: false, feedback: "The best flavor is an opinion; no experiment decides it."),
+        ]
+        for prompt in ["Which question can be answered by science?", "Which of these is a testable question?", "What question could a scientist answer with an experiment?"] {
+            let issues = QuestionRules.checkMultipleChoice(prompt: prompt, options: options)
+            #expect(!issues.errors.contains { $0.message.contains("is a question") }, "\(prompt): \(issues.map(\.message))")
+        }
+        let elsewhere = QuestionRules.checkMultipleChoice(prompt: "Which planet has the most moons?", options: options)
+        #expect(elsewhere.errors.contains { $0.message.contains("option 1 ('How many moons does Jupiter have?') is a question") })
+        // One option that is not a question: the stem may ask about a question, but the options are its answers.
+        var mixed = options
+        mixed[3] = Choice(text: "A question about taste", correct: false, feedback: "Taste is not measured.")
+        #expect(QuestionRules.checkMultipleChoice(prompt: "Which question can be answered by science?", options: mixed).errors.contains { $0.message.contains("is a question") })
+    }
+
     @Test func longCorrectOptionIsFlaggedNotRejected() {
         let options = Self.options([
             ("Because it keeps a reference count for every object and frees it at zero", true), ("Speed", false), ("Habit", false), ("Luck", false),

@@ -215,6 +215,7 @@ public enum QuestionRules {
         for (key, option) in zip(keys, options) {
             spellings[key, default: []].insert(TextKey.normalize(option.text, language: language, foldingCase: false))
         }
+        let asksForAQuestion = Self.asksForAQuestion(prompt, options: options, language: language)
         for (index, option) in options.enumerated() {
             let folded = keys[index]
             let key = (spellings[folded]?.count ?? 0) >= 3 ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
@@ -223,7 +224,7 @@ public enum QuestionRules {
                 continue
             }
             // Small models often copy the question, or write more questions, as options.
-            if folded == promptKey || TextKey.endsWithQuestionMark(option.text, language: language) {
+            if folded == promptKey || (TextKey.endsWithQuestionMark(option.text, language: language) && !asksForAQuestion) {
                 issues.append(
                     .error(
                         "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question", check: .stageRules))
@@ -248,6 +249,13 @@ public enum QuestionRules {
             // quoted in the prompt gives the answer away.
             if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'", check: .questionForm))
+            } else if let marked = statedAnswer(prompt), !key.isEmpty,
+                TextKey.significantWords(marked, language: language).contains(where: Set(TextKey.significantWords(answer.text, language: language)).contains)
+                    || TextKey.normalize(marked, language: language).hasPrefix(key)
+            {
+                // "(answer: insulator)" after the stem: a key of any length, stated as the answer.
+                issues.append(
+                    .error("the prompt gives the answer away ('\(marked.trimmed.prefix(60))'): it states the correct option '\(answer.text.trimmed)' as the answer", check: .questionForm))
             }
             if !LanguageProfile.isArabic(language) {
                 let answerWords = Set(TextKey.significantWords(answer.text, language: language).map(FlashcardRules.stem))
@@ -482,14 +490,35 @@ public enum QuestionRules {
         return issues
     }
 
+    /// What a prompt states as its answer after an "(answer: …" or a line opening "Answer:" (the
+    /// text from the marker on), or nil. "Justify your answer: …" is a question, not a marker.
+    static func statedAnswer(_ prompt: String) -> String? {
+        guard mayMatch(prompt, anyOf: ["answer"]), let marker = prompt.range(of: answerMarker, options: .regularExpression) else { return nil }
+        return String(prompt[marker.upperBound...])
+    }
+
+    static let answerMarker = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
+
+    /// Whether a multiple-choice stem asks which question something is — "Which question can be
+    /// answered by science?", "Which of these is a testable question?" — and every option is one:
+    /// then options ending in a question mark are its answers (real science banks ask this), not
+    /// questions written where answers belong.
+    static func asksForAQuestion(_ prompt: String, options: [Choice], language: String) -> Bool {
+        guard LanguageProfile.isEnglish(language) || language.isEmpty, options.count >= 2,
+            options.allSatisfy({ TextKey.endsWithQuestionMark($0.text, language: language) }), mayMatch(prompt, anyOf: ["question"])
+        else { return false }
+        return prose(prompt).firstMatch(of: Self.whichQuestion) != nil
+    }
+
+    nonisolated(unsafe) static let whichQuestion = /(?i)\b(which|what)\b[^.?!]{0,80}\bquestions?\b/
+
     /// A free-text question must not carry its own answer: small models append "(answer: …)" or
     /// an "Answer: …" line to the question, or quote the reference answer in it. ("Justify your
     /// answer: …" is a question, and passes.)
     public static func checkFreeTextPrompt(
         _ prompt: String, referenceAnswer: String, label: String = "the prompt", language: String = "en"
     ) -> [ValidationIssue] {
-        let marked = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
-        if let marker = prompt.range(of: marked, options: .regularExpression) {
+        if let marker = prompt.range(of: answerMarker, options: .regularExpression) {
             let shown = prompt[marker.lowerBound...].trimmed.prefix(60)
             return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'", check: .questionForm)]
         }
