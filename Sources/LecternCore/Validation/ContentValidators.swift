@@ -493,11 +493,21 @@ public enum QuestionRules {
     /// What a prompt states as its answer after an "(answer: …" or a line opening "Answer:" (the
     /// text from the marker on), or nil. "Justify your answer: …" is a question, not a marker.
     static func statedAnswer(_ prompt: String) -> String? {
-        guard mayMatch(prompt, anyOf: ["answer"]), let marker = prompt.range(of: answerMarker, options: .regularExpression) else { return nil }
+        guard let marker = answerMarkerRange(prompt) else { return nil }
         return String(prompt[marker.upperBound...])
     }
 
-    static let answerMarker = #"(?im)(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#
+    /// Where `prompt` marks its answer: "(answer:", "(answer is", or a line opening "Answer:" —
+    /// the pattern compiled once (`String.range(of:options:)` compiles it on every call), run
+    /// only on a prompt that says "answer".
+    static func answerMarkerRange(_ prompt: String) -> Range<String.Index>? {
+        guard mayMatch(prompt, anyOf: ["answer"]),
+            let match = answerMarker.firstMatch(in: prompt, range: NSRange(prompt.startIndex..., in: prompt))
+        else { return nil }
+        return Range(match.range, in: prompt)
+    }
+
+    static let answerMarker = try! NSRegularExpression(pattern: #"(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#, options: [.caseInsensitive, .anchorsMatchLines])
 
     /// Whether a multiple-choice stem asks which question something is — "Which question can be
     /// answered by science?", "Which of these is a testable question?" — and every option is one:
@@ -518,7 +528,7 @@ public enum QuestionRules {
     public static func checkFreeTextPrompt(
         _ prompt: String, referenceAnswer: String, label: String = "the prompt", language: String = "en"
     ) -> [ValidationIssue] {
-        if let marker = prompt.range(of: answerMarker, options: .regularExpression) {
+        if let marker = answerMarkerRange(prompt) {
             let shown = prompt[marker.lowerBound...].trimmed.prefix(60)
             return [.error("\(label) gives the answer away ('\(shown)…'); it must hold only the question — put the answer in 'reference_answer'", check: .questionForm)]
         }
