@@ -67,7 +67,7 @@ let package = Package(
         // Stages, work graph, engine.
         .target(
             name: "LecternPipeline",
-            dependencies: ["LecternCore", "LecternLLM", "LecternBundle", "LecternRender", "CLecternSystem"],
+            dependencies: ["LecternCore", "LecternLLM", "LecternBundle", "LecternRender"],
             resources: [.copy("Prompts")]),
         // The command-line interface as a library, so tests can drive it.
         .target(

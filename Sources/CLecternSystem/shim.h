@@ -19,15 +19,6 @@ static inline int lectern_syncfs(int fd) {
 #endif
 }
 
-// malloc_trim(3) gives the allocator's free pages back to the system (glibc only, <malloc.h>,
-// which Swift's Glibc module does not export); elsewhere nothing.
-#if defined(__GLIBC__)
-#include <malloc.h>
-static inline void lectern_return_freed_pages(void) { (void)malloc_trim(0); }
-#else
-static inline void lectern_return_freed_pages(void) {}
-#endif
-
 // Adds "close every descriptor from `from` up" to a spawn's file actions (`actions` points to a
 // posix_spawn_file_actions_t), so that a long-lived child (the local model server) inherits none
 // of Lectern's files and sockets. glibc 2.34 has posix_spawn_file_actions_addclosefrom_np, which

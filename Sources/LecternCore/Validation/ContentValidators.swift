@@ -1079,8 +1079,9 @@ public enum QuestionRules {
     /// Whether a line may match `pythonStatement`: each of its forms holds `=` or `(`, or opens
     /// with one of its keywords.
     static func mayBeStatement(_ line: String) -> Bool {
-        line.utf8.contains { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "(") }
-            || ["return", "import", "pass", "break", "continue", "from"].contains { line.trimmed.hasPrefix($0) }
+        if line.utf8.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "(") }) { return true }
+        let opening = line.trimmed
+        return ["return", "import", "pass", "break", "continue", "from"].contains { opening.hasPrefix($0) }
     }
     nonisolated(unsafe) static let pythonStatement =
         /^\s*([A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*)*\s*(=|\+=|-=|\*=|\/=)\s*[^=\s].*|(?![^=]*[^=!<>]=[^=])[A-Za-z_][A-Za-z0-9_.]*\(.*\)|(return|import|pass|break|continue)\b.*|from [A-Za-z_.]+ import .*)\s*$/

@@ -218,10 +218,6 @@ public struct JobRunner: Sendable {
                 status: status == .complete ? .itemsFailed : status, bundle: nil, failures: outcome.failures, totals: totals, itemCount: itemCount,
                 reports: outcome.reports)
         }
-        // What the run freed while it generated goes back to the system before the bundle is
-        // linted: the lint reads the whole document at once, and on top of the generation's
-        // freed but kept pages it set the run's peak memory (a 1,000-topic course).
-        MemoryRelease.returnFreedPages()
         let seal = review.seal(reviewFileSHA256: spec.reviewFile.flatMap { FileManager.default.contents(atPath: $0.path) }.map(SHA256Digest.hex))
         assembled.files[ReviewSeal.fileName] = try seal.jsonData()
         var quality = Self.qualityReport(
