@@ -123,4 +123,25 @@ struct ByteFastPathTests {
         // A letter outside ASCII: no shortcut.
         #expect(ProjectRules.TermWords("The Kelvin \u{212A} sign").words == nil)
     }
+
+    /// A term is found in the singular and in its plurals, irregular ones included ("arrays" and
+    /// "matrices" were not found before), and not inside a longer word; the words shortcut agrees.
+    @Test func aTermIsFoundInItsPlurals() {
+        let found: [(String, String)] = [
+            ("array", "Store the scores in arrays."), ("matrix", "Multiply the two matrices."),
+            ("matrix", "Two matrixes."), ("dictionary", "Nested dictionaries hold it."),
+            ("dictionary", "A dictionary."), ("index", "Its indices start at 0."), ("index", "Two indexes."),
+            ("class", "Write two classes."), ("loop", "Nested loops."), ("probability density", "Probability densities."),
+            ("c++", "Written in C++."),
+        ]
+        for (term, text) in found {
+            #expect(ProjectRules.mentions(text, term), "\(term) in \(text)")
+            #expect(ProjectRules.TermWords(text).mayMention(term), "\(term) in \(text)")
+        }
+        let absent: [(String, String)] = [
+            ("array", "An arrayed list."), ("matrix", "The matrixa."), ("loop", "A looping answer."),
+            ("class", "A classic."), ("index", "Indicate it."),
+        ]
+        for (term, text) in absent { #expect(!ProjectRules.mentions(text, term), "\(term) in \(text)") }
+    }
 }

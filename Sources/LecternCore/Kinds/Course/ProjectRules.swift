@@ -132,14 +132,7 @@ extension ProjectRules {
             let runs = term.lowercased().split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
             guard let last = runs.last, term.unicodeScalars.allSatisfy(\.isASCII) else { return true }
             for run in runs.dropLast() where !words.contains(run) { return false }
-            let forms: [String]
-            if term.hasSuffix("y") {
-                forms = [String(last), String(last.dropLast()) + "ies"]
-            } else if term.hasSuffix("x") {
-                forms = [String(last), last + "es", last + "ices"]
-            } else {
-                forms = [String(last), last + "s", last + "es"]
-            }
+            let forms = ProjectRules.forms(of: String(last))
             // A term ending in a sign ("c++") takes its plural as a word of its own.
             return forms.contains { words.contains(Substring($0)) } || (term.last.map { !($0.isLetter || $0.isNumber) } ?? false)
         }
@@ -153,14 +146,24 @@ extension ProjectRules {
         return pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
+    /// A term in the singular and its plurals, lowercased; `mentions` and `TermWords` read the same
+    /// forms. "array" → "arrays", "dictionary" → "dictionaries", "matrix" → "matrices" and
+    /// "matrixes", "index" → "indices" and "indexes", "box" → "boxes", "class" → "classes".
+    static func forms(of term: String) -> [String] {
+        let word = term.lowercased()
+        if word.hasSuffix("y") { return [word, word + "s", word.dropLast() + "ies"] }
+        if word.hasSuffix("ix") { return [word, word + "es", word.dropLast() + "ces"] }
+        if word.hasSuffix("ex") { return [word, word + "es", word.dropLast(2) + "ices"] }
+        if word.hasSuffix("x") { return [word, word + "es"] }
+        return [word, word + "s", word + "es"]
+    }
+
     /// The pattern of `mentions`, compiled once per term (`String.range(of:options:)` compiled
     /// it again on every call: a tenth of a replay's CPU went to ICU's regex compiler).
     static func termPattern(_ term: String) -> NSRegularExpression? {
         if let known = termPatterns.withLock({ $0[term] }) { return known }
-        let escaped = NSRegularExpression.escapedPattern(for: term.lowercased())
-        let plural = term.hasSuffix("x") ? "(es|ices)?" : term.hasSuffix("y") ? "(ies)?" : "(s|es)?"
-        let stem = term.hasSuffix("y") ? String(escaped.dropLast()) + "(y|ies)" : escaped + plural
-        guard let pattern = try? NSRegularExpression(pattern: "(?<![\\p{L}\\p{N}])" + stem + "(?![\\p{L}\\p{N}])", options: [.caseInsensitive]) else {
+        let alternatives = forms(of: term).map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+        guard let pattern = try? NSRegularExpression(pattern: "(?<![\\p{L}\\p{N}])(?:" + alternatives + ")(?![\\p{L}\\p{N}])", options: [.caseInsensitive]) else {
             return nil
         }
         termPatterns.withLock { $0[term] = pattern }
