@@ -44,14 +44,16 @@ public enum TeXMath {
             converter.warn("Macro expansion limit exceeded (recursive definition?); the rest is not rendered")
             content.append(.error("macro expansion limit exceeded"))
         }
-        var out = "<math xmlns=\"http://www.w3.org/1998/Math/MathML\""
-        if display { out += " display=\"block\"" }
-        out += "><semantics>"
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + 8 * tex.utf8.count)
+        out.append(contentsOf: "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"".utf8)
+        if display { out.append(contentsOf: " display=\"block\"".utf8) }
+        out.append(contentsOf: "><semantics>".utf8)
         MathNode(.mrow, content).write(to: &out)
-        out += "<annotation encoding=\"application/x-tex\">"
+        out.append(contentsOf: "<annotation encoding=\"application/x-tex\">".utf8)
         XML.appendEscaped(tex, to: &out, inAttribute: false)
-        out += "</annotation></semantics></math>"
-        return MathMLConversion(mathML: out, warnings: converter.warnings)
+        out.append(contentsOf: "</annotation></semantics></math>".utf8)
+        return MathMLConversion(mathML: String(decoding: out, as: UTF8.self), warnings: converter.warnings)
     }
 
     /// Every element name `convert` can produce.

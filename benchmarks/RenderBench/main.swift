@@ -240,6 +240,8 @@ for text in lectures.prefix(20) { _ = try? renderer.render(text, language: "en",
 print("tool".padding(48) + "wall s".padding(8, left: true) + "CPU s".padding(9, left: true) + "files/s".padding(11, left: true) + "MB/s".padding(9, left: true) + "   (throughput per CPU second)")
 var outputBytes = 0
 var failures = 0
+/// FNV-1a over every page (an untimed pass): a change that should not alter the output shows here.
+var outputDigest: UInt64 = 0xcbf2_9ce4_8422_2325
 var best = Timing(wall: .infinity, cpu: .infinity)
 for _ in 0..<3 {
     let cpuBefore = processCPUTime()
@@ -256,6 +258,11 @@ for _ in 0..<3 {
     if t.cpu < best.cpu { best = t }
 }
 let lecternTime = best
+// Untimed: the digest of every page.
+for (i, text) in lectures.enumerated() {
+    guard let page = try? renderer.render(text, language: i % 10 == 0 ? "ar" : "en", title: nil) else { continue }
+    for byte in page.xhtml.utf8 { outputDigest = (outputDigest ^ UInt64(byte)) &* 0x100_0000_01b3 }
+}
 report("Lectern (in-process, 1 thread, best of 3)", files: fileCount, bytes: totalBytes, time: lecternTime)
 
 /// Renders `lectures` from `workers` tasks; returns the timing.
@@ -276,7 +283,7 @@ func renderConcurrently(_ lectures: [String], workers: Int) async -> Timing {
 }
 
 report("Lectern (in-process, 2 tasks)", files: fileCount, bytes: totalBytes, time: await renderConcurrently(lectures, workers: 2))
-print("  output: \(outputBytes) bytes of XHTML, \(failures) failures")
+print("  output: \(outputBytes) bytes of XHTML (FNV-1a \(String(outputDigest, radix: 16))), \(failures) failures")
 
 guard !skipTools else { exit(failures == 0 ? 0 : 1) }
 print()

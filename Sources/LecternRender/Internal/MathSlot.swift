@@ -41,7 +41,9 @@ enum MathSlot {
 
     /// XML's end-of-line rule, which a parse would have applied: CR LF and CR become LF.
     static func normalizingLineEnds(_ markup: String) -> String {
-        guard markup.utf8.contains(0x0D) else { return markup }
+        var markup = markup
+        let hasReturn = markup.withUTF8 { $0.count > 0 && memchr($0.baseAddress!, 0x0D, $0.count) != nil }
+        guard hasReturn else { return markup }
         return markup.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 }

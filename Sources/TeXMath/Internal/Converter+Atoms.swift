@@ -53,8 +53,8 @@ extension Converter {
         case .endGroup, .alignment, .superscript, .subscript, .mathShift:
             warn("Missing argument")
             return .missing
-        case .command(let name) where ["\\", "cr", "end", "right", "middle"].contains(name):
-            warn("Missing argument before \\\(name)")
+        case .command("\\"), .command("cr"), .command("end"), .command("right"), .command("middle"):
+            if case .command(let name) = token { warn("Missing argument before \\\(name)") }
             return .missing
         default:
             return .atom

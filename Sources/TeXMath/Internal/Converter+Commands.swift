@@ -132,26 +132,36 @@ extension Converter {
     }
 
     func commandKind(_ name: String) -> CommandKind {
-        if let info = Symbols.table[name] { return .symbol(info) }
-        if let width = Self.spaces[name] { return .space(width) }
-        if let accent = Self.accents[name] { return .accent(accent) }
-        if let entry = Self.argumentFonts[name] { return .mathFont(entry) }
-        if let entry = Self.textFonts[name] { return .textFont(entry) }
-        if let arrow = Self.extensibleArrows[name] { return .arrow(arrow) }
-        if let size = Self.bigSizes[name] { return .big(size, .ordinary) }
-        if name.count > 1, let size = Self.bigSizes[String(name.dropLast())], let suffix = name.last, "lrm".contains(suffix) {
-            return .big(size, suffix == "l" ? .opening : suffix == "r" ? .closing : .operatorSymbol)
-        }
-        if Self.ignoredCommands.contains(name) { return .ignored }
-        if Self.ignoredWithArgument.contains(name) { return .ignoredWithArgument }
-        if Self.contentOnlyWithOneDroppedArgument.contains(name) { return .contentOnly }
-        if Self.textAccents[name] != nil { return .textAccent }
-        if let handler = Self.handlers[name] { return .handler(handler) }
-        // Text symbols used in math (`\textdegree`, `\copyright`): TeX would switch fonts; the
-        // character is what the author meant.
-        if let text = Symbols.textTable[name] { return .symbol(SymbolInfo(text: text, symbolClass: .identifier)) }
-        return .unknown
+        Self.commandKinds[name] ?? .unknown
     }
+
+    /// Every command name with how it is handled, in one table so that a command costs one
+    /// lookup. Where two tables name a command, the first of this order wins: symbols, spaces,
+    /// accents, math fonts, text fonts, extensible arrows, \big sizes, \bigl/\bigr/\bigm,
+    /// ignored, ignored with an argument, content only, text accents, handlers, text symbols.
+    static let commandKinds: [String: CommandKind] = {
+        var kinds: [String: CommandKind] = [:]
+        // Lowest precedence first: each later table overwrites.
+        for (name, text) in Symbols.textTable { kinds[name] = .symbol(SymbolInfo(text: text, symbolClass: .identifier)) }
+        for (name, handler) in handlers { kinds[name] = .handler(handler) }
+        for name in textAccents.keys { kinds[name] = .textAccent }
+        for name in contentOnlyWithOneDroppedArgument { kinds[name] = .contentOnly }
+        for name in ignoredWithArgument { kinds[name] = .ignoredWithArgument }
+        for name in ignoredCommands { kinds[name] = .ignored }
+        for (name, size) in bigSizes {
+            kinds[name + "l"] = .big(size, .opening)
+            kinds[name + "r"] = .big(size, .closing)
+            kinds[name + "m"] = .big(size, .operatorSymbol)
+        }
+        for (name, size) in bigSizes { kinds[name] = .big(size, .ordinary) }
+        for (name, arrow) in extensibleArrows { kinds[name] = .arrow(arrow) }
+        for (name, font) in textFonts { kinds[name] = .textFont(font) }
+        for (name, font) in argumentFonts { kinds[name] = .mathFont(font) }
+        for (name, accent) in accents { kinds[name] = .accent(accent) }
+        for (name, width) in spaces { kinds[name] = .space(width) }
+        for (name, info) in Symbols.table { kinds[name] = .symbol(info) }
+        return kinds
+    }()
 
     func command(_ name: String) -> MathNode? {
         let kind = commandKind(name)

@@ -93,7 +93,9 @@ final class Converter {
     static let maxDepth = 60
     static let maxWarnings = 50
 
-    var stream: TokenStream
+    /// A class held by a constant: reading tokens is then no exclusive access to the converter
+    /// (a mutating call on a struct property was a runtime exclusivity check per token).
+    let stream: TokenStream
     var warnings: [String] = []
     var depth = 0
     var font: MathFont?
@@ -248,6 +250,8 @@ final class Converter {
             style = savedStyle
         }
         var state = ListState()
+        // Most lists hold a few atoms: one allocation instead of growing 1, 2, 4.
+        state.entries.reserveCapacity(4)
         loop: while true {
             switch listAction(stops, &state) {
             case .stop: break loop
@@ -340,6 +344,7 @@ final class Converter {
     }
 
     private func listCommand(_ name: String, _ stops: Stops, _ state: inout ListState) -> ListAction {
+        guard Self.listCommands.contains(name) else { return .atom }
         switch name {
         case "limits", "nolimits", "displaylimits":
             _ = stream.next()
@@ -425,11 +430,20 @@ final class Converter {
     }
 
     func isCombiningMark(_ c: Unicode.Scalar) -> Bool {
+        // No combining mark comes before U+0300 (the Combining Diacritical Marks block).
+        guard c.value >= 0x300 else { return false }
         switch c.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .spacingMark: return true
         default: return false
         }
     }
+
+    /// Every command `listCommand` handles itself: the rest go to `parseAtom` after one lookup.
+    static let listCommands: Set<String> = Set(switchFonts.keys).union([
+        "limits", "nolimits", "displaylimits", "over", "atop", "choose", "brace", "brack", "above",
+        "abovewithdelims", "atopwithdelims", "overwithdelims", "displaystyle", "textstyle", "scriptstyle",
+        "scriptscriptstyle", "color", "end", "right", "middle", "\\", "cr", "newline", "tabularnewline",
+    ]).union(sizes.keys)
 
     static let switchFonts: [String: MathFont?] = [
         "rm": .roman, "bf": .bold, "it": .italic, "sf": .sansSerif, "tt": .monospace, "cal": .script,
@@ -446,11 +460,15 @@ final class Converter {
     func materialize(_ entries: [ListEntry]) -> [MathNode] {
         var result: [MathNode] = []
         var bucket: [MathNode] = []
+        bucket.reserveCapacity(entries.count)
         var current: SegmentStyle?
         func flush() {
             let spaced = applyFunctionSpacing(bucket)
             if let current, !current.attributes.isEmpty {
                 if !spaced.isEmpty { result.append(MathNode(.mstyle, spaced, attributes: current.attributes)) }
+            } else if result.isEmpty {
+                // The usual list (no style switch): its nodes as they are, not copied.
+                result = spaced
             } else {
                 result.append(contentsOf: spaced)
             }

@@ -48,7 +48,24 @@ enum Lexer {
     }
 
     static func tokenize(_ source: String) -> [Token] {
-        let scalars = Array(source.unicodeScalars)
+        var source = source
+        // ASCII (most formulas): read the bytes in place instead of decoding them into an array.
+        let ascii = source.withUTF8 { bytes in
+            bytes.contains(where: { $0 >= 0x80 }) ? nil : tokenize(ASCIIScalars(bytes: bytes))
+        }
+        return ascii ?? tokenize(Array(source.unicodeScalars))
+    }
+
+    /// UTF-8 bytes below 0x80 seen as the scalars they are.
+    private struct ASCIIScalars: ScalarSource {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var startIndex: Int { 0 }
+        var endIndex: Int { bytes.count }
+        subscript(position: Int) -> Unicode.Scalar { Unicode.Scalar(bytes[position]) }
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+    }
+
+    private static func tokenize<Scalars: ScalarSource>(_ scalars: Scalars) -> [Token] {
         var tokens: [Token] = []
         tokens.reserveCapacity(scalars.count)
         var i = 0
@@ -64,12 +81,9 @@ enum Lexer {
                     break
                 }
                 if isLetter(scalars[i]) {
-                    var name = String.UnicodeScalarView()
-                    while i < n, isLetter(scalars[i]) {
-                        name.append(scalars[i])
-                        i += 1
-                    }
-                    let word = String(name)
+                    let start = i
+                    while i < n, isLetter(scalars[i]) { i += 1 }
+                    let word = scalars.text(start..<i)
                     // Spaces after a control word are not tokens (TeX's rule).
                     while i < n, isSpace(scalars[i]) { i += 1 }
                     if word == "verb" {
@@ -116,7 +130,7 @@ enum Lexer {
     }
 
     /// `\verb|text|` (or `\verb*|text|`): everything up to the repeated delimiter is literal.
-    private static func lexVerbatim(_ scalars: [Unicode.Scalar], from start: Int, into tokens: inout [Token]) -> Int {
+    private static func lexVerbatim<Scalars: ScalarSource>(_ scalars: Scalars, from start: Int, into tokens: inout [Token]) -> Int {
         var i = start
         let n = scalars.count
         if i < n, scalars[i] == "*" { i += 1 }
@@ -134,5 +148,18 @@ enum Lexer {
         i += 1
         tokens.append(.verbatim(String(text)))
         return i
+    }
+}
+
+/// What the lexer reads: scalars by position, and a run of them as text.
+private protocol ScalarSource: RandomAccessCollection where Element == Unicode.Scalar, Index == Int {
+    func text(_ range: Range<Int>) -> String
+}
+
+extension Array: ScalarSource where Element == Unicode.Scalar {
+    fileprivate func text(_ range: Range<Int>) -> String {
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: self[range])
+        return String(text)
     }
 }

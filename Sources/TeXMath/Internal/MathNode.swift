@@ -153,53 +153,74 @@ struct MathNode: Sendable {
 // MARK: - Serialization
 
 extension MathNode {
-    func write(to out: inout String) {
-        out += "<"
-        out += tag.rawValue
+    /// Writes the element as UTF-8. Bytes, not `String` appends: writing was an eighth of
+    /// rendering a lecture whose formulas are new.
+    func write(to out: inout [UInt8]) {
+        out.append(0x3C)  // <
+        out.append(contentsOf: tag.rawValue.utf8)
         for (name, value) in attributes {
-            out += " "
-            out += name.rawValue
-            out += "=\""
+            out.append(0x20)
+            out.append(contentsOf: name.rawValue.utf8)
+            out.append(0x3D)  // =
+            out.append(0x22)  // "
             XML.appendEscaped(value, to: &out, inAttribute: true)
-            out += "\""
+            out.append(0x22)
         }
         if tag.holdsText {
-            out += ">"
+            out.append(0x3E)  // >
             XML.appendEscaped(text, to: &out, inAttribute: false)
         } else if children.isEmpty {
-            out += "/>"
+            out.append(0x2F)  // /
+            out.append(0x3E)
             return
         } else {
-            out += ">"
+            out.append(0x3E)
             for child in children { child.write(to: &out) }
         }
-        out += "</"
-        out += tag.rawValue
-        out += ">"
+        out.append(0x3C)
+        out.append(0x2F)
+        out.append(contentsOf: tag.rawValue.utf8)
+        out.append(0x3E)
     }
 }
 
 enum XML {
     /// Escapes markup characters and replaces what XML 1.0 cannot carry at all (C0 controls other
     /// than tab/newline/return, U+FFFE, U+FFFF) with U+FFFD, so the output is always well-formed.
-    static func appendEscaped(_ text: String, to out: inout String, inAttribute: Bool) {
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where inAttribute: out += "&quot;"
-            case "\t", "\n", "\r":
-                if inAttribute { out += "&#\(scalar.value);" } else { out.unicodeScalars.append(scalar) }
-            default:
-                if isAllowed(scalar) {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    out += "\u{FFFD}"
+    static func appendEscaped(_ text: String, to out: inout [UInt8], inAttribute: Bool) {
+        var text = text
+        text.withUTF8 { bytes in
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let byte = bytes[i]
+                switch byte {
+                case 0x26: out.append(contentsOf: "&amp;".utf8)
+                case 0x3C: out.append(contentsOf: "&lt;".utf8)
+                case 0x3E: out.append(contentsOf: "&gt;".utf8)
+                case 0x22 where inAttribute: out.append(contentsOf: "&quot;".utf8)
+                case 0x09, 0x0A, 0x0D:
+                    if inAttribute {
+                        out.append(contentsOf: "&#\(byte);".utf8)
+                    } else {
+                        out.append(byte)
+                    }
+                case ..<0x20:
+                    out.append(contentsOf: replacement)
+                case 0xEF where i + 2 < n && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF):
+                    // U+FFFE, U+FFFF
+                    out.append(contentsOf: replacement)
+                    i += 2
+                default:
+                    out.append(byte)
                 }
+                i += 1
             }
         }
     }
+
+    /// U+FFFD as UTF-8.
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value

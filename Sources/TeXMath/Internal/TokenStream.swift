@@ -20,7 +20,7 @@ struct EnvironmentDefinition: Sendable {
 /// costs the body length only. Both the number of expansions and the number of tokens they
 /// produce are capped: recursive definitions (`\def\a{\a}`, `\def\a{x\a\a}`) end with a clean
 /// error instead of hanging or exhausting memory.
-struct TokenStream {
+final class TokenStream {
     private struct Frame {
         var tokens: [Token]
         var index: Int
@@ -31,7 +31,11 @@ struct TokenStream {
     static let maxExpansions = 1_000
     static let maxExpandedTokens = 20_000
 
-    private var frames: [Frame]
+    /// The frame being read, kept out of `saved` so that reading a token copies no array.
+    private var tokens: [Token]
+    private var index = 0
+    /// Frames under the current one (the input a splice interrupted), innermost last.
+    private var saved: [Frame] = []
     var macros: [String: MacroDefinition] = [:]
     var environments: [String: EnvironmentDefinition] = [:]
     private(set) var expansions = 0
@@ -40,52 +44,56 @@ struct TokenStream {
     private(set) var limitExceeded = false
 
     init(tokens: [Token]) {
-        frames = [Frame(tokens: tokens, index: 0)]
+        self.tokens = tokens
     }
 
     // MARK: Raw access (no expansion)
 
-    mutating func peekRaw() -> Token? {
-        while let last = frames.last {
-            if last.index < last.tokens.count { return last.tokens[last.index] }
-            if frames.count == 1 { return nil }
-            frames.removeLast()
+    func peekRaw() -> Token? {
+        while index >= tokens.count {
+            guard let frame = saved.popLast() else { return nil }
+            tokens = frame.tokens
+            index = frame.index
         }
-        return nil
+        return tokens[index]
     }
 
-    mutating func nextRaw() -> Token? {
+    func nextRaw() -> Token? {
         guard let token = peekRaw() else { return nil }
-        frames[frames.count - 1].index += 1
+        index += 1
         return token
     }
 
     /// Puts tokens back in front of the input (used to un-read a lookahead or splice a body).
-    mutating func pushFront(_ tokens: [Token]) {
+    func pushFront(_ tokens: [Token]) {
         guard !tokens.isEmpty else { return }
-        // Drop exhausted frames first so tail-recursive macros do not grow the frame stack.
-        while frames.count > 1, let last = frames.last, last.index >= last.tokens.count { frames.removeLast() }
-        frames.append(Frame(tokens: tokens, index: 0))
+        // An exhausted frame is dropped rather than kept, so tail-recursive macros do not grow
+        // the frame stack.
+        if index < self.tokens.count { saved.append(Frame(tokens: self.tokens, index: index)) }
+        self.tokens = tokens
+        index = 0
     }
 
     /// Drops everything that is left (after a limit was hit).
-    mutating func discardAll() {
-        frames = [Frame(tokens: [], index: 0)]
+    func discardAll() {
+        tokens = []
+        index = 0
+        saved = []
     }
 
     // MARK: Expanded access
 
     /// The next token after expanding user macros at the head of the input.
-    mutating func peek() -> Token? {
+    func peek() -> Token? {
         while let token = peekRaw() {
-            guard case .command(let name) = token, let macro = macros[name] else { return token }
+            guard !macros.isEmpty, case .command(let name) = token, let macro = macros[name] else { return token }
             _ = nextRaw()
             expand(macro)
         }
         return nil
     }
 
-    mutating func next() -> Token? {
+    func next() -> Token? {
         guard let token = peek() else { return nil }
         _ = nextRaw()
         return token
@@ -93,7 +101,7 @@ struct TokenStream {
 
     /// Splices tokens produced by a definition (a user environment's begin/end code) and counts
     /// them against the same limits as macro expansion, so self-referencing environments stop.
-    mutating func pushExpansion(_ tokens: [Token]) {
+    func pushExpansion(_ tokens: [Token]) {
         expansions += 1
         expandedTokens += tokens.count
         guard expansions <= Self.maxExpansions, expandedTokens <= Self.maxExpandedTokens else {
@@ -104,7 +112,7 @@ struct TokenStream {
         pushFront(tokens)
     }
 
-    private mutating func expand(_ macro: MacroDefinition) {
+    private func expand(_ macro: MacroDefinition) {
         expansions += 1
         guard expansions <= Self.maxExpansions, expandedTokens <= Self.maxExpandedTokens else {
             limitExceeded = true
@@ -147,12 +155,12 @@ struct TokenStream {
 
     // MARK: Raw arguments
 
-    mutating func skipRawSpaces() {
+    func skipRawSpaces() {
         while peekRaw() == .space { _ = nextRaw() }
     }
 
     /// One undelimited macro argument: a balanced `{…}` without its braces, or a single token.
-    mutating func readArgumentRaw() -> [Token] {
+    func readArgumentRaw() -> [Token] {
         skipRawSpaces()
         guard let first = nextRaw() else { return [] }
         guard first == .beginGroup else { return [first] }
@@ -160,7 +168,7 @@ struct TokenStream {
     }
 
     /// Tokens up to the `}` matching an already consumed `{` (which is dropped, like the `{`).
-    mutating func readBalancedRaw() -> [Token] {
+    func readBalancedRaw() -> [Token] {
         var depth = 1
         var collected: [Token] = []
         while let token = nextRaw() {
@@ -176,7 +184,7 @@ struct TokenStream {
     }
 
     /// `[…]` at the head of the input (brace-balanced), or nil when there is none.
-    mutating func readOptionalRaw() -> [Token]? {
+    func readOptionalRaw() -> [Token]? {
         skipRawSpaces()
         guard peekRaw() == .char("[") else { return nil }
         _ = nextRaw()
