@@ -119,6 +119,76 @@ struct RepairTests {
         #expect(plain.contains("explanation contains a form feed (U+000C) before \"rac{1}{2}:\" outside math: the JSON escape \"\\f\" took the backslash of \\frac"), "\(plain)")
     }
 
+    /// An answer that gives back Lectern's own words — six in a row of its template, or of a
+    /// repair it was sent — is refused and asked again (`InstructionEcho`).
+    @Test func anAnswerGivingBackItsInstructionsIsRepaired() async throws {
+        let echoing = Self.badQuestion { q in
+            q["explanation"] = .string("Loops check understanding at the end of a lesson by repeating its steps.")
+            q["wrong_answers"] = Self.wrongWithTheirOwnFeedback
+        }
+        let ws = try Workspace()
+        let provider = try RecordingProvider(
+            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: echoing)]))
+        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, renderer: MarkdownDocumentRenderer())
+        #expect(result.status == .complete)
+        let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem && $0.0.stage != BlindSolver.stage }
+        #expect(attempts.map(\.0.attempt) == [1, 2])
+        let repair = try #require(attempts.last?.1.messages.last?.content)
+        #expect(repair.contains("'explanation' repeats the instructions it was given ('check understanding at the end of')"), "\(repair)")
+
+        // The words of the repair it was sent, given back in the next answer.
+        let falseSum = Self.badQuestion { q in
+            q["explanation"] = .string("Three passes of four steps each run $3 \\times 4 = 7$ steps.")
+            q["wrong_answers"] = Self.wrongWithTheirOwnFeedback
+        }
+        let parroting = Self.badQuestion { q in
+            q["explanation"] = .string("Three passes of four steps each run 12 steps; compute it again and write the right value.")
+            q["wrong_answers"] = Self.wrongWithTheirOwnFeedback
+        }
+        let ws2 = try Workspace()
+        let provider2 = try RecordingProvider(
+            script: ws2.script(extra: [
+                Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: falseSum),
+                Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 2, json: parroting),
+            ]))
+        let result2 = try await ws2.run(try Workspace.spec(Specs.pinned), provider: provider2, renderer: MarkdownDocumentRenderer())
+        #expect(result2.status == .complete)
+        let attempts2 = provider2.requests.filter { $0.0.itemID == Self.questionItem && $0.0.stage != BlindSolver.stage }
+        #expect(attempts2.map(\.0.attempt) == [1, 2, 3])
+        let third = try #require(attempts2.last?.1.messages.map(\.content).joined(separator: "\n"))
+        #expect(third.contains("'explanation' repeats the instructions it was given ('compute it again and write the')"), "\(third)")
+    }
+
+    /// What Lectern quotes is not its own words: a stem shaped as a format rule offers it, a
+    /// lecture's sentence, a reviewer's note. A call's echo holds the template's words and the
+    /// rules it inserts, never a content variable's.
+    @Test func quotedWordingAndContentAreNoEcho() throws {
+        let template = try PromptTemplate(
+            parsing: "---\nname: t\nversion: 1\n---\n[user]\nWrite a question about this sentence of the lecture, and keep it short:\n{{lecture_excerpt}}\n{{format_rule}}\n{{schema}}",
+            file: "t.prompt")
+        let lecture = "A loop repeats the same steps until its condition is false."
+        let call = ModelCall<String>(
+            itemID: "q", stage: "engagement-question", template: template,
+            variables: [
+                "lecture_excerpt": lecture,
+                "format_rule": "The prompt is: In the sentence \"\(lecture)\", what does 'loop' mean? Ask it in plain words for the learner.",
+                "schema": "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"}}}",
+            ],
+            schema: nil, check: { .valid($0, warnings: []) })
+        let echo = ModelCallRunner.instructionEcho(for: call)
+        #expect(echo.firstEcho(in: "In the sentence \"\(lecture)\", what does 'loop' mean?") == nil)
+        #expect(echo.firstEcho(in: "Write a question about this sentence of the lecture.") == "Write a question about this sentence")
+        #expect(echo.firstEcho(in: "Ask it in plain words for the learner.") == "Ask it in plain words for")
+        #expect(ModelCallRunner.unquoted("the key ('isn't it?') is 'x', isn't it") == ["the key (", ") is ", ", isn't it"])
+        // No run spans a quotation: these six words are only joined across one.
+        #expect(echo.firstEcho(in: "Ask it in plain words for") != nil)
+        #expect(InstructionEcho(instructions: ModelCallRunner.unquoted("one two three 'x' four five six")).firstEcho(in: "one two three four five six") == nil)
+        let afterNote = ModelCallRunner.echo(
+            echo, afterRefusing: [Refusal(.stageRules, ModelCallRunner.reviewerRejection + "Ask instead how many times the loop body runs for range(3).")],
+            answers: [])
+        #expect(afterNote.firstEcho(in: "How many times the loop body runs for range(3)?") == nil, "a reviewer's note may suggest wording")
+    }
+
     @Test func falseArithmeticInWhatTheAnswerAssertsIsRepairedButNotInAWrongOption() async throws {
         let bad = Self.badQuestion { q in
             q["explanation"] = .string("Three passes of four steps each run $3 \\times 4 = 7$ steps.")

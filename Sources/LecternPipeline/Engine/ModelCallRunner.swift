@@ -193,7 +193,7 @@ public struct ModelCallRunner: Sendable {
     static func repairMessages(
         base: [ChatMessage], answer: String, errors: [String], seen: [String], next: Int, of maxAttempts: Int, schema: Bool, first: Int = 1
     ) -> [ChatMessage] {
-        let rules = schema ? " and the same JSON schema. Answer with JSON only." : "."
+        let rules = schema ? Self.repairSchemaRule : "."
         if next == first + 1 {
             let previous = answer.count > 12_000 ? String(answer.prefix(12_000)) + "\n[…cut…]" : answer
             // The attempt number keeps each repair request distinct: a model that repeats the
@@ -201,13 +201,13 @@ public struct ModelCallRunner: Sendable {
             return base + [
                 .assistant(previous),
                 .user(
-                    "Attempt \(next) of \(maxAttempts). Your answer above has these problems:\n" + errors.map { "- \($0)" }.joined(separator: "\n")
-                        + "\n\nReply again with the complete corrected answer, following the same instructions" + rules),
+                    "Attempt \(next) of \(maxAttempts). \(Self.repairProblems):\n" + errors.map { "- \($0)" }.joined(separator: "\n")
+                        + "\n\n\(Self.repairAgain)" + rules),
             ]
         }
         var messages = base
         let note =
-            "\n\n(Attempt \(next) of \(maxAttempts).) Earlier answers to this request were rejected for these problems; make sure yours has none of them:\n"
+            "\n\n(Attempt \(next) of \(maxAttempts).) \(Self.repairEarlier):\n"
             + seen.map { "- \($0)" }.joined(separator: "\n")
         if let last = messages.indices.last, messages[last].role == .user {
             messages[last].content += note
@@ -216,6 +216,16 @@ public struct ModelCallRunner: Sendable {
         }
         return messages
     }
+
+    /// The words of a repair request (`repairMessages`), Lectern's own: an answer that gives them
+    /// back is refused (`InstructionEcho`).
+    static let repairProblems = "Your answer above has these problems"
+    static let repairAgain = "Reply again with the complete corrected answer, following the same instructions"
+    static let repairSchemaRule = " and the same JSON schema. Answer with JSON only."
+    static let repairEarlier = "Earlier answers to this request were rejected for these problems; make sure yours has none of them"
+    static let repairWording = [repairProblems, repairAgain + repairSchemaRule, repairEarlier]
+    /// How a reviewer's rejection opens, before the reviewer's note.
+    static let reviewerRejection = "a reviewer rejected this answer: "
 
     /// `check` with the inspector's checks added to a valid answer's.
     func inspected<Output>(_ check: AnswerCheck<Output>) -> AnswerCheck<Output> {
@@ -292,6 +302,9 @@ public struct ModelCallRunner: Sendable {
         var roundEnd = maxAttempts
         var roundCached = true
         var attempt = 0
+        // Lectern's own words, which no learner text may give back; grows with each repair.
+        var echo = Self.instructionEcho(for: call)
+        var answersSoFar: [String] = []
         /// One exchange of this item (an attempt, or a blind solve of one): the budget checked
         /// before a paid call, failures mapped to the item's, usage and cost counted.
         func ask(
@@ -401,13 +414,15 @@ public struct ModelCallRunner: Sendable {
                         break
                     }
                 }
+                judged = echoChecked(judged, echo, itemID: call.itemID)
+                if Self.echoReport != nil, case .invalid = judged { reportEchoes(inRefused: answered, echo, itemID: call.itemID) }
                 // The answer as it ships (what a reviewer judged), once the checks passed it.
                 var shipped = answered
                 if case .valid = judged { shipped = call.shippedAnswer(answered) }
                 // The answer a reviewer rejected: refused with the note, whatever the checks said.
                 if let rejection, case .valid = judged, ReviewFile.contentHash(shipped) == rejection.content {
                     // Counted under the stage's rules: review.json, not the checks, counts what reviewers decided.
-                    judged = .invalid([Refusal(.stageRules, "a reviewer rejected this answer: " + (rejection.note ?? ""))])
+                    judged = .invalid([Refusal(.stageRules, Self.reviewerRejection + (rejection.note ?? ""))])
                     rejectedAnswer = true
                 }
                 switch judged {
@@ -465,6 +480,8 @@ public struct ModelCallRunner: Sendable {
                 }
             }
             lastErrors = errors
+            answersSoFar.append(answered)
+            echo = Self.echo(echo, afterRefusing: errors, answers: answersSoFar)
             rejections.append(errors)
             call.rejected?(errors)
             for error in errors.messages where !seenErrors.contains(error) { seenErrors.append(error) }
