@@ -46,6 +46,17 @@ struct RepairTests {
 
     static let questionItem = "engagement-question/\(topic)"
 
+    /// Runs the pinned course with `answers` for the engagement question's attempts (1, 2, …;
+    /// later ones the script's valid answer), rendering: the run's status and the question's
+    /// requests (its blind solves left out).
+    static func engagementAttempts(_ answers: [JSONValue]) async throws -> (JobRunner.Result, [(RequestContext, LLMRequest)]) {
+        let ws = try Workspace()
+        let extra = answers.enumerated().map { answer(stage: "engagement-question", item: questionItem, attempt: $0.offset + 1, json: $0.element) }
+        let provider = try RecordingProvider(script: ws.script(extra: extra))
+        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, renderer: MarkdownDocumentRenderer())
+        return (result, provider.requests.filter { $0.0.itemID == questionItem && $0.0.stage != BlindSolver.stage })
+    }
+
     /// Three wrong answers for `badQuestion`, each with feedback of its own.
     static let wrongWithTheirOwnFeedback: JSONValue = [
         ["text": "It slows programs", "feedback": "No: it costs nothing."], ["text": "Java only", "feedback": "No: every language has it."],
@@ -126,12 +137,8 @@ struct RepairTests {
             q["explanation"] = .string("Loops check understanding at the end of a lesson by repeating its steps.")
             q["wrong_answers"] = Self.wrongWithTheirOwnFeedback
         }
-        let ws = try Workspace()
-        let provider = try RecordingProvider(
-            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: echoing)]))
-        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, renderer: MarkdownDocumentRenderer())
+        let (result, attempts) = try await Self.engagementAttempts([echoing])
         #expect(result.status == .complete)
-        let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem && $0.0.stage != BlindSolver.stage }
         #expect(attempts.map(\.0.attempt) == [1, 2])
         let repair = try #require(attempts.last?.1.messages.last?.content)
         #expect(repair.contains("'explanation' repeats the instructions it was given ('check understanding at the end of')"), "\(repair)")
@@ -145,15 +152,8 @@ struct RepairTests {
             q["explanation"] = .string("Three passes of four steps each run 12 steps; compute it again and write the right value.")
             q["wrong_answers"] = Self.wrongWithTheirOwnFeedback
         }
-        let ws2 = try Workspace()
-        let provider2 = try RecordingProvider(
-            script: ws2.script(extra: [
-                Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: falseSum),
-                Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 2, json: parroting),
-            ]))
-        let result2 = try await ws2.run(try Workspace.spec(Specs.pinned), provider: provider2, renderer: MarkdownDocumentRenderer())
+        let (result2, attempts2) = try await Self.engagementAttempts([falseSum, parroting])
         #expect(result2.status == .complete)
-        let attempts2 = provider2.requests.filter { $0.0.itemID == Self.questionItem && $0.0.stage != BlindSolver.stage }
         #expect(attempts2.map(\.0.attempt) == [1, 2, 3])
         let third = try #require(attempts2.last?.1.messages.map(\.content).joined(separator: "\n"))
         #expect(third.contains("'explanation' repeats the instructions it was given ('compute it again and write the')"), "\(third)")
@@ -197,12 +197,8 @@ struct RepairTests {
                 ["text": "Deprecated", "feedback": "No: loops are current."],
             ]
         }
-        let ws = try Workspace()
-        let provider = try RecordingProvider(
-            script: ws.script(extra: [Self.answer(stage: "engagement-question", item: Self.questionItem, attempt: 1, json: bad)]))
-        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider, renderer: MarkdownDocumentRenderer())
+        let (result, attempts) = try await Self.engagementAttempts([bad])
         #expect(result.status == .complete)
-        let attempts = provider.requests.filter { $0.0.itemID == Self.questionItem && $0.0.stage != BlindSolver.stage }
         #expect(attempts.map(\.0.attempt) == [1, 2])
         let repair = try #require(attempts.last?.1.messages.last?.content)
         #expect(repair.contains("explanation states false arithmetic: \"3 \\times 4 = 7\" is false: 3 \\times 4 is 12"), "\(repair)")
