@@ -665,6 +665,49 @@ struct ValidatorTests {
         #expect(issues.errors.contains { $0.message.contains("learning objective") })
     }
 
+    /// A curriculum that drops what its description lists is flagged (a warning, not a refusal):
+    /// python-basics' two subjects teach values and decisions, not the "repeating work" and
+    /// "functions" its description promises; intro-probability's drops Bayes' theorem. A list
+    /// whose every clause a title or objective covers, in any word form, is not.
+    @Test func aCurriculumDroppingWhatTheDescriptionPromisesIsFlagged() {
+        func outline(_ topics: [(String, String)]) -> Outline {
+            Outline(title: "Course", subjects: [OutlineSubject(title: "Subject", topics: topics.map { OutlineTopic(title: $0.0, objective: $0.1) })])
+        }
+        let basics = outline([
+            ("Understanding Values", "After this topic you can understand what values are in programming."),
+            ("Assigning Values", "After this topic you can assign values to variables."),
+            ("If Statements", "After this topic you can use if statements to make decisions in your programs."),
+        ])
+        let description = """
+            An introduction to programming with Python for people who have never written code:
+            values and variables, making decisions, repeating work, and organising code into functions.
+            """
+        let issues = CurriculumRules.droppedPromises(description: description, outline: basics)
+        #expect(issues.map(\.severity) == [.warning])
+        #expect(issues.first?.check == .stageRules)
+        #expect(
+            issues.first?.message
+                == "the description promises 'repeating work', 'organising code into functions', which no subject, topic or objective of the curriculum covers: teach them, or say less in the description"
+        )
+        // A domain term the curriculum never names, outside any listed clause.
+        let probability = outline([
+            ("Conditional Probability", "After this topic you can calculate conditional probabilities."),
+            ("Expectation and Variance", "After this topic you can calculate expectation and variance."),
+        ])
+        let promised = "A first course in probability: conditional probability and Bayes' theorem, expectation and variance. Every lecture works through examples."
+        #expect(CurriculumRules.droppedPromises(description: promised, outline: probability).first?.message.hasPrefix("the description promises 'Bayes', which") == true)
+        // Every clause covered (python-collections' description and outline); no list, no promise.
+        let collections = outline([
+            ("Lists", "Create lists, index and slice them, and change them with append and remove."),
+            ("Dictionaries", "Store values under keys, look them up, and loop over keys and values."),
+        ])
+        let listed =
+            "A short course on Python's built-in collections for people who have written their first programs: lists and dictionaries, how to create them, read and change them, and loop over them."
+        #expect(CurriculumRules.droppedPromises(description: listed, outline: collections).isEmpty)
+        #expect(CurriculumRules.droppedPromises(description: "A gentle course for adults who want to start.", outline: collections).isEmpty)
+        #expect(CurriculumRules.promisedClauses("Topics: a, b; and c. Then: or d") == ["a", "b", "c", "d"])
+    }
+
     @Test func reinforcementNeedsEveryLevelAndRenditions() {
         let a = ReinforcementQuestion.attributes(level: 1)
         let q1 = ReinforcementQuestion(

@@ -67,7 +67,9 @@ public struct CurriculumStage: Sendable {
                             OutlineTopic(title: $0.title.trimmed, objective: $0.objective.trimmed)
                         })
                 })
-            let issues = CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)
+            let issues =
+                CurriculumRules.check(outline, subjects: job.curriculum.subjects, topicsPerSubject: job.curriculum.topicsPerSubject)
+                + CurriculumRules.droppedPromises(description: job.spec.description, outline: outline, language: job.spec.language)
             return .judged(outline, by: issues)
         }
     }
