@@ -21,24 +21,33 @@ extension ModelCallRunner {
     /// answers, whose replays a new refusal would change.
     static let echoReport: String? = ProcessInfo.processInfo.environment["LECTERN_ECHO_REPORT"].flatMap { $0.isEmpty ? nil : $0 }
 
-    private static let echoes = Mutex<[String: InstructionEcho]>([:])
+    /// The variables that are the same for every call of a stage (the schema, the tone): with the
+    /// template's own text, their runs are kept per template; the other rules (a level's
+    /// instruction, which may name the lecture's sentence) are short and read per call.
+    static let stageWideVariables: Set<String> = ["schema", "tone"]
+
+    private static let templateEchoes = RecentMemo<InstructionEcho>(limit: 64)
 
     /// The runs of a call's first request that are Lectern's: the template's text between its
     /// placeholders and the instruction variables; a run also in a content variable is no echo.
-    /// The runs are kept per template and instruction values (a 10,000-call run has a few dozen).
+    /// What the instructions quote is wording offered to the model (an example, the shape of a
+    /// stem, the source's sentence): only their own words count.
     static func instructionEcho<Output>(for call: ModelCall<Output>) -> InstructionEcho {
-        var instructions = call.template.literalTexts
+        var stageWide: [String] = []
+        var perCall: [String] = []
         var content: [String] = []
         for (name, value) in call.variables.sorted(by: { $0.key < $1.key }) {
-            if Self.instructionVariables.contains(name) { instructions.append(value) } else { content.append(value) }
+            if stageWideVariables.contains(name) {
+                stageWide.append(value)
+            } else if instructionVariables.contains(name) {
+                perCall.append(value)
+            } else {
+                content.append(value)
+            }
         }
-        let key = call.template.identifier + "\u{0}" + instructions.joined(separator: "\u{0}")
-        if let known = Self.echoes.withLock({ $0[key] }) { return known.with(content: content) }
-        // What the instructions quote is wording offered to the model (an example, the shape of
-        // a stem, the source's sentence): only their own words count.
-        let echo = InstructionEcho(instructions: instructions.flatMap(Self.unquoted))
-        Self.echoes.withLock { $0[key] = echo }
-        return echo.with(content: content)
+        let key = ([call.template.identifier] + stageWide).joined(separator: "\u{0}")
+        let template = templateEchoes.value(key) { InstructionEcho(instructions: (call.template.literalTexts + stageWide).flatMap(unquoted)) }
+        return template.adding(instructions: perCall.flatMap(unquoted), except: []).with(content: content)
     }
 
     /// `echo` with a repair's wording and its refusals' messages added: their own words only,
