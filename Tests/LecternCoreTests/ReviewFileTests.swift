@@ -96,6 +96,40 @@ struct ReviewFileTests {
         #expect(Self.problems(twice).contains { $0.hasPrefix("3:") }, "\(Self.problems(twice))")
     }
 
+    /// A rejection of the answer that replaced a rejected one keeps the first (`earlier`): both
+    /// answers stay refused, each with its note; the file writes and reads them back; an approval
+    /// after them keeps them too; a bad earlier entry is refused at its line.
+    @Test func rejectionsOfEarlierAnswersAccumulate() throws {
+        let first = Self.decision("engagement-question/s01-t01", .reject, answer: "A", note: "The key is wrong.")
+        let second = Self.decision("engagement-question/s01-t01", .reject, answer: "B", note: "Two options are right.").replacing(first)
+        #expect(second.earlier == [ReviewFile.Rejection(content: ReviewFile.contentHash("A"), note: "The key is wrong.")])
+        #expect(second.rejectionNote(for: ReviewFile.contentHash("A")) == "The key is wrong.")
+        #expect(second.rejectionNote(for: ReviewFile.contentHash("B")) == "Two options are right.")
+        #expect(second.rejectionNote(for: ReviewFile.contentHash("C")) == nil)
+        // The same answer rejected again with another note: one entry, the new note.
+        let again = Self.decision("engagement-question/s01-t01", .reject, answer: "B", note: "Say why.").replacing(second)
+        #expect(again.earlier == second.earlier && again.rejectionNote(for: ReviewFile.contentHash("B")) == "Say why.")
+        let third = Self.decision("engagement-question/s01-t01", .reject, answer: "C", note: "Still wrong:\nsee the lecture.").replacing(again)
+        #expect(third.earlier.map(\.note) == ["The key is wrong.", "Say why."])
+        let approved = Self.decision("engagement-question/s01-t01", .approve, answer: "D").replacing(third)
+        #expect(approved.earlier.count == 3 && approved.rejectionNote(for: ReviewFile.contentHash("C")) == "Still wrong:\nsee the lecture.")
+
+        var file = ReviewFile(file: "t.review.yaml")
+        file.record(third)
+        let text = file.text()
+        #expect(text.contains("    earlier:\n      - content: \(ReviewFile.contentHash("A"))\n        note: \"The key is wrong.\"\n"), "\(text)")
+        let read = try ReviewFile.parse(YAMLSource(file: "t.review.yaml", data: Data(text.utf8), maxBytes: ReviewFile.maxBytes))
+        #expect(read["engagement-question/s01-t01"] == third)
+
+        let hash = ReviewFile.contentHash("x")
+        let bad =
+            "decisions:\n  lecture/s01-t01:\n    decision: reject\n    note: n\n    content: \(hash)\n    by: A\n    at: 2026-11-28T10:12:00Z\n"
+            + "    earlier:\n      - content: nothex\n        note: old\n      - content: \(hash)\n"
+        let found = Self.problems(bad)
+        #expect(found.contains { $0.hasPrefix("9:18 'decisions.lecture/s01-t01.earlier[1].content' is not a SHA-256") }, "\(found)")
+        #expect(found.contains { $0.contains("note") && $0.hasPrefix("11:") }, "\(found)")
+    }
+
     @Test func theFieldsOfAnAnswer() throws {
         let fields = AnswerFields.fields(of: Self.question)
         // In reading order: the question, then each answer and why.

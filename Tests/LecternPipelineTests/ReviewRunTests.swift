@@ -131,6 +131,64 @@ struct ReviewRunTests {
         #expect(quality.items.checked == 39 && quality.items.blindSolve.asked == 15, "\(quality.items)")
     }
 
+    /// An engagement question written as `prompt`, for a scripted answer at `attempt`.
+    static func question(attempt: Int, prompt: String, key: String) -> JSONValue {
+        [
+            "item": "engagement-question/s01-t01", "attempt": .number(Double(attempt)),
+            "json": [
+                "prompt": .string(prompt), "explanation": "The lecture shows a variable naming a value.", "topic_id": "s01-t01",
+                "correct_answer": ["text": .string(key), "feedback": "Right: that is what the lecture shows."],
+                "wrong_answers": [
+                    ["text": "It prints a value on the screen", "feedback": "No: print does that."],
+                    ["text": "It repeats a block of code", "feedback": "No: a loop does that."],
+                    ["text": "It stops the program", "feedback": "No: nothing in the lecture stops a program."],
+                ],
+            ],
+        ]
+    }
+
+    /// A second rejection, of the answer the first one's run gave, keeps the first: the next run
+    /// replays the item's chain from its first answer, and each rejected answer is refused with
+    /// its own note, so the model is asked again instead of the first answer coming back.
+    @Test func aSecondRejectionKeepsTheFirstAnswerRefused() async throws {
+        let ws = try Workspace()
+        var (spec, seal) = try await Self.firstRun(ws)
+        let id = "engagement-question/s01-t01"
+        let firstAnswer = try #require(seal.items.first { $0.id == id })
+        var file = ReviewFile(file: "python-basics.review.yaml")
+        file.record(Self.decision(.reject, firstAnswer, note: Self.note))
+        try file.write(to: try #require(spec.reviewFile))
+        spec.version = "1.1.0"
+        let second = try RecordingProvider(
+            script: ws.script(extra: [Self.question(attempt: 2, prompt: "What does a variable do in a Python program?", key: "It names a value")]))
+        guard case .written(let dir2)? = try await ws.run(spec, provider: second).bundle else { throw PipelineError("no second bundle") }
+        let secondSeal = try ReviewSeal.read(try #require(Workspace.files(dir2)[ReviewSeal.fileName]))
+        let redone = try #require(secondSeal.items.first { $0.id == id })
+        #expect(redone.content != firstAnswer.content)
+
+        // The redone answer rejected in turn, through the same call `lectern review` makes.
+        let secondNote = "The key is too short to tell a learner what a variable does; say it names a value the program uses later."
+        var reread = try ReviewFile.read(try #require(spec.reviewFile))
+        reread.record(Self.decision(.reject, redone, note: secondNote).replacing(reread[id]))
+        try reread.write(to: try #require(spec.reviewFile))
+        #expect(try ReviewFile.read(try #require(spec.reviewFile))[id]?.earlier.map(\.content) == [firstAnswer.content])
+
+        spec.version = "1.2.0"
+        let third = try RecordingProvider(
+            script: ws.script(extra: [
+                Self.question(attempt: 3, prompt: "Why would a program store a value in a variable?", key: "To use the value again later by its name")
+            ]))
+        let result = try await ws.run(spec, provider: third)
+        guard case .written(let dir3)? = result.bundle else { throw PipelineError("no third bundle: \(result.failures)") }
+        // Both rejected answers came from the cache and were refused; the model was asked once more.
+        let asked = third.requests.filter { $0.0.itemID == id }
+        #expect(asked.map(\.0.attempt) == [3])
+        let sent = try #require(asked.first?.1.messages.map(\.content).joined(separator: "\n"))
+        #expect(sent.contains("a reviewer rejected this answer: " + secondNote), "\(sent)")
+        let course = try JSONDecoder().decode(Course.self, from: try #require(Workspace.files(dir3)["course.json"]))
+        #expect(course.subjects[0].topics[0].engagementQuestion?.prompt == "Why would a program store a value in a variable?")
+    }
+
     @Test func anEditThatFailsTheChecksStopsTheRunAtItsLine() async throws {
         let ws = try Workspace()
         var (spec, seal) = try await Self.firstRun(ws)

@@ -98,7 +98,8 @@ final class ReviewSite: @unchecked Sendable {
         switch action {
         case "approve":
             file.record(
-                ReviewFile.Decision(item: id, kind: .approve, content: item.content, basis: item.basis, answer: item.answer, by: reviewer, at: at))
+                ReviewFile.Decision(item: id, kind: .approve, content: item.content, basis: item.basis, answer: item.answer, by: reviewer, at: at)
+                    .replacing(file[id]))
         case "reject":
             // A browser sends a textarea's line breaks as CR LF; the note goes into a repair message as LF.
             let note = (form["note"] ?? "").replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
@@ -106,7 +107,8 @@ final class ReviewSite: @unchecked Sendable {
             guard !note.isEmpty else {
                 return page(try itemPage(item, message: "A rejection needs a note: what is wrong, for the model to mend.", isError: true), status: 422)
             }
-            file.record(ReviewFile.Decision(item: id, kind: .reject, content: item.content, note: note, by: reviewer, at: at))
+            // A rejection of a new answer keeps the ones before it (`earlier`): each stays refused.
+            file.record(ReviewFile.Decision(item: id, kind: .reject, content: item.content, note: note, by: reviewer, at: at).replacing(file[id]))
         case "edit":
             // The base is the model's answer: an item edited before is edited again from it.
             let base = file[id].flatMap { $0.kind == .edit ? $0.answer : nil } ?? item.answer
@@ -124,7 +126,8 @@ final class ReviewSite: @unchecked Sendable {
                 return page(try itemPage(item, message: "The edit cannot be applied: \(error)", isError: true), status: 422)
             }
             file.record(
-                ReviewFile.Decision(item: id, kind: .edit, content: content, basis: item.basis, answer: base, fields: fields, by: reviewer, at: at))
+                ReviewFile.Decision(item: id, kind: .edit, content: content, basis: item.basis, answer: base, fields: fields, by: reviewer, at: at)
+                    .replacing(file[id]))
         case "clear":
             file.remove(id)
         default:

@@ -59,6 +59,10 @@ public struct ReviewFile: Sendable, Equatable {
         public var by: String
         /// ISO 8601, UTC.
         public var at: String
+        /// Rejections of other answers of this item made before this decision, oldest first: an
+        /// answer a reviewer rejected stays rejected (a run that replays the item's chain from its
+        /// first answer meets each of them again).
+        public var earlier: [Rejection] = []
         /// Where the entry is written: line and column of its key (1-based).
         public var line: Int?
         public var column: Int?
@@ -83,7 +87,38 @@ public struct ReviewFile: Sendable, Equatable {
         public static func == (a: Decision, b: Decision) -> Bool {
             a.item == b.item && a.kind == b.kind && a.content == b.content && a.basis == b.basis && a.answer == b.answer
                 && a.fields.map(\.path) == b.fields.map(\.path) && a.fields.map(\.text) == b.fields.map(\.text) && a.note == b.note && a.by == b.by
-                && a.at == b.at
+                && a.at == b.at && a.earlier == b.earlier
+        }
+
+        /// The note of a rejection of the answer whose hash is `content`: this decision's, if it
+        /// rejects that answer, else an earlier one's; nil when no rejection names it.
+        public func rejectionNote(for content: String) -> String? {
+            if kind == .reject, self.content == content { return note ?? "" }
+            return earlier.first(where: { $0.content == content })?.note
+        }
+
+        /// This decision, with the rejections `previous` (the item's decision it replaces) held:
+        /// its earlier ones, and itself when it rejected another answer than this decision's.
+        public func replacing(_ previous: Decision?) -> Decision {
+            guard let previous else { return self }
+            var decision = self
+            var earlier = previous.earlier
+            if previous.kind == .reject, previous.content != content, let note = previous.note {
+                earlier.append(Rejection(content: previous.content, note: note))
+            }
+            decision.earlier = earlier.filter { $0.content != content || kind != .reject }
+            return decision
+        }
+    }
+
+    /// An answer rejected before the item's present decision: its hash and the reviewer's note.
+    public struct Rejection: Sendable, Equatable {
+        public var content: String
+        public var note: String
+
+        public init(content: String, note: String) {
+            self.content = content
+            self.note = note
         }
     }
 
@@ -255,7 +290,9 @@ public struct ReviewFile: Sendable, Equatable {
         return ReviewFile(file: source.file, decisions: decisions)
     }
 
-    static let decisionKeys = ["decision", "content", "basis", "answer", "fields", "note", "by", "at"]
+    static let decisionKeys = ["decision", "content", "basis", "answer", "fields", "note", "by", "at", "earlier"]
+    /// The most rejections one item keeps from before its present decision.
+    static let maxEarlier = 100
     /// The longest text each key of a decision may hold (both readers refuse longer ones).
     static let maxLength: [String: Int] = [
         "decision": 20, "content": 64, "basis": 64, "answer": 1 << 20, "note": 4_000, "by": 200, "at": 40,
@@ -309,6 +346,16 @@ public struct ReviewFile: Sendable, Equatable {
                 fields.append((path, map.string(text, name: "decisions.\(item).fields.\(path)", required: false, maxLength: fieldMaxLength, hint: nil) ?? ""))
             }
         }
+        var earlier: [Rejection] = []
+        for (index, node) in (entry.sequence("earlier", maxCount: maxEarlier) ?? []).enumerated() {
+            let path = "decisions.\(item).earlier[\(index + 1)]"
+            guard let rejection = reader.mapping(node, path: path, known: ["content", "note"]) else { continue }
+            rejection.finish()
+            let hash = rejection.string("content", required: true, maxLength: maxLength["content"]!, hint: "the SHA-256 of the answer rejected")
+            let text = rejection.string("note", required: true, maxLength: maxLength["note"]!, hint: "why it was rejected")
+            if let hash, !isHash(hash) { reader.report("'\(path).content' is not a SHA-256 (64 hexadecimal digits)", at: rejection.node("content")) }
+            if let hash, let text, isHash(hash), !text.trimmed.isEmpty { earlier.append(Rejection(content: hash, note: text)) }
+        }
         guard let kind, let content else { return nil }
         switch kind {
         case .reject:
@@ -331,9 +378,11 @@ public struct ReviewFile: Sendable, Equatable {
                 "'decisions.\(item).answer' is not the answer its 'content' hash names (was the answer edited by hand?)", at: entry.node("answer"),
                 hint: "change the text through 'fields' (decision: edit), and leave 'answer' as it was")
         }
-        return Decision(
+        var decision = Decision(
             item: item, kind: kind, content: content, basis: basis, answer: answer, fields: fields, note: note, by: by, at: at,
             line: keyNode.mark?.line, column: keyNode.mark?.column)
+        decision.earlier = earlier
+        return decision
     }
 
     /// Whether `text` is an ISO 8601 time (`2026-11-28T10:12:00Z`). One formatter for the file:
@@ -399,6 +448,13 @@ public struct ReviewFile: Sendable, Equatable {
             if let answer = d.answer { out += "    answer: \(Self.scalar(Self.readable(answer), indent: 6))\n" }
             out += "    by: \(Self.quoted(d.by))\n"
             out += "    at: \(Self.quoted(d.at))\n"
+            if !d.earlier.isEmpty {
+                out += "    earlier:\n"
+                for rejection in d.earlier {
+                    out += "      - content: \(rejection.content)\n"
+                    out += "        note: \(Self.scalar(rejection.note, indent: 10))\n"
+                }
+            }
         }
         return out
     }

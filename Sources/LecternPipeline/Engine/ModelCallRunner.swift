@@ -289,7 +289,10 @@ public struct ModelCallRunner: Sendable {
         var stale = stale
         let decision = review?.file[call.itemID]
         let rejection = decision?.kind == .reject ? decision : nil
+        // Whether the answer the present rejection names came back (else the rejection is stale),
+        // and the note of the last rejected answer refused.
         var rejectedAnswer = false
+        var rejectedNote: String?
         let base = call.template.messages(call.variables)
         var messages = base
         var usage = TokenUsage()
@@ -419,11 +422,13 @@ public struct ModelCallRunner: Sendable {
                 // The answer as it ships (what a reviewer judged), once the checks passed it.
                 var shipped = answered
                 if case .valid = judged { shipped = call.shippedAnswer(answered) }
-                // The answer a reviewer rejected: refused with the note, whatever the checks said.
-                if let rejection, case .valid = judged, ReviewFile.contentHash(shipped) == rejection.content {
+                // An answer a reviewer rejected (this decision's, or one before it) is refused
+                // with the note, whatever the checks said.
+                if let decision, case .valid = judged, let note = decision.rejectionNote(for: ReviewFile.contentHash(shipped)) {
                     // Counted under the stage's rules: review.json, not the checks, counts what reviewers decided.
-                    judged = .invalid([Refusal(.stageRules, Self.reviewerRejection + (rejection.note ?? ""))])
-                    rejectedAnswer = true
+                    judged = .invalid([Refusal(.stageRules, Self.reviewerRejection + note)])
+                    if rejection != nil, ReviewFile.contentHash(shipped) == decision.content { rejectedAnswer = true }
+                    rejectedNote = note
                 }
                 switch judged {
                 case .valid(let value, var warnings):
@@ -470,7 +475,7 @@ public struct ModelCallRunner: Sendable {
                             review?.record(
                                 ReviewBook.Record(
                                     item: call.itemID, stage: call.stage, state: .pending, answer: shipped, content: ReviewFile.contentHash(shipped),
-                                    basis: basis, rejected: rejectedAnswer ? rejection?.note : nil, stale: stale))
+                                    basis: basis, rejected: rejectedNote, stale: stale))
                         }
                         return (value, report, shipped)
                     }
