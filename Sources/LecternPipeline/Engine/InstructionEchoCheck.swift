@@ -155,7 +155,7 @@ extension ModelCallRunner {
                 handle.write(data)
                 handle.closeFile()
             } else {
-                FileManager.default.createFile(atPath: path, contents: data)
+                _ = FileManager.default.createFile(atPath: path, contents: data)
             }
         }
     }
