@@ -119,7 +119,8 @@ public struct InstructionEcho: Sendable {
         }
     }
 
-    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+    /// A letter or digit of any script: what a word is made of.
+    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value < 0x80 {
             return (value >= 0x30 && value <= 0x39) || (value >= 0x41 && value <= 0x5A) || (value >= 0x61 && value <= 0x7A)

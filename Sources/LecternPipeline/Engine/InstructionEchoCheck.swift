@@ -67,10 +67,9 @@ extension ModelCallRunner {
         var current = String.UnicodeScalarView()
         var closing: Unicode.Scalar?
         let scalars = Array(text.unicodeScalars)
-        func isWord(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isAlphabetic || scalar.properties.numericType != nil }
         for (index, scalar) in scalars.enumerated() {
-            let letterBefore = index > 0 && isWord(scalars[index - 1])
-            let letterAfter = index + 1 < scalars.count && isWord(scalars[index + 1])
+            let letterBefore = index > 0 && InstructionEcho.isWordScalar(scalars[index - 1])
+            let letterAfter = index + 1 < scalars.count && InstructionEcho.isWordScalar(scalars[index + 1])
             if let close = closing {
                 if scalar == close, !(scalar == "'" && letterBefore && letterAfter) { closing = nil }
                 continue

@@ -345,6 +345,7 @@ final class Converter {
 
     private func listCommand(_ name: String, _ stops: Stops, _ state: inout ListState) -> ListAction {
         guard Self.listCommands.contains(name) else { return .atom }
+        // Every name a case here handles is in `listCommands` (the guard above skips the rest).
         switch name {
         case "limits", "nolimits", "displaylimits":
             _ = stream.next()
