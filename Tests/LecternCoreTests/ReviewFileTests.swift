@@ -114,6 +114,11 @@ struct ReviewFileTests {
         let approved = Self.decision("engagement-question/s01-t01", .approve, answer: "D").replacing(third)
         #expect(approved.earlier.count == 3 && approved.rejectionNote(for: ReviewFile.contentHash("C")) == "Still wrong:\nsee the lecture.")
 
+        // At most the 100 most recent are kept, so that the file stays readable.
+        var many = third
+        for round in 0..<105 { many = Self.decision(many.item, .reject, answer: "answer \(round)", note: "round \(round)").replacing(many) }
+        #expect(many.earlier.count == 100 && many.earlier.last?.note == "round 103" && !many.earlier.contains { $0.note == "The key is wrong." })
+
         var file = ReviewFile(file: "t.review.yaml")
         file.record(third)
         let text = file.text()

@@ -106,7 +106,8 @@ public struct ReviewFile: Sendable, Equatable {
             if previous.kind == .reject, previous.content != content, let note = previous.note {
                 earlier.append(Rejection(content: previous.content, note: note))
             }
-            decision.earlier = earlier.filter { $0.content != content || kind != .reject }
+            // The most recent `maxEarlier`: the reader refuses a longer list.
+            decision.earlier = Array(earlier.filter { $0.content != content || kind != .reject }.suffix(ReviewFile.maxEarlier))
             return decision
         }
     }

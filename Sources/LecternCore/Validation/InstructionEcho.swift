@@ -1,8 +1,8 @@
 /// Lectern's own words given back as the learner's text: a run of `runLength` words of an answer
 /// that is also a run of what Lectern wrote to the model — a template's own text, the rules it
-/// inserts (the schema, the tone, a level's instruction) and the messages of a repair — and is in
-/// none of the content it sent (a lecture, a passage, the topic, the model's earlier answers,
-/// which a repair quotes). "The explanation helps us understand…" and "the wrong answers have
+/// inserts (the schema, the tone, a level's instruction) and the messages of a repair, less what
+/// those messages quote of the answers they refuse — and is in none of the content it sent (a
+/// lecture, a passage, the topic). "The explanation helps us understand…" and "the wrong answers have
 /// conflicting feedback" are such runs; a question quoting its lecture is not.
 ///
 /// Words are runs of letters and digits in any script, compared case-insensitively, so the rule
@@ -29,9 +29,8 @@ public struct InstructionEcho: Sendable {
     public func adding(instructions: [String], except: [String]) -> InstructionEcho {
         var added = Set<UInt64>()
         for text in instructions { Self.forEachRun(in: text) { hash, _ in added.insert(hash) } }
-        if !added.isEmpty {
-            for text in except { Self.forEachRun(in: text) { hash, _ in added.remove(hash) } }
-        }
+        guard !added.isEmpty else { return self }
+        for text in except { Self.forEachRun(in: text) { hash, _ in added.remove(hash) } }
         var more = self
         more.runs.formUnion(added)
         return more

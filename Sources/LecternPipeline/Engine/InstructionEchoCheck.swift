@@ -111,15 +111,8 @@ extension ModelCallRunner {
         guard inspector != nil, !echo.isEmpty, case .valid(let value, let warnings) = judged, let visible = value as? any LearnerVisible else {
             return judged
         }
-        return echoChecked(value, warnings: warnings, visible.learnerTexts, echo, itemID: itemID)
-    }
-
-    /// The texts of an answer judged `value` (valid with `warnings` so far) checked for echoes.
-    func echoChecked<Output>(
-        _ value: Output, warnings: [ValidationIssue], _ texts: [LearnerText], _ echo: InstructionEcho, itemID: String
-    ) -> AnswerCheck<Output> {
         var refusals: [Refusal] = []
-        for text in texts {
+        for text in visible.learnerTexts {
             guard let run = echo.firstEcho(in: text.markdown) else { continue }
             if let report = Self.echoReport {
                 Self.appendReport(report, item: itemID, field: text.field, run: String(run), text: text.markdown)
