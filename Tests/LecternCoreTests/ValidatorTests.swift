@@ -443,6 +443,31 @@ struct ValidatorTests {
         #expect(QuestionRules.checkSpeaksToTheLearner("feedback", "You counted each order of the same three students: 60 is P(5, 3).").isEmpty)
     }
 
+    /// Pool questions recorded on a branch (2026-11-29) that point at an example they do not show.
+    @Test func aQuestionPointingAtAnExampleInItsFirstSentenceShowsIt() {
+        for (text, match) in [
+            ("What does the `day` toy represent in this example?", "this example"),
+            (
+                "In this example, if `toy_color` is 'blue', it will print 'Playing with the blue car'. What happens when `toy_color` is 'green'?",
+                "this example"
+            ),
+            ("In the situation below, which statement runs first?", "the situation below"),
+        ] {
+            #expect(
+                QuestionRules.checkAskedOfTheLearner("prompt", text).map(\.message).contains(
+                    "'prompt' points at an example it does not show ('\(match)'): set the example out in the question before asking about it, or ask without pointing at one"
+                ), "\(text)")
+        }
+        for fine in [
+            "Imagine you have 3 apples and eat one. In this example, how many apples are left?",
+            "What does this example print?\n\n```python\nprint(2 + 3)\n```",
+            "Why do programmers test their code with small examples?", "Give an example of a value you could store in a variable. Why that one?",
+            "Now, let's use the same example with numbers again. Suppose you have 5 apples: `apples = 5`. What does `print(apples)` show?",
+        ] {
+            #expect(QuestionRules.checkShowsItsExample("prompt", fine).isEmpty, "\(fine)")
+        }
+    }
+
     /// python-basics' pool questions that point at code and show none.
     @Test func aQuestionPointingAtCodeShowsIt() {
         for (text, match) in [

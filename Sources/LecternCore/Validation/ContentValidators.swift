@@ -675,12 +675,39 @@ public enum QuestionRules {
                 ]
             }
         }
-        guard !ticks, mayMatch(text, anyOf: ["code", "snippet", "program"]), let match = text.firstMatch(of: Self.pointsAtCode) else { return [] }
+        guard !ticks, mayMatch(text, anyOf: ["code", "snippet", "program"]), let match = text.firstMatch(of: Self.pointsAtCode) else {
+            return checkShowsItsExample(field, text)
+        }
         return [
             .error(
                 "'\(field)' asks about code it does not show ('\(String(match.output.0))'): put the code in the question, in a ```python block, or ask without pointing at code", check: .questionForm)
         ]
     }
+
+    /// A question that points at an example in its first sentence has nothing before it to point
+    /// at, unless it shows a code block: python-basics' pool questions on a branch recording
+    /// (2026-11-29) asked "What does the `day` toy represent in this example?" and "In this
+    /// example, if `toy_color` is 'blue', it will print 'Playing with the blue car'. What happens
+    /// when `toy_color` is 'green'?", the example in the lecture and not in the question. A
+    /// question that sets the case out first ("Imagine … In this example, …") is not held to it,
+    /// nor one that takes "the same example" up again and gives it after (python-basics' golden
+    /// level-3 question, labelled clean: "Now, let's use the same example with numbers again.
+    /// Suppose you have 5 apples …").
+    public static func checkShowsItsExample(_ field: String, _ text: String) -> [ValidationIssue] {
+        guard mayMatch(text, anyOf: ["example", "scenario", "situation", "story"]) else { return [] }
+        let layout = MarkdownLayout(text)
+        guard layout.codeBlocks.isEmpty, let first = ProseScan.sentences(layout.prose(codeSpan: { _ in "code" })).first,
+            let match = first.firstMatch(of: Self.pointsAtExample)
+        else { return [] }
+        return [
+            .error(
+                "'\(field)' points at an example it does not show ('\(String(match.output.0))'): set the example out in the question before asking about it, or ask without pointing at one",
+                check: .questionForm)
+        ]
+    }
+
+    nonisolated(unsafe) static let pointsAtExample =
+        /(?i)\b(this|the following|the above|the given) (example|scenario|situation|story)\b|\bthe (example|scenario|situation|story) (above|below)\b/
 
     nonisolated(unsafe) static let asksContents =
         /(?i)\b((first|last|second|third|fourth|fifth|\d+(st|nd|rd|th)) (item|element|value|entry|key)|how many (items|elements|values|entries|keys)|length of|value (of|stored under) the key)\b/
