@@ -451,7 +451,7 @@ struct ValidatorTests {
                 "In this example, if `toy_color` is 'blue', it will print 'Playing with the blue car'. What happens when `toy_color` is 'green'?",
                 "this example"
             ),
-            ("In the situation below, which statement runs first?", "the situation below"),
+            ("In the situation above, which statement runs first?", "the situation above"),
         ] {
             #expect(
                 QuestionRules.checkAskedOfTheLearner("prompt", text).map(\.message).contains(
@@ -463,6 +463,7 @@ struct ValidatorTests {
             "What does this example print?\n\n```python\nprint(2 + 3)\n```",
             "Why do programmers test their code with small examples?", "Give an example of a value you could store in a variable. Why that one?",
             "Now, let's use the same example with numbers again. Suppose you have 5 apples: `apples = 5`. What does `print(apples)` show?",
+            "Consider the following situation: Maria has 3 apples and eats one. How many apples does she have left?",
         ] {
             #expect(QuestionRules.checkShowsItsExample("prompt", fine).isEmpty, "\(fine)")
         }

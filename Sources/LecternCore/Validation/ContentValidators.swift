@@ -692,7 +692,8 @@ public enum QuestionRules {
     /// question that sets the case out first ("Imagine … In this example, …") is not held to it,
     /// nor one that takes "the same example" up again and gives it after (python-basics' golden
     /// level-3 question, labelled clean: "Now, let's use the same example with numbers again.
-    /// Suppose you have 5 apples …").
+    /// Suppose you have 5 apples …"). What points forward ("the following situation:", "the
+    /// story below") is followed by what it points at, and is not read here.
     public static func checkShowsItsExample(_ field: String, _ text: String) -> [ValidationIssue] {
         guard mayMatch(text, anyOf: ["example", "scenario", "situation", "story"]) else { return [] }
         let layout = MarkdownLayout(text)
@@ -707,7 +708,7 @@ public enum QuestionRules {
     }
 
     nonisolated(unsafe) static let pointsAtExample =
-        /(?i)\b(this|the following|the above|the given) (example|scenario|situation|story)\b|\bthe (example|scenario|situation|story) (above|below)\b/
+        /(?i)\b(this|the above|the given) (example|scenario|situation|story)\b|\bthe (example|scenario|situation|story) above\b/
 
     nonisolated(unsafe) static let asksContents =
         /(?i)\b((first|last|second|third|fourth|fifth|\d+(st|nd|rd|th)) (item|element|value|entry|key)|how many (items|elements|values|entries|keys)|length of|value (of|stored under) the key)\b/
