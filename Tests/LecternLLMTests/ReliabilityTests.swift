@@ -81,9 +81,12 @@ struct RetryPolicyTests {
     @Test("a server that is not there: retried, then an error saying what to check")
     func refused() async throws {
         let server = try LoopbackServer()
-        let configuration = Flavor.openai.configuration(server, maxRetries: 1)
+        var configuration = Flavor.openai.configuration(server, maxRetries: 1)
         server.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        // Port 1 on loopback, where nothing listens and the suite's servers (on ephemeral ports)
+        // never bind: the stopped server's own port was taken by a parallel test's server under
+        // the full suite, which answered instead of refusing.
+        configuration.baseURL = URL(string: "http://127.0.0.1:1/v1")
         let rig = TestRig()
         let provider = try Flavor.openai.provider(configuration, rig: rig)
         let error = await #expect(throws: LLMError.self) {
