@@ -61,7 +61,7 @@ struct CheckCommand: AsyncParsableCommand {
             the exchange cache could not be written.
             """)
 
-    @Argument(help: ArgumentHelp("The bank: exam.json, course.json, quotes.json, deck.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The bank: a bundle's directory, or exam.json, course.json, quotes.json, deck.json or a JSON Lines file; '-' reads standard input.", valueName: "FILE"))
     var file: String
 
     @Flag(help: "Print {\"items\": N, \"flagged\": [{\"id\": \"…\", \"problems\": [\"…\"]}]} instead of text (a course.json's also gives \"lectures\": N).")
@@ -108,7 +108,25 @@ struct CheckCommand: AsyncParsableCommand {
         }
     }
 
+    /// The files a bundle directory holds its bank in, by kind.
+    static let bankFiles = ["exam.json", "course.json", "deck.json", "quotes.json"]
+
+    /// `file`, or the bank file in it when it is a bundle's directory (`lectern check
+    /// output/python-basics/1.0.0`); nil for a directory holding none.
+    static func bankFile(_ file: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard file != "-", FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue else { return file }
+        let directory = URL(fileURLWithPath: file)
+        return bankFiles.map { directory.appendingPathComponent($0).path }.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
     func run() async throws {
+        guard let file = Self.bankFile(self.file) else {
+            Console.error(
+                "\(self.file): error: a directory with no bank in it (none of \(Self.bankFiles.joined(separator: ", ")))\n"
+                    + "  hint: name a bundle's directory (output/<id>/<version>), or its exam.json, course.json, deck.json or quotes.json, or a JSON Lines file")
+            throw LecternExit.usage
+        }
         let data: Data
         do {
             data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))

@@ -137,6 +137,12 @@ struct CheckCommandTests {
         let piped = try await CLITests.external(
             ["-c", "\"$0\" check - < \"$1\"", CLITests.binary.path, course], in: dir.root, executable: URL(fileURLWithPath: "/bin/sh"))
         #expect(piped.status == 0 && piped.stderr.contains("24 questions (course.json), 0 flagged"), "\(piped.stderr)")
+        // The bundle's directory, as `lectern run` names it: its course.json, lectures and all.
+        let bundle = CLITests.fixtures.appendingPathComponent("golden/python-basics/1.0.0").path
+        let whole = try await CLITests.lectern(["check", bundle], in: dir.root)
+        #expect(whole.status == 0 && whole.stderr.contains("24 questions and 4 lectures (course.json), 0 flagged"), "\(whole)")
+        let empty = try await CLITests.lectern(["check", dir.root.path], in: dir.root)
+        #expect(empty.status == 2 && empty.stderr.contains("error: a directory with no bank in it (none of exam.json"), "\(empty)")
     }
 
     @Test func helpDescribesFormatsAndExitCodes() async throws {

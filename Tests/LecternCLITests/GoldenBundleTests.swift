@@ -119,6 +119,14 @@ struct GoldenBundleTests {
         #expect(bundles[0] == bundles[1])
         let files = bundles[0]
         try CLITests.expectEveryLocalReferenceResolves(files)
+        // A review file beside the spec (docs/review.md) decides every item: none is left pending
+        // or stale, so the bank can be packaged with --require-review.
+        let reviewFile = repo.appendingPathComponent(example.spec.replacingOccurrences(of: ".yaml", with: ".review.yaml"))
+        if FileManager.default.fileExists(atPath: reviewFile.path) {
+            let seal = try ReviewSeal.read(try #require(files[ReviewSeal.fileName]))
+            #expect(seal.counts.pending == 0 && seal.counts.stale == 0 && seal.counts.rejected == 0, "\(example): \(seal.counts)")
+            #expect(seal.items.allSatisfy { $0.state == .approved || $0.state == .edited }, "\(example)")
+        }
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
         #expect(exam.items.count == example.items && exam.passages.count == example.passages && exam.forms.count == 1)
         let presets = try PresetLibrary(directories: [repo.appendingPathComponent("pipelines/presets")])

@@ -110,6 +110,28 @@ struct ReviewCommandTests {
         #expect(refused.stdout == "200 409 403 422 421\n200\n", "303 followed to 200; then two tabs, another site, an empty note, another host; a note: \(refused)")
         #expect(try ReviewFile.read(file)["tone-preview"]?.kind == .approve, "the refused decisions changed nothing")
         #expect(try ReviewFile.read(file)["lecture/s02-t01"]?.note == "Two faults.\nThe second line.", "the note as the model will read it, without CR")
+
+        // Editing the answer a rejection judged: the Edit form offers the rejection's note as
+        // the edit's reason, and the decision keeps it (the rejection's note is not lost).
+        let editing = """
+            import html, re, sys, urllib.request, urllib.parse
+            base = sys.argv[1]
+            page = urllib.request.urlopen(base + '/item?id=lecture/s02-t01').read().decode()
+            form = page.split('class="edit">')[1].split('</form>')[0]
+            token = re.search(r'name="token" value="([0-9a-f]+)"', form).group(1)
+            fields = re.findall(r'<textarea name="(field:[^"]+)"[^>]*>(.*?)</textarea>', form, re.S)
+            note = re.search(r'<textarea name="note"[^>]*>(.*?)</textarea>', form, re.S).group(1)
+            data = [(name, html.unescape(text)) for name, text in fields]
+            data[0] = (data[0][0], data[0][1] + '\\n\\nA sentence the reviewer added.')
+            data += [('item', 'lecture/s02-t01'), ('token', token), ('action', 'edit'), ('note', html.unescape(note))]
+            request = urllib.request.Request(base + '/decide', data=urllib.parse.urlencode(data).encode(), method='POST')
+            print(urllib.request.urlopen(request).status, repr(html.unescape(note)))
+            """
+        let edited2 = try await Self.python(editing, [server.base], in: dir.root)
+        #expect(edited2.stdout == "200 'Two faults.\\nThe second line.'\n", "\(edited2)")
+        let lectureEdit = try #require(try ReviewFile.read(file)["lecture/s02-t01"])
+        #expect(lectureEdit.kind == .edit && lectureEdit.note == "Two faults.\nThe second line.", "\(lectureEdit)")
+        #expect(lectureEdit.fields.count == 1 && lectureEdit.fields[0].text.hasSuffix("A sentence the reviewer added."), "\(lectureEdit.fields)")
     }
 
     /// A copy of python-basics' spec in `dir` with its review file there, replayed offline from its

@@ -131,6 +131,33 @@ struct ReviewRunTests {
         #expect(quality.items.checked == 39 && quality.items.blindSolve.asked == 15, "\(quality.items)")
     }
 
+    /// An edit of an unchanged item keeps the model's attempts, but not what was judged of the
+    /// model's text: its blind solve and warnings are not the reviewer's text's (found applying
+    /// world-geography-exam's edits, where the solver's pick among the options the reviewer
+    /// replaced still showed as a warning on the item).
+    @Test func anEditKeepsTheModelsAttemptsButNotItsVerdicts() async throws {
+        let ws = try Workspace()
+        var (spec, seal) = try await Self.firstRun(ws)
+        let item = try #require(seal.items.first { $0.id == "engagement-question/s01-t01" })
+        var file = ReviewFile(file: "python-basics.review.yaml")
+        file.record(Self.decision(.edit, item, fields: [("explanation", "The lecture shows a variable naming a value, so that the program can use it later.")]))
+        try file.write(to: try #require(spec.reviewFile))
+        spec.version = "1.1.0"
+        let provider = try RecordingProvider(script: ws.script())
+        let result = try await ws.run(spec, provider: provider)
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+        #expect(provider.calls.isEmpty, "the edit needs no call")
+        let files = Workspace.files(dir)
+        let sealed = try ReviewSeal.read(try #require(files[ReviewSeal.fileName]))
+        #expect(sealed.items.first { $0.id == "engagement-question/s01-t01" }?.state == .edited)
+        let quality = try JSONDecoder().decode(QualityReport.self, from: try #require(files[QualityReport.fileName]))
+        // 15 items were put to the blind solver in the first run (the approval test above); the
+        // edited one's verdict judged text that no longer ships.
+        #expect(quality.items.checked == 39 && quality.items.blindSolve.asked == 14, "\(quality.items)")
+        let edited = try #require(result.reports["engagement-question/s01-t01"])
+        #expect(edited.attempts >= 1 && edited.blindSolve.asked == 0, "\(edited)")
+    }
+
     /// An engagement question written as `prompt`, for a scripted answer at `attempt`.
     static func question(attempt: Int, prompt: String, key: String) -> JSONValue {
         [

@@ -125,9 +125,14 @@ final class ReviewSite: @unchecked Sendable {
             } catch {
                 return page(try itemPage(item, message: "The edit cannot be applied: \(error)", isError: true), status: 422)
             }
+            // Why the text was changed, kept with the decision (the form offers the rejection's note it answers).
+            let note = (form["note"] ?? "").replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             file.record(
-                ReviewFile.Decision(item: id, kind: .edit, content: content, basis: item.basis, answer: base, fields: fields, by: reviewer, at: at)
-                    .replacing(file[id]))
+                ReviewFile.Decision(
+                    item: id, kind: .edit, content: content, basis: item.basis, answer: base, fields: fields, note: note.isEmpty ? nil : note,
+                    by: reviewer, at: at
+                ).replacing(file[id]))
         case "clear":
             file.remove(id)
         default:
@@ -208,6 +213,11 @@ final class ReviewSite: @unchecked Sendable {
                 "<label>\(Self.escape(field.path))<br/><textarea name=\"field:\(Self.escape(field.path))\" rows=\"\(rows)\" cols=\"80\">"
                 + Self.escape(edited[field.path] ?? field.text) + "</textarea></label><br/>"
         }
+        // A rejection or an earlier edit of this answer says why it is being changed: offered as the edit's note.
+        let why = decision.flatMap { $0.kind == .edit || ($0.kind == .reject && $0.content == item.content) ? $0.note : nil } ?? ""
+        inner +=
+            "<label>Why (kept with the decision; optional)<br/><textarea name=\"note\" rows=\"3\" cols=\"80\">"
+            + Self.escape(why) + "</textarea></label><br/>"
         html += form("edit", inner, "Save the edit")
         if decision != nil { html += form("clear", "", "Withdraw the decision") }
         return html

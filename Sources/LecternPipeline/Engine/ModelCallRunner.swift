@@ -266,11 +266,18 @@ public struct ModelCallRunner: Sendable {
                         content: decision.kind == .approve && text == decision.answer ? decision.content : ReviewFile.contentHash(text), basis: basis,
                         by: decision.by, at: decision.at))
                 // Without its history, no attempt: a person's answer, not the model's.
-                let report =
+                let kept = warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) }
+                var report =
                     history
                     ?? ItemReport(
                         id: call.itemID, stage: call.stage, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
-                        latency: start.duration(to: clock.now), warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) })
+                        latency: start.duration(to: clock.now), warnings: kept)
+                if decision.kind == .edit, history != nil {
+                    // The model's attempts stay (what they cost, what was refused); what was judged of
+                    // its answer (a blind solver's pick, a warning) is not said of the reviewer's text.
+                    report.warnings = kept
+                    report.blindSolve = BlindSolveTally()
+                }
                 return (value, report)
             case .stale(let reason):
                 stale = reason
