@@ -83,7 +83,10 @@ struct ReviewCommand: ParsableCommand {
         let preview = try? BundlePreview.write(bundle: directory, to: previewFolder)
         let site = ReviewSite(
             seal: seal, manifest: manifest, reviewFile: fileURL, reviewFileName: fileName, reviewer: who,
-            preview: preview.map { $0.index.deletingLastPathComponent() })
+            preview: preview.map { $0.index.deletingLastPathComponent() },
+            // What each item stands with, as its kind reads the bundle; a kind that cannot say shows the answer alone.
+            contexts: (try? BundleKinds.builtIn.reader(for: manifest).reviewContexts(OpenBundle(url: directory, manifest: manifest), items: seal.items.map(\.id)))
+                ?? [:])
         let server: LoopbackHTTPServer
         do {
             server = try LoopbackHTTPServer(port: port) { site.answer($0) }

@@ -170,6 +170,22 @@ struct DeckRunTests {
         #expect(DeckRules.fits("12", distractorOf: "6") && !DeckRules.fits("Carbon", distractorOf: "6") && !DeckRules.fits("1869", distractorOf: "6"))
         #expect(!DeckRules.fits("A soft metal", distractorOf: "Sodium is a soft metal that reacts with water, kept in oil"))
         #expect(!DeckRules.fits("Water expands when it freezes", distractorOf: "When it freezes, water expands"))
+        // A quantity (a number with its unit) stands only beside quantities: among definitions it
+        // is the one option that is a measurement (chemistry-deck's Avogadro's number, read as a learner).
+        let avogadro = "6.022 × 10^23 particles per mole"
+        #expect(DeckRules.shape(avogadro) == .quantity && DeckRules.shape("6") == .number && DeckRules.shape("A particle with no charge") == .words)
+        #expect(!DeckRules.fits("A particle with no charge in the nucleus of an atom", distractorOf: avogadro))
+        #expect(!DeckRules.fits(avogadro, distractorOf: "A negatively charged particle that moves around the nucleus"))
+        #expect(!DeckRules.fits("23", distractorOf: avogadro))
+        #expect(DeckRules.fits("6.022 × 10^22 particles per mole", distractorOf: avogadro) && DeckRules.fits("3.011 × 10^23 particles per mole", distractorOf: avogadro))
+        let backs = DeckBacks(["The smallest unit of an element", "A particle with no charge in the nucleus of an atom", avogadro, "Atoms of one element"])
+        #expect(backs.distractors(for: 2, count: 3).isEmpty, "no other quantity in the deck: the model writes them")
+        #expect(!backs.distractors(for: 1, count: 3).contains(avogadro))
+        let mixed = DeckRules.checkDistractors(["A particle in the nucleus of an atom"], answer: avogadro, term: "Avogadro's number")
+        #expect(
+            mixed.map(\.message) == [
+                "distractors[1] ('A particle in the nucleus of an atom') is words, not a number, and the answer is a number with its unit; write a plausible wrong answer of the same kind"
+            ])
         let issues = DeckRules.checkDistractors(["6", "Carbon", "A number bigger than five and smaller than seven"], answer: "6", term: "Atomic number of carbon")
         #expect(issues.count == 3, "\(issues)")
         // Matching: a definition naming another card's term, or saying the same, could swap.

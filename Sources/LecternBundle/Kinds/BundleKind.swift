@@ -30,11 +30,47 @@ public protocol BundleKind: Sendable {
     static func listing(_ content: Content) -> ListingFacts
     /// The export formats this kind supports, each with how it writes the content.
     static var exporters: [KindExporter<Content>] { get }
+    /// What a reviewer reads beside the pipeline's item `item` (an id of review.json): what it
+    /// was built from or stands with — a reading set's passage, a distractor's card and the quiz
+    /// as it ships, a question's topic and lecture. Nil when the item's answer says it all.
+    static func reviewContext(_ content: Content, item: String) -> ReviewContext?
 }
 
 extension BundleKind {
     public static var lintedInQualityReport: Bool { false }
     public static func questions(in content: Content) -> [BundleQuestion] { [] }
+    public static func reviewContext(_ content: Content, item: String) -> ReviewContext? { nil }
+
+    /// `reviewContext` of each of `items`, the content read once.
+    public static func reviewContexts(_ bundle: OpenBundle, items: [String]) throws -> [String: ReviewContext] {
+        let content = try read(bundle)
+        var contexts: [String: ReviewContext] = [:]
+        for item in items { contexts[item] = reviewContext(content, item: item) }
+        return contexts
+    }
+}
+
+/// What `lectern review` shows above an item's answer so that it can be judged: labelled texts
+/// (plain, as the bundle holds them) and the preview page that shows the item in place.
+public struct ReviewContext: Sendable, Equatable {
+    public struct Part: Sendable, Equatable {
+        public var label: String
+        public var text: String
+
+        public init(_ label: String, _ text: String) {
+            self.label = label
+            self.text = text
+        }
+    }
+
+    public var parts: [Part]
+    /// A page of the bundle's preview (relative to its root, a fragment allowed).
+    public var preview: String?
+
+    public init(_ parts: [Part], preview: String? = nil) {
+        self.parts = parts
+        self.preview = preview
+    }
 }
 
 /// The registry of readable kinds: `manifest.json`'s `kind` → its read side. A value, so a test

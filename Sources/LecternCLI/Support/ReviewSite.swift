@@ -16,6 +16,8 @@ final class ReviewSite: @unchecked Sendable {
     let reviewer: String
     /// The preview site's folder, served under /preview/.
     let preview: URL?
+    /// What each item stands with, by item id (`BundleKind.reviewContext`).
+    let contexts: [String: ReviewContext]
     let now: @Sendable () -> Date
     private let lock = NSLock()
     /// A secret of this server's life, in every form's token: a page on another site cannot
@@ -24,8 +26,9 @@ final class ReviewSite: @unchecked Sendable {
 
     init(
         seal: ReviewSeal, manifest: Manifest, reviewFile: URL, reviewFileName: String, reviewer: String, preview: URL?,
-        now: @escaping @Sendable () -> Date = { Date() }
+        contexts: [String: ReviewContext] = [:], now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.contexts = contexts
         self.seal = seal
         self.manifest = manifest
         self.reviewFile = reviewFile
@@ -193,6 +196,14 @@ final class ReviewSite: @unchecked Sendable {
         let base = decision.flatMap { $0.kind == .edit ? $0.answer : nil } ?? item.answer
         let edited = decision.flatMap { d in d.kind == .edit ? Dictionary(d.fields.map { ($0.path, $0.text) }, uniquingKeysWith: { _, b in b }) : nil } ?? [:]
         let fields = AnswerFields.fields(of: base)
+        if let context = contexts[item.id] {
+            html += "<h2>What it stands with</h2><dl class=\"context\">"
+            for part in context.parts { html += "<dt>\(Self.escape(part.label))</dt><dd><pre>\(Self.escape(part.text))</pre></dd>" }
+            html += "</dl>"
+            if let page = context.preview, let preview, FileManager.default.fileExists(atPath: preview.appendingPathComponent(String(page.prefix { $0 != "#" })).path) {
+                html += "<p><a href=\"/preview/\(Self.escape(page))\">See it in the preview</a></p>"
+            }
+        }
         html += "<h2>The answer</h2><dl class=\"fields\">"
         for field in fields where field.path != "text" || fields.count == 1 {
             html += "<dt>\(Self.escape(field.path))</dt><dd><pre>\(Self.escape(edited[field.path] ?? field.text))</pre></dd>"

@@ -83,6 +83,31 @@ public enum CourseBundle: BundleKind {
         }
     }
 
+    // MARK: Review
+
+    /// A topic's item (`engagement-question/s01-t01`, `lecture/…`, `reinforcement/…/level-2` …):
+    /// its subject and topic, the objective, the engagement question a bonus question must not
+    /// repeat, and its lecture's page. A subject's project (`ending-project/s01`): the topics it
+    /// may draw on.
+    public static func reviewContext(_ course: Course, item: String) -> ReviewContext? {
+        let parts = item.split(separator: "/").map(String.init)
+        guard parts.count >= 2 else { return nil }
+        if parts[0] == "ending-project", let subject = course.subjects.first(where: { $0.id == parts[1] }) {
+            return ReviewContext([
+                .init("Subject", subject.title), .init("What the subject teaches", subject.topics.map { "\($0.title): \($0.objective)" }.joined(separator: "\n")),
+            ])
+        }
+        for subject in course.subjects {
+            guard let topic = subject.topics.first(where: { $0.id == parts[1] }) else { continue }
+            var shown: [ReviewContext.Part] = [.init("Topic", "\(subject.title) › \(topic.title)"), .init("Objective", topic.objective)]
+            if parts[0] == "bonus-question", let engagement = topic.engagementQuestion {
+                shown.append(.init("The engagement question it must not repeat", engagement.prompt))
+            }
+            return ReviewContext(shown, preview: topic.lecture?.xhtmlPath)
+        }
+        return nil
+    }
+
     // MARK: Preview
 
     /// The outline: each topic with its lecture, its narration (playable in place), a page of its

@@ -25,6 +25,21 @@ public enum ExamBundle: BundleKind {
         }
     }
 
+    /// A reading set (`reading-set/p01`): its passage. An item (`exam-item/<section>/<category>/…`):
+    /// its section and category, with the category's format.
+    public static func reviewContext(_ exam: ExamBank, item: String) -> ReviewContext? {
+        if item.hasPrefix("reading-set/"), let passage = exam.passages.first(where: { $0.id == item.dropFirst("reading-set/".count) }) {
+            return ReviewContext([.init("The passage (\(passage.id), from \(passage.document))", passage.text)], preview: passage.xhtmlPath)
+        }
+        guard item.hasPrefix("exam-item/"), let found = exam.items.first(where: { $0.id == item.dropFirst("exam-item/".count) }) else { return nil }
+        let section = exam.sections.first { $0.id == found.section }
+        let category = section?.categories.first { $0.id == found.category }
+        let place = [section?.title ?? found.section, category?.title ?? found.category].joined(separator: " › ")
+        let cited = found.sources.map(\.document).joined(separator: ", ")
+        return ReviewContext(
+            [.init("Where it stands", "\(place) (\(category.map { $0.format.rawValue } ?? "?"), \(found.difficultyLabel))" + (cited.isEmpty ? "" : "; cites \(cited)"))])
+    }
+
     /// The forms and passages (the bundle's own XHTML) and the bank's size.
     public static func preview(_ exam: ExamBank, site: inout PreviewSite) throws -> String {
         let label = site.label

@@ -14,6 +14,18 @@ public enum DeckBundle: BundleKind {
 
     static let cardsPage = "cards.xhtml"
 
+    /// A card's written distractors (`distractors/c016`): the card, and its quiz as it ships.
+    public static func reviewContext(_ deck: Deck, item: String) -> ReviewContext? {
+        guard item.hasPrefix("distractors/"), let card = deck.cards.first(where: { $0.id == item.dropFirst("distractors/".count) }) else { return nil }
+        let letters = Array("ABCDEFGHIJ")
+        let quiz = card.quiz.options.enumerated().map { index, option in
+            "\(index < letters.count ? String(letters[index]) : String(index + 1)). \(option)\(index == card.quiz.answer ? "  ✓ (the card's back)" : "")"
+        }
+        return ReviewContext(
+            [.init("The card", "\(card.front)\n\(card.back)"), .init("Its quiz as it ships", quiz.joined(separator: "\n"))],
+            preview: "\(cardsPage)#\(BundleContent.identifier(card.id))")
+    }
+
     /// The index (the deck's description, where an imported set came from, what it left out)
     /// and the card set's page.
     public static func preview(_ deck: Deck, site: inout PreviewSite) throws -> String {

@@ -301,12 +301,36 @@ public enum DeckRules {
         return !trimmed.isEmpty && trimmed.allSatisfy { $0.isNumber || ".,-−+/ %".contains($0) } && trimmed.contains(where: \.isNumber)
     }
 
-    /// Whether `other` can stand as a wrong option beside `answer`: of the same shape (a number
-    /// beside a number of a like size: both up to 20, or within 5× of each other), of a
-    /// comparable length (0.4–2.5×), not the same answer or a restatement of it, neither
-    /// containing the other.
+    /// What kind of answer a back is, for the options beside it: a bare number, a quantity (a
+    /// number with its unit or power: "6.022 × 10^23 particles per mole", "100 °C"), or words.
+    public enum Shape: Sendable, Hashable {
+        case number, quantity, words
+
+        /// How a distractor's message names it.
+        var described: String {
+            switch self {
+            case .number: "a number"
+            case .quantity: "a number with its unit"
+            case .words: "words, not a number"
+            }
+        }
+    }
+
+    /// The shape of `text`: a number, a quantity (it opens with a number: "6.022 × 10^23
+    /// particles per mole" beside definitions gives itself away as the only measurement), or words.
+    public static func shape(_ text: String) -> Shape {
+        if isNumeric(text) { return .number }
+        let opening = text.unicodeScalars.drop { $0 == " " || $0 == "+" || $0 == "-" || $0 == "\u{2212}" }
+        if let first = opening.first, ("0"..."9").contains(first) { return .quantity }
+        return .words
+    }
+
+    /// Whether `other` can stand as a wrong option beside `answer`: of the same shape (`shape`: a
+    /// number beside a number of a like size — both up to 20, or within 5× of each other — a
+    /// quantity beside a quantity, words beside words), of a comparable length (0.4–2.5×), not
+    /// the same answer or a restatement of it, neither containing the other.
     public static func fits(_ other: String, distractorOf answer: String) -> Bool {
-        guard isNumeric(other) == isNumeric(answer) else { return false }
+        guard shape(other) == shape(answer) else { return false }
         // Numbers of another magnitude give themselves away (a year beside atomic numbers).
         if isNumeric(answer), let a = Double(answer.filter { $0.isNumber || $0 == "." }), let o = Double(other.filter { $0.isNumber || $0 == "." }) {
             guard max(a, o) <= 20 || (min(a, o) > 0 && max(a, o) / min(a, o) <= 5) else { return false }
@@ -336,10 +360,10 @@ public enum DeckRules {
             if !fits(text, distractorOf: answer) {
                 if NearDuplicate.restate(answer, text) || TextKey.normalize(text).contains(TextKey.normalize(answer)) || TextKey.normalize(answer).contains(TextKey.normalize(text)) {
                     issues.append(.error("\(label) ('\(text)') says what the right answer says; a distractor must be wrong", check: .stageRules))
-                } else if isNumeric(text) != isNumeric(answer) {
+                } else if shape(text) != shape(answer) {
                     issues.append(
                         .error(
-                            "\(label) ('\(text)') is \(isNumeric(answer) ? "not a number, and the answer is one" : "a number, and the answer is not"); write a plausible wrong answer of the same kind",
+                            "\(label) ('\(text)') is \(shape(text).described), and the answer is \(shape(answer).described); write a plausible wrong answer of the same kind",
                             check: .stageRules)
                     )
                 } else {
@@ -445,7 +469,7 @@ public enum DeckRules {
 public struct DeckBacks: Sendable {
     public let backs: [String]
     let words: [[String]]
-    let numeric: [Bool]
+    let shapes: [DeckRules.Shape]
     let postings: [String: [Int]]
     /// Backs using each content word.
     public let usage: [String: Int]
@@ -454,7 +478,7 @@ public struct DeckBacks: Sendable {
         self.backs = backs
         let words = backs.map { NearDuplicate.contentWords($0) }
         self.words = words
-        numeric = backs.map(DeckRules.isNumeric)
+        shapes = backs.map(DeckRules.shape)
         var postings: [String: [Int]] = [:]
         for (index, list) in words.enumerated() { for word in list { postings[word, default: []].append(index) } }
         self.postings = postings
@@ -476,7 +500,7 @@ public struct DeckBacks: Sendable {
         }
         var chosen: [String] = []
         func consider(_ other: Int) {
-            guard chosen.count < count, numeric[other] == numeric[index] else { return }
+            guard chosen.count < count, shapes[other] == shapes[index] else { return }
             let candidate = backs[other]
             guard DeckRules.fits(candidate, distractorOf: answer) else { return }
             if chosen.contains(where: { NearDuplicate.restate($0, candidate) || TextKey.normalize($0) == TextKey.normalize(candidate) }) { return }

@@ -225,7 +225,8 @@ public struct DeckJob: GenerationJob {
         let variables: [String: String] = [
             "title": deck.title ?? spec.id, "language": PromptText.languageName(spec.language), "tone": tone, "term": card.front, "answer": card.back,
             "count": String(count), "length": String(card.back.count),
-            "kind": DeckRules.isNumeric(card.back) ? "a number, like the right answer" : "an answer of the same kind as the right one",
+            "kind": [.number: "a number, like the right answer", .quantity: "a number with its unit, like the right answer"][DeckRules.shape(card.back)]
+                ?? "an answer of the same kind as the right one",
             "avoid": avoid.isEmpty ? "" : "\nThese wrong answers are taken already; write others:\n" + avoid.map { "- \($0)" }.joined(separator: "\n") + "\n",
             "schema": AnswerParsing.schemaText(schema),
         ]
