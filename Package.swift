@@ -85,6 +85,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-engine", dependencies: ["LecternPipeline"], path: "benchmarks/EngineBench"),
         .executableTarget(name: "lectern-bench-checks", dependencies: ["LecternPipeline"], path: "benchmarks/CheckBench"),
         .executableTarget(name: "lectern-bench-gates", dependencies: ["LecternPipeline", "LecternRender"], path: "benchmarks/GatesBench"),
+        .executableTarget(name: "lectern-bench-rubric", dependencies: ["LecternPipeline", "LecternLLM"], path: "benchmarks/RubricBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
         .executableTarget(name: "lectern-bench-review", dependencies: ["LecternCore"], path: "benchmarks/ReviewBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.

@@ -52,7 +52,12 @@ struct CheckCommand: AsyncParsableCommand {
             review.model when it names one) or a local model's name (lectern models). Answers go \
             through the exchange cache as a run's do (--cache, --cache-dir, --cassette), so \
             checking again asks only what changed. With --plan nothing is asked: it prints the \
-            calls, an estimate of the tokens and, from the price table, of the cost.
+            calls, an estimate of the tokens and, from the price table, of the cost. With \
+            --rubric the same model also judges each of them against the rubric (the key right \
+            and alone, every feedback agreeing with it and the passage, statements true, the \
+            passage supporting the key and no distractor, on topic): a criterion it finds broken \
+            is flagged (check rubric) only when it copies the question's words that break it; a \
+            verdict quoting nothing of the question is counted and disregarded.
 
             Exit codes: 0 nothing flagged; 1 some question flagged; 2 the file cannot be read as \
             a bank (missing, not JSON, a JSON Lines line that is not an item: every such line is \
@@ -82,6 +87,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "With --model: print the calls and the estimated tokens and cost, and ask nothing.")
     var plan = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "With --model: also judge every multiple-choice question against the rubric (the key right and alone, feedback agreeing with it, statements true, the passage supporting the key, on topic); a broken criterion is flagged only when the judge quotes the question's words that break it (docs/spec.md#review)."
+        ))
+    var rubric = false
+
     @Option(
         help: ArgumentHelp(
             "With --model: record (default) answers from the exchange cache and asks the solver on a miss, keeping its answer; replay and offline answer from the cache and --cassette only (offline starts no provider); off neither reads nor writes the cache.",
@@ -94,6 +105,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func validate() throws {
         if plan && model == nil { throw ValidationError("--plan estimates a blind solve: give --model SPEC_OR_NAME with it") }
+        if rubric && model == nil { throw ValidationError("--rubric needs a judge: give --model SPEC_OR_NAME with it") }
     }
 
     /// Reads a lecture a course.json names, from the bundle the course.json is in: a relative path
@@ -148,11 +160,12 @@ struct CheckCommand: AsyncParsableCommand {
         if let model {
             let solver = try SolverSetup.make(model, specOptions: specOptions)
             if plan {
-                solver.printPlan(questions: questions.count, json: json)
+                solver.printPlan(questions: questions.count, json: json, judged: rubric)
                 return
             }
             let store = try cacheOptions.open(ProcessInfo.processInfo.environment)
             report = try await solver.solve(questions, into: report, file: name, cache: store, mode: cache)
+            if rubric { report = try await solver.judge(questions, into: report, file: name, cache: store, mode: cache) }
         }
         if json {
             FileHandle.standardOutput.write(Data(report.jsonText.utf8))
@@ -168,6 +181,14 @@ struct CheckCommand: AsyncParsableCommand {
                 Console.error(
                     "blind solver \(solved.provider)/\(solved.model): \(solved.asked) asked, \(solved.agreed) answered with the key, "
                         + "\(solved.asked - solved.agreed - solved.unanswered) with another option, \(solved.unanswered) with none (\(solved.tokens) tokens\(cost)\(cached))")
+            }
+            if let judged = report.judged {
+                let cost = judged.costUSD.map { String(format: ", $%.4f", $0) } ?? ""
+                let broken = judged.broken.keys.sorted().map { "\($0) \(judged.broken[$0]!)" }.joined(separator: ", ")
+                Console.error(
+                    "rubric judge \(judged.provider)/\(judged.model): \(judged.judged) judged, \(judged.passed) passed"
+                        + (broken.isEmpty ? "" : "; broken, quoting the question: \(broken)")
+                        + "; \(judged.unquoted) broken verdicts quoting nothing of the question disregarded, \(judged.unanswered) answers no judgement (\(judged.tokens) tokens\(cost))")
             }
         }
         if !report.flagged.isEmpty { throw LecternExit.itemsFailed }

@@ -644,6 +644,14 @@ struct CLITests {
         let solves = (planned?["stages"] as? [String: Any])?["blind-solve"] as? [String: Any]
         #expect(solves?["calls"] as? Int == 15 && solves?["items"] as? Int == 0 && solves?["estimated_tokens"] as? Int == 15 * 700, "\(without.stdout)")
         #expect(planned?["calls"] as? Int == 38 + 15, "38 answers to write, 15 solves")
+        // With the rubric on, each answer that is solved blind is also judged: 15 judgements more.
+        let spec = try String(contentsOf: ws.root.appendingPathComponent("job.yaml"), encoding: .utf8)
+        try (spec + "\nreview: { rubric: true }\n").write(to: ws.root.appendingPathComponent("judged.yaml"), atomically: true, encoding: .utf8)
+        let judged = try await Self.lectern(["plan", "judged.yaml", "--json"] + empty + presets, in: ws.root)
+        let judgedPlan = try JSONSerialization.jsonObject(with: Data(judged.stdout.utf8)) as? [String: Any]
+        let judgements = (judgedPlan?["stages"] as? [String: Any])?["rubric"] as? [String: Any]
+        #expect(judgements?["calls"] as? Int == 15 && judgements?["estimated_tokens"] as? Int == 15 * 2_200, "\(judged.stdout)\(judged.stderr)")
+        #expect(judgedPlan?["calls"] as? Int == 38 + 15 + 15)
         let with = try await Self.lectern(["plan", "job.yaml", "--json", "--cassette", cassette.path] + empty + presets, in: ws.root)
         #expect(with.stdout.contains("\"calls\":0") && with.stdout.contains("\"cached\":45"), "\(with.stdout)")
         let text = try await Self.lectern(["plan", "job.yaml", "--cassette", cassette.path] + empty + presets, in: ws.root)

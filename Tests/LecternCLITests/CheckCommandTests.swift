@@ -243,6 +243,55 @@ struct CheckCommandTests {
         #expect((flagged[0]["checks"] as? [String]) == ["answer-key"])
     }
 
+    /// `--rubric`: each multiple-choice question judged against the rubric by the same model; a
+    /// broken criterion quoting the question flags it, one quoting nothing of it is disregarded.
+    @Test func theRubricJudgeFlagsWhatItQuotes() async throws {
+        let (dir, bank) = try Self.solverWorkspace()
+        func judged(_ broken: String?, quote: String) -> String {
+            let verdicts = ["key_correct", "only_key", "feedback_agrees", "statements_true", "source_supports", "on_topic"].map { c in
+                "\"\(c)\": {\"holds\": \(c != broken), \"quote\": \"\(c == broken ? quote : "")\", \"reason\": \"\(c == broken ? "Rome was a capital too, of Italy." : "")\"}"
+            }
+            return "{" + verdicts.joined(separator: ", ") + "}"
+        }
+        let script = try String(contentsOf: dir.root.appendingPathComponent("solver.json"), encoding: .utf8)
+        let rubric = [
+            "{\"item\": \"q1/rubric\", \"json\": \(judged("only_key", quote: "the capital of France")), \"usage\": {\"prompt_tokens\": 900, \"completion_tokens\": 200}}",
+            "{\"item\": \"q2/rubric\", \"json\": \(judged("statements_true", quote: "two and two make five")), \"usage\": {\"prompt_tokens\": 900, \"completion_tokens\": 200}}",
+            "{\"item\": \"q3/rubric\", \"content\": \"It looks fine to me.\"}",
+            "{\"item\": \"q4/rubric\", \"json\": \(judged(nil, quote: ""))}",
+        ]
+        let closing = try #require(script.range(of: "]}", options: .backwards))
+        try (script[..<closing.lowerBound] + ",\n" + rubric.joined(separator: ",\n") + "\n]}\n").write(
+            to: dir.root.appendingPathComponent("solver.json"), atomically: true, encoding: .utf8)
+        let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]
+        let plan = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--rubric", "--plan"] + presets, in: dir.root)
+        #expect(plan.stdout.hasPrefix("blind solve and rubric with scripted/solver-model: 8 calls (two a multiple-choice question)"), "\(plan)")
+        let text = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--rubric"] + presets, in: dir.root)
+        #expect(text.status == 1, "\(text)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.map { $0.prefix(3) } == ["q1:", "q2:", "q4:", "q5:"], "\(text.stdout)")
+        #expect(
+            lines[0]
+                == "q1: a reviewing model judged that another option is also right: “the capital of France” — Rome was a capital too, of Italy.; make sure the key is right and alone, and every feedback and explanation true and in agreement with it",
+            "\(lines[0])")
+        #expect(!lines[1].contains("reviewing model"), "q2's verdict quoted nothing of it")
+        #expect(
+            text.stderr.contains(
+                "rubric judge scripted/solver-model: 3 judged, 2 passed; broken, quoting the question: only_key 1; 1 broken verdicts quoting nothing of the question disregarded, 1 answers no judgement (2600 tokens, $0.0000)"
+            ), "\(text.stderr)")
+        // The judge read the question with its key marked, at temperature 0, under its own id.
+        let calls = (try? String(contentsOf: dir.root.appendingPathComponent("calls.log"), encoding: .utf8)) ?? ""
+        #expect(["q1", "q2", "q3", "q4"].allSatisfy { calls.contains("\($0)/rubric") } && !calls.contains("q5/rubric"), "\(calls)")
+        let json = try await CLITests.lectern(["check", bank, "--model", "solver.yaml", "--rubric", "--json"] + presets, in: dir.root)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let summary = try #require(object["judged"] as? [String: Any])
+        #expect(summary["judged"] as? Int == 3 && summary["cached"] as? Int == 4 && (summary["broken"] as? [String: Int]) == ["only_key": 1], "\(summary)")
+        let first = try #require((object["flagged"] as? [[String: Any]])?.first)
+        #expect(first["id"] as? String == "q1" && (first["checks"] as? [String]) == ["rubric"])
+        let usage = try await CLITests.lectern(["check", bank, "--rubric"], in: dir.root)
+        #expect(usage.status == 2 && usage.stderr.contains("--rubric needs a judge"), "\(usage)")
+    }
+
     @Test func planAsksNothingAndEstimates() async throws {
         let (dir, bank) = try Self.solverWorkspace()
         let presets = ["--presets", CLITests.repository.appendingPathComponent("pipelines/presets").path, "--cache-dir", dir.root.appendingPathComponent("cache").path]

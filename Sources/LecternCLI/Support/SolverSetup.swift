@@ -47,13 +47,18 @@ struct SolverSetup {
     }
 
     /// `--plan`: the calls a solve of `questions` questions makes, and its estimated tokens and cost.
-    func printPlan(questions: Int, json: Bool) {
-        let usage = BankSolve.estimatedUsage(count: questions)
+    func printPlan(questions: Int, json: Bool, judged: Bool = false) {
+        var usage = BankSolve.estimatedUsage(count: questions)
+        if judged {
+            let tokens = questions * RubricJudge.typicalTokens
+            usage = usage + TokenUsage(promptTokens: tokens * 3 / 5, completionTokens: tokens * 2 / 5)
+        }
+        let calls = questions * (judged ? 2 : 1)
         let tokens = usage.promptTokens + usage.completionTokens
         let cost = PricingSetup.cost(providerKind, model, usage)
         if json {
             let value: JSONValue = [
-                "calls": .number(Double(questions)), "provider": .string(providerKind), "model": .string(model),
+                "calls": .number(Double(calls)), "provider": .string(providerKind), "model": .string(model),
                 "estimated_tokens": .number(Double(tokens)), "estimated_cost_usd": cost.map(JSONValue.number) ?? .null,
             ]
             FileHandle.standardOutput.write(Data((value.canonicalText + "\n").utf8))
@@ -64,7 +69,9 @@ struct SolverSetup {
             ?? "no price for \(providerKind)/\(model) in the price table (docs/pricing.md)"
         FileHandle.standardOutput.write(
             Data(
-                "blind solve with \(providerKind)/\(model): \(questions) call\(questions == 1 ? "" : "s") (one a multiple-choice question), about \(tokens) tokens (\(BankSolve.typicalTokens) a call), \(price); nothing was asked\n"
+                (judged
+                    ? "blind solve and rubric with \(providerKind)/\(model): \(calls) calls (two a multiple-choice question), about \(tokens) tokens (\(BankSolve.typicalTokens) a solve, \(RubricJudge.typicalTokens) a judgement), \(price); nothing was asked\n"
+                    : "blind solve with \(providerKind)/\(model): \(questions) call\(questions == 1 ? "" : "s") (one a multiple-choice question), about \(tokens) tokens (\(BankSolve.typicalTokens) a call), \(price); nothing was asked\n")
                     .utf8))
     }
 
@@ -103,10 +110,16 @@ struct SolverSetup {
             unanswered: verdicts.count { $0.chosen == nil }, cached: verdicts.count(where: \.cached),
             tokens: verdicts.reduce(0) { $0 + $1.usage.promptTokens + $1.usage.completionTokens },
             costUSD: costs.contains(nil) ? nil : costs.reduce(0) { $0 + ($1 ?? 0) })
-        // Each disagreement joins its question's flag, or is a flag of its own placed where the
-        // question is in the file.
-        let problems = Dictionary(verdicts.compactMap { v in v.problem(model: model).map { (v.id, $0) } }, uniquingKeysWith: { first, _ in first })
+        let problems = Dictionary(
+            verdicts.compactMap { v in v.problem(model: model).map { (v.id, [Refusal(.answerKey, $0)]) } }, uniquingKeysWith: { first, _ in first })
+        return Self.merging(problems, questions: questions, into: report)
+    }
+
+    /// `report` with each question's `problems` joined to its flag, or as a flag of its own placed
+    /// where the question is in the file.
+    static func merging(_ problems: [String: [Refusal]], questions: [BankQuestion], into report: BankReport) -> BankReport {
         guard !problems.isEmpty else { return report }
+        var report = report
         let order = Dictionary(questions.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let linted = Set(report.flagged.map(\.id))
         var pending = questions.map(\.id).filter { problems[$0] != nil && !linted.contains($0) }
@@ -114,18 +127,54 @@ struct SolverSetup {
         for var flag in report.flagged {
             if let place = order[flag.id] {
                 while let next = pending.first, let nextPlace = order[next], nextPlace < place {
-                    flagged.append(BankReport.Flag(id: next, problems: [Refusal(.answerKey, problems[next]!)]))
+                    flagged.append(BankReport.Flag(id: next, problems: problems[next]!))
                     pending.removeFirst()
                 }
             }
-            if let problem = problems[flag.id] {
-                flag.problems.append(problem)
-                flag.checks.append(.answerKey)
+            for problem in problems[flag.id] ?? [] {
+                flag.problems.append(problem.message)
+                flag.checks.append(problem.check)
             }
             flagged.append(flag)
         }
-        flagged += pending.map { BankReport.Flag(id: $0, problems: [Refusal(.answerKey, problems[$0]!)]) }
+        flagged += pending.map { BankReport.Flag(id: $0, problems: problems[$0]!) }
         report.flagged = flagged
         return report
+    }
+
+    /// Judges `questions` against the rubric through `cache` in `mode`, as `solve` asks, and adds
+    /// each broken criterion that quotes its question to `report`, with what was judged.
+    func judge(_ questions: [BankQuestion], into report: BankReport, file: String, cache: ExchangeCache, mode: CacheMode) async throws -> BankReport {
+        let make = makeProvider
+        let provider = mode == .offline ? nil : LazyProvider(kind: providerKind, maxConcurrency: maxConcurrency, make: make)
+        let exchanger = Exchanger(providerKind: providerKind, provider: provider, cache: cache, mode: mode)
+        if !questions.isEmpty { Console.error("judging \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") against the rubric with \(providerKind)/\(model) …") }
+        let judgements: [BankSolve.Judgement]
+        do {
+            let total = questions.count
+            let step = max(10, total / 10)
+            judgements = try await BankSolve.judge(questions, exchanger: exchanger, model: model, seed: seed) { answered in
+                if answered % step == 0 && answered < total { Console.error("  \(answered) of \(total) judged") }
+            }
+        } catch {
+            await provider?.shutdown()
+            exchanger.flush()
+            let reason = (error as? LLMError)?.message ?? "\(error)"
+            Console.error("\(file): error: the rubric judge \(providerKind)/\(model) failed: \(reason)")
+            throw error is CacheWriteError ? LecternExit.runtime : LecternExit.provider
+        }
+        await provider?.shutdown()
+        exchanger.flush()
+        var report = report
+        let tally = judgements.compactMap(\.tally).reduce(RubricTally(), +)
+        let costs = judgements.filter { !$0.cached }.map { PricingSetup.cost(providerKind, model, $0.usage) }
+        report.judged = BankReport.Judged(
+            model: model, provider: providerKind, judged: tally.judged, passed: tally.passed, broken: tally.broken, unquoted: tally.unquoted,
+            unanswered: judgements.count { $0.tally == nil }, cached: judgements.count(where: \.cached),
+            tokens: judgements.reduce(0) { $0 + $1.usage.promptTokens + $1.usage.completionTokens },
+            costUSD: costs.contains(nil) ? nil : costs.reduce(0) { $0 + ($1 ?? 0) })
+        let problems = Dictionary(
+            judgements.filter { !$0.refusals.isEmpty }.map { ($0.question.id, $0.refusals) }, uniquingKeysWith: { first, _ in first })
+        return Self.merging(problems, questions: questions, into: report)
     }
 }

@@ -323,19 +323,42 @@ public struct RepairSpec: Codable, Sendable, Hashable {
 /// options in another order, to a solver — the job's model, or `model` on the same provider — and
 /// an answer the solver does not key the same way is asked again; after the last attempt it is
 /// kept and reported.
+///
+/// `rubric`: each answer put to the blind solver is also judged by a reviewing model against a
+/// fixed rubric (`RubricJudge`, docs/spec.md); a criterion it finds broken, quoting the item, is
+/// repaired like any check. Off by default: measured on the labelled set, the local 1.5B model's
+/// verdicts refuse clean items about as often as defective ones (docs/BENCHMARKS.md).
 public struct ReviewSpec: Codable, Sendable, Hashable {
     public var blindSolve: Bool
     /// The solver's model name; nil: the job's model.
     public var model: String?
+    public var rubric: Bool
 
-    public init(blindSolve: Bool = true, model: String? = nil) {
+    public init(blindSolve: Bool = true, model: String? = nil, rubric: Bool = false) {
         self.blindSolve = blindSolve
         self.model = model
+        self.rubric = rubric
     }
 
     enum CodingKeys: String, CodingKey {
         case blindSolve = "blind_solve"
         case model
+        case rubric
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        blindSolve = try c.decode(Bool.self, forKey: .blindSolve)
+        model = try c.decodeIfPresent(String.self, forKey: .model)
+        rubric = try c.decodeIfPresent(Bool.self, forKey: .rubric) ?? false
+    }
+
+    /// `rubric` only when on, so that the hashes of specs written before it existed stand.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(blindSolve, forKey: .blindSolve)
+        try c.encodeIfPresent(model, forKey: .model)
+        if rubric { try c.encode(rubric, forKey: .rubric) }
     }
 }
 

@@ -246,7 +246,7 @@ public struct SpecLoader: Sendable {
     }
 
     func readReview(_ top: MappingReader, model: ModelSpec?, reader: SpecReader) -> ReviewSpec {
-        let r = top.mapping("review", known: ["blind_solve", "model"])
+        let r = top.mapping("review", known: ["blind_solve", "model", "rubric"])
         r?.finish()
         let solver = r?.string("model", maxLength: 200)
         // The local provider starts one server with one model a run: a second name would be
@@ -256,7 +256,7 @@ public struct SpecLoader: Sendable {
                 "'review.model' is '\(solver)', but the local provider runs one model a run ('\(model.name)')", at: r?.node("model"),
                 hint: "leave 'review.model' out (the job's model solves), or name a model on a provider that serves several (openai, anthropic)")
         }
-        return ReviewSpec(blindSolve: r?.bool("blind_solve") ?? true, model: solver)
+        return ReviewSpec(blindSolve: r?.bool("blind_solve") ?? true, model: solver, rubric: r?.bool("rubric") ?? false)
     }
 
     func readRepair(_ top: MappingReader) -> RepairSpec {

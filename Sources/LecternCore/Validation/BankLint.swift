@@ -76,6 +76,45 @@ public struct BankReport: Codable, Sendable, Hashable {
         }
     }
 
+    /// What the rubric judge made of the bank's multiple-choice questions (`--rubric`).
+    public var judged: Judged?
+
+    /// A rubric judgement of the bank: its judge, the questions judged, those it passed, the
+    /// criteria it found broken quoting the question (by criterion), the broken verdicts that
+    /// quoted nothing of it (disregarded), the answers that were no judgement, and their cost.
+    public struct Judged: Codable, Sendable, Hashable {
+        public var model: String
+        public var provider: String
+        public var judged: Int
+        public var passed: Int
+        public var broken: [String: Int]
+        public var unquoted: Int
+        public var unanswered: Int
+        public var cached: Int
+        public var tokens: Int
+        public var costUSD: Double?
+
+        public init(
+            model: String, provider: String, judged: Int, passed: Int, broken: [String: Int], unquoted: Int, unanswered: Int, cached: Int, tokens: Int,
+            costUSD: Double?
+        ) {
+            self.model = model
+            self.provider = provider
+            self.judged = judged
+            self.passed = passed
+            self.broken = broken
+            self.unquoted = unquoted
+            self.unanswered = unanswered
+            self.cached = cached
+            self.tokens = tokens
+            self.costUSD = costUSD
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case model, provider, judged, passed, broken, unquoted, unanswered, cached, tokens, costUSD = "cost_usd"
+        }
+    }
+
     public init(format: BankFormat, items: Int, flagged: [Flag], lectures: Int = 0) {
         self.format = format; self.items = items; self.flagged = flagged; self.lectures = lectures
     }
@@ -90,6 +129,9 @@ public struct BankReport: Codable, Sendable, Hashable {
         var counts = "\"items\": \(items)" + (format == .course ? ", \"lectures\": \(lectures)" : "")
         if let solved, let data = try? encoder.encode(solved), let text = String(data: data, encoding: .utf8) {
             counts += ", \"solved\": " + text
+        }
+        if let judged, let data = try? encoder.encode(judged), let text = String(data: data, encoding: .utf8) {
+            counts += ", \"judged\": " + text
         }
         if flags.isEmpty { return "{\(counts), \"flagged\": []}\n" }
         return "{\(counts), \"flagged\": [\n  " + flags.joined(separator: ",\n  ") + "\n]}\n"

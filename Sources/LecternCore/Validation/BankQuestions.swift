@@ -5,10 +5,27 @@ import Foundation
 public struct BankQuestion: Sendable, Hashable {
     public var id: String
     public var solve: BlindSolveItem
+    /// The question as the rubric judge reads it (`lectern check --model … --rubric`): JSON of its
+    /// prompt, key and wrong answers with their feedback, and explanation, as a stage ships one.
+    public var judged: String
+    /// The prompt values the judge reads its context from: `topic_title`, `topic_objective`, `passage`.
+    public var context: [String: String]
 
-    public init(id: String, solve: BlindSolveItem) {
+    public init(id: String, solve: BlindSolveItem, judged: String = "{}", context: [String: String] = [:]) {
         self.id = id
         self.solve = solve
+        self.judged = judged
+        self.context = context
+    }
+
+    /// `judged` for a question: prompt, correct_answer and wrong_answers (text and feedback), explanation.
+    static func judged(prompt: String, choices: [Choice], explanation: String?) -> String {
+        var object: [String: Any] = ["prompt": prompt]
+        if let key = choices.first(where: \.correct) { object["correct_answer"] = ["text": key.text, "feedback": key.feedback] }
+        object["wrong_answers"] = choices.filter { !$0.correct }.map { ["text": $0.text, "feedback": $0.feedback] }
+        if let explanation, !explanation.isEmpty { object["explanation"] = explanation }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
@@ -18,9 +35,16 @@ extension BankLint {
     /// one correct option, or with fewer than two options, is left out: a solver's answer says
     /// nothing of its key, and `check` flags it already. Quote databases and decks hold none.
     public static func multipleChoiceQuestions(data: Data, file: String) throws(BankReadError) -> (format: BankFormat, questions: [BankQuestion]) {
-        func question(_ id: String, _ prompt: String, _ choices: [Choice]?, context: String? = nil) -> BankQuestion? {
+        func question(
+            _ id: String, _ prompt: String, _ choices: [Choice]?, context: String? = nil, explanation: String? = nil, topic: (String, String)? = nil
+        ) -> BankQuestion? {
             guard let choices, choices.count >= 2, choices.count(where: \.correct) == 1 else { return nil }
-            return BankQuestion(id: id, solve: BlindSolveItem(label: "the question", prompt: prompt, choices: choices, context: context))
+            var values: [String: String] = [:]
+            if let context { values["passage"] = context }
+            if let topic { (values["topic_title"], values["topic_objective"]) = topic }
+            return BankQuestion(
+                id: id, solve: BlindSolveItem(label: "the question", prompt: prompt, choices: choices, context: context),
+                judged: BankQuestion.judged(prompt: prompt, choices: choices, explanation: explanation), context: values)
         }
         switch try read(data: data, file: file) {
         case .lines(let items):
@@ -35,22 +59,29 @@ extension BankLint {
             let questions = exam.items.compactMap { item in
                 question(
                     item.id, item.prompt, item.options.map { Choice(text: $0.text, correct: $0.correct, feedback: $0.feedback ?? "") },
-                    context: item.passage.flatMap { passages[$0] })
+                    context: item.passage.flatMap { passages[$0] }, explanation: item.explanation)
             }
             return (.exam, questions)
         case .course(let course):
             var questions: [BankQuestion] = []
             for topic in course.subjects.flatMap(\.topics) {
+                let about = (topic.title, topic.objective)
                 for (id, asked) in [(CourseItems.engagementQuestion(topic.id), topic.engagementQuestion), (CourseItems.bonusQuestion(topic.id), topic.bonusQuestion)] {
-                    if let asked, let found = question(id.rawValue, asked.prompt, asked.options) { questions.append(found) }
+                    if let asked, let found = question(id.rawValue, asked.prompt, asked.options, explanation: asked.explanation, topic: about) {
+                        questions.append(found)
+                    }
                 }
                 for (index, practice) in (topic.practice ?? []).enumerated() where practice.format == .multipleChoice {
-                    if let found = question(CourseItems.practice(topic.id, number: index + 1).rawValue, practice.prompt, practice.options) {
+                    if let found = question(
+                        CourseItems.practice(topic.id, number: index + 1).rawValue, practice.prompt, practice.options, explanation: practice.explanation, topic: about)
+                    {
                         questions.append(found)
                     }
                 }
                 for level in (topic.reinforcement ?? []).sorted(by: { $0.level < $1.level }) {
-                    if let found = question(CourseItems.reinforcement(topic.id, level: level.level).rawValue, level.prompt, level.options) {
+                    if let found = question(
+                        CourseItems.reinforcement(topic.id, level: level.level).rawValue, level.prompt, level.options, explanation: level.explanation, topic: about)
+                    {
                         questions.append(found)
                     }
                 }

@@ -69,3 +69,31 @@ public struct BlindSolveTally: Sendable, Hashable, Codable {
         BlindSolveTally(asked: a.asked + b.asked, agreed: a.agreed + b.agreed)
     }
 }
+
+/// What the rubric judge (`review: { rubric: true }`) found on accepted answers (as the blind
+/// solve's tally, refused attempts are counted by the `rubric` check): answers judged, those it
+/// passed, the criteria it still found broken after the last attempt, quoting the item (the
+/// answer kept with a warning), and verdicts quoting nothing of the item, disregarded.
+public struct RubricTally: Sendable, Hashable, Codable {
+    public var judged = 0
+    public var passed = 0
+    /// Broken criteria that quoted the item, by criterion (`RubricJudge.Criterion`).
+    public var broken: [String: Int] = [:]
+    /// Broken criteria whose quote is not in the item: a verdict nobody can check, not acted on.
+    public var unquoted = 0
+
+    public init(judged: Int = 0, passed: Int = 0, broken: [String: Int] = [:], unquoted: Int = 0) {
+        self.judged = judged
+        self.passed = passed
+        self.broken = broken
+        self.unquoted = unquoted
+    }
+
+    public var isEmpty: Bool { judged == 0 && unquoted == 0 && broken.isEmpty }
+
+    public static func + (a: RubricTally, b: RubricTally) -> RubricTally {
+        RubricTally(
+            judged: a.judged + b.judged, passed: a.passed + b.passed, broken: a.broken.merging(b.broken, uniquingKeysWith: +),
+            unquoted: a.unquoted + b.unquoted)
+    }
+}

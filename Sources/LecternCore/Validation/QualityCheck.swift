@@ -21,6 +21,9 @@ public enum QualityCheck: String, CaseIterable, Sendable, Codable {
     case feedbackAgreesWithKey = "feedback-agrees-with-key"
     /// A solver shown the question and its options without the key picks the key (`review:`).
     case answerKey = "answer-key"
+    /// A reviewing model judged the item against the rubric (`review: { rubric: true }`): the
+    /// key right and alone, feedback agreeing with it and the source, statements true, on topic.
+    case rubric
     /// Quotes are copied from the source and support the key; the answer is about its topic.
     case grounding
     /// A project's rubric adds up to its total; its deliverables fit the course's medium; it
@@ -45,6 +48,7 @@ public enum QualityCheck: String, CaseIterable, Sendable, Codable {
         case .distinctQuestions: return "no question asking what another already asks"
         case .feedbackAgreesWithKey: return "feedback agrees with the answer key"
         case .answerKey: return "a blind solver picks the key; a numeric key is what its working gives"
+        case .rubric: return "a reviewing model finds no rubric criterion broken (review.rubric)"
         case .grounding: return "quotes copied from the source; answers about their topic"
         case .projectScope: return "rubrics add up; deliverables fit the course; nothing it does not teach"
         case .questionForm: return "a question put to the learner: one, asked last, not answered in the stem; code in a block"

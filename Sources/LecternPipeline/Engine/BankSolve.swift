@@ -78,4 +78,57 @@ public enum BankSolve {
         }
         return verdicts.compactMap { $0 }
     }
+
+    /// What the rubric judge made of one question.
+    public struct Judgement: Sendable {
+        public var question: BankQuestion
+        /// Nil when the answer was cut off or no judgement.
+        public var tally: RubricTally?
+        /// A problem for each broken criterion that quoted the question.
+        public var refusals: [Refusal]
+        public var usage: TokenUsage
+        public var cached: Bool
+    }
+
+    /// Judges every question against the rubric (`RubricJudge`) through `exchanger`, as `solve`
+    /// asks, at most the provider's `maxConcurrency` at once; the judgements in the questions' order.
+    public static func judge(
+        _ questions: [BankQuestion], exchanger: Exchanger, model: String, seed: Int? = nil,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> [Judgement] {
+        let judge = try RubricJudge(model: model)
+        let width = max(1, exchanger.maxConcurrency)
+        var judgements = [Judgement?](repeating: nil, count: questions.count)
+        try await withThrowingTaskGroup(of: (Int, Judgement).self) { group in
+            var next = 0
+            func start() {
+                let index = next
+                let question = questions[index]
+                let (request, variables) = judge.request(shipped: question.judged, variables: question.context, fallbackModel: model, seed: seed)
+                next += 1
+                group.addTask {
+                    let outcome = try await exchanger.exchange(
+                        request, template: judge.template.identifier, variant: nil,
+                        context: RequestContext(itemID: RubricJudge.itemID(of: question.id), stage: RubricJudge.stage, variables: variables))
+                    let answer = outcome.record.response
+                    let verdict = answer.finishReason == .stop ? RubricJudge.verdicts(answer.content, shipped: question.judged) : nil
+                    return (
+                        index,
+                        Judgement(
+                            question: question, tally: verdict?.tally, refusals: verdict?.refusals ?? [],
+                            usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
+                    )
+                }
+            }
+            while next < questions.count && next < width { start() }
+            var answered = 0
+            while let (index, judgement) = try await group.next() {
+                judgements[index] = judgement
+                answered += 1
+                progress(answered)
+                if next < questions.count { start() }
+            }
+        }
+        return judgements.compactMap { $0 }
+    }
 }

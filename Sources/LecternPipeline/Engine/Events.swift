@@ -59,6 +59,8 @@ public struct ItemReport: Sendable {
     public var rejections: [[Refusal]] = []
     /// Blind solving of the accepted answer's multiple-choice questions.
     public var blindSolve = BlindSolveTally()
+    /// What the rubric judge found on the accepted answer (empty: not judged).
+    public var rubric = RubricTally()
 }
 
 /// An item that could not be completed, with the context to act on it.

@@ -131,6 +131,8 @@ public struct ModelCallRunner: Sendable {
     public var inspector: ContentInspector?
     /// Puts each multiple-choice answer to a solver without its key; nil: no blind solving.
     public var solver: BlindSolver?
+    /// Judges each answer the solver is given against the rubric (`review: { rubric: true }`); nil: no rubric.
+    public var judge: RubricJudge?
     /// Writes a wrong option's feedback anew when an answer is refused only for its wrong options'
     /// feedback (`FeedbackMending`); nil: such answers go to the usual repair.
     public var mending: FeedbackMending?
@@ -277,6 +279,7 @@ public struct ModelCallRunner: Sendable {
                     // its answer (a blind solver's pick, a warning) is not said of the reviewer's text.
                     report.warnings = kept
                     report.blindSolve = BlindSolveTally()
+                    report.rubric = RubricTally()
                 }
                 return (value, report)
             case .stale(let reason):
@@ -464,17 +467,35 @@ public struct ModelCallRunner: Sendable {
                             }
                         }
                     }
+                    // The rubric, on an answer whose key the solver reached (or that it was not given).
+                    var rubric = RubricTally()
+                    if let judge, call.blindSolve != nil, disagreements.isEmpty {
+                        let (request, variables) = judge.request(shipped: shipped, variables: call.variables, fallbackModel: model, seed: seed)
+                        do {
+                            let verdict = try await ask(
+                                request, template: judge.template.identifier, itemID: RubricJudge.itemID(of: call.itemID), stage: RubricJudge.stage,
+                                variables: variables, model: request.model)
+                            // A judgement cut off or not in the rubric's shape says nothing, and fails nothing.
+                            if verdict.finishReason == .stop, let (tally, refusals) = RubricJudge.verdicts(verdict.content, shipped: shipped) {
+                                rubric = tally
+                                disagreements += refusals
+                            }
+                        } catch let failure as ItemFailureError where failure.reason == .invalid {}
+                    }
                     // A mended answer was refused as the model wrote it.
                     if let mended { rejections.append(mended) }
                     if disagreements.isEmpty || attempt >= roundEnd {
                         // After the last attempt a disagreement is kept and reported, not failed.
-                        warnings += disagreements.map { .warning($0.message, kind: BlindSolver.warningKind, check: $0.check) }
+                        warnings += disagreements.map {
+                            .warning($0.message, kind: $0.check == .rubric ? RubricJudge.warningKind : BlindSolver.warningKind, check: $0.check)
+                        }
                         var report = ItemReport(
                             id: call.itemID, stage: call.stage, attempts: attempt, usage: usage, paidUsage: paid, costUSD: spent,
                             cached: allCached, latency: start.duration(to: clock.now),
                             warnings: warnings.map { ItemWarning(itemID: call.itemID, kind: $0.kind, message: $0.message, check: $0.check) },
                             rejections: rejections)
                         report.blindSolve = tally
+                        report.rubric = rubric
                         if let rejection, !rejectedAnswer {
                             stale = "the answer rejected (\(rejection.content.prefix(12))…) is no longer the item's"
                         }

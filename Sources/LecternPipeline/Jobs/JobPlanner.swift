@@ -73,11 +73,21 @@ extension JobRunner {
                 typicalTokens[BlindSolver.stage] = BlindSolver.typicalTokens
             }
         }
+        // The rubric's judgements: one for each answer still to be written that is solved blind
+        // (whatever its number of questions: a judgement reads the whole answer).
+        if spec.review.rubric {
+            let perItem = Dictionary(kindStages.map { ($0.name.rawValue, min(1, $0.blindSolves)) }) { a, _ in a }
+            let judged = stages.reduce(0.0) { $0 + Double($1.value.toCall) * (perItem[$1.key] ?? 0) }
+            if judged > 0 {
+                stages[RubricJudge.stage] = JobPlan.StageCount(items: 0, cached: 0, toCall: Int(judged.rounded(.up)), estimatedTokens: 0)
+                typicalTokens[RubricJudge.stage] = RubricJudge.typicalTokens
+            }
+        }
         var cost = 0.0
         for (stage, count) in stages {
             var entry = count
-            // Blind solves are calls within the items of their stages, not items of their own.
-            if stage != BlindSolver.stage { entry.items = max(entry.items, entry.cached + entry.toCall) }
+            // Blind solves and judgements are calls within the items of their stages, not items of their own.
+            if stage != BlindSolver.stage && stage != RubricJudge.stage { entry.items = max(entry.items, entry.cached + entry.toCall) }
             let typical = typicalTokens[stage] ?? 1_500
             entry.estimatedTokens = typical * entry.toCall
             let usage = TokenUsage(promptTokens: entry.estimatedTokens * 3 / 5, completionTokens: entry.estimatedTokens * 2 / 5)
@@ -85,7 +95,7 @@ extension JobRunner {
             stages[stage] = entry
         }
         return JobPlan(
-            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage], estimated: !unreached.isEmpty,
+            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage, RubricJudge.stage], estimated: !unreached.isEmpty,
             estimateNote: unreached.isEmpty ? nil : type(of: job).unreachedNote, estimatedCostUSD: cost)
     }
 }

@@ -134,6 +134,7 @@ public struct JobRunner: Sendable {
             seed: spec.model.seed, variant: spec.variant, maxAttempts: spec.repair.maxAttempts, budgetUSD: spec.budget.maxCostUSD,
             ledger: ledger, cost: cost, events: events, inspector: ContentInspector(renderer: renderer, language: spec.language),
             solver: spec.review.blindSolve ? try BlindSolver(model: spec.review.model) : nil)
+        runner.judge = spec.review.rubric ? try RubricJudge(model: spec.review.model) : nil
         runner.frequencyPenalty = spec.model.frequencyPenalty
         runner.mending = try FeedbackMending(language: spec.language)
         runner.review = review

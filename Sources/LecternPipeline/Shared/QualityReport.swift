@@ -23,6 +23,9 @@ public struct QualityReport: Sendable, Hashable, Codable {
         /// Multiple-choice questions of the accepted answers put to the blind solver, and those it
         /// answered with the key (a solver that named no option is not counted).
         public var blindSolve = BlindSolveTally()
+        /// Accepted answers judged by the rubric (`review: { rubric: true }`); nil, and left out
+        /// of quality.json, when none was.
+        public var rubric: RubricTally?
 
         /// "32 model answers: 17 accepted first time, 15 repaired, 0 failed (140 attempts)": the
         /// words `lectern verify` and the run's summary both use for these counts.
@@ -34,6 +37,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
             case checked, repaired, failed, attempts
             case firstTime = "first_time"
             case blindSolve = "blind_solve"
+            case rubric
         }
     }
 
@@ -118,6 +122,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
         var rejections: [[Refusal]]
         var accepted: Bool
         var blindSolve = BlindSolveTally()
+        var rubric = RubricTally()
         var warnings: [QualityCheck] = []
     }
 
@@ -133,7 +138,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
         var records: [Record] = reports.filter { $0.attempts > 0 }.map {
             Record(
                 stage: $0.stage, attempts: $0.attempts, rejections: $0.rejections, accepted: true, blindSolve: $0.blindSolve,
-                warnings: $0.warnings.map(\.check))
+                rubric: $0.rubric, warnings: $0.warnings.map(\.check))
         }
         // Every item that was asked and never accepted; with the refusals it got on the way. One
         // that failed for want of an answer (offline, the provider) after a refusal counts that
@@ -160,6 +165,7 @@ public struct QualityReport: Sendable, Hashable, Codable {
             items.checked += 1
             items.attempts += record.attempts
             items.blindSolve = items.blindSolve + record.blindSolve
+            if !record.rubric.isEmpty { items.rubric = (items.rubric ?? RubricTally()) + record.rubric }
             if !record.accepted {
                 items.failed += 1
             } else if record.rejections.isEmpty {
@@ -217,6 +223,13 @@ public struct QualityReport: Sendable, Hashable, Codable {
         var lines = ["quality: " + items.sentence]
         if items.blindSolve.asked > 0 {
             lines.append("  blind solving: the solver picked the key of \(items.blindSolve.agreed) of \(items.blindSolve.asked) accepted questions")
+        }
+        if let rubric = items.rubric {
+            let broken = rubric.broken.keys.sorted().map { "\($0) \(rubric.broken[$0]!)" }.joined(separator: ", ")
+            lines.append(
+                "  rubric: the reviewing model passed \(rubric.passed) of \(rubric.judged) judged answers"
+                    + (broken.isEmpty ? "" : "; broken, quoting the item: \(broken)")
+                    + (rubric.unquoted > 0 ? "; \(rubric.unquoted) verdicts quoting nothing of the item disregarded" : ""))
         }
         for check in checks where check.refusals > 0 || check.failed > 0 || check.flagged > 0 {
             lines.append(

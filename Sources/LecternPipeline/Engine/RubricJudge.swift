@@ -1,0 +1,131 @@
+import Foundation
+import LecternCore
+import LecternLLM
+
+/// The rubric of `review: { rubric: true }` (issue 48): a reviewing model — `review.model`, else
+/// the job's — reads an accepted multiple-choice answer field by field, with what it was written
+/// from (the topic, the lecture excerpt, the passage or source text), and judges it against fixed
+/// criteria. A criterion it finds broken is refused like any check, with its reason, when the
+/// verdict copies words of the item that break it; a verdict quoting nothing of the item is one
+/// nobody can check, and is counted and disregarded (a small model's verdicts are often that).
+public struct RubricJudge: Sendable {
+    public enum Criterion: String, CaseIterable, Sendable {
+        case keyCorrect = "key_correct"
+        case onlyKey = "only_key"
+        case feedbackAgrees = "feedback_agrees"
+        case statementsTrue = "statements_true"
+        case sourceSupports = "source_supports"
+        case onTopic = "on_topic"
+
+        /// The criterion as the judge reads it.
+        public var question: String {
+            switch self {
+            case .keyCorrect: return "The key (correct_answer) is right."
+            case .onlyKey: return "No wrong answer is also right."
+            case .feedbackAgrees:
+                return "Every feedback agrees with the key and with the lecture or passage: the key's feedback says why it is right, each wrong answer's why it is wrong."
+            case .statementsTrue: return "Every statement in the feedback, the explanation and any reference answer is true."
+            case .sourceSupports:
+                return "When a passage or source text is given, it supports the key and none of the wrong answers; with none given, this holds."
+            case .onTopic: return "The question is about its topic and asks nothing beyond what its lecture or passage gives."
+            }
+        }
+
+        /// How a repair message names the broken criterion.
+        var broken: String {
+            switch self {
+            case .keyCorrect: return "the key is not right"
+            case .onlyKey: return "another option is also right"
+            case .feedbackAgrees: return "a feedback contradicts the key or the source"
+            case .statementsTrue: return "a statement is false"
+            case .sourceSupports: return "the source does not support the key, or supports a wrong answer"
+            case .onTopic: return "the question is off its topic"
+            }
+        }
+    }
+
+    /// The judgements' stage in the cache, the call log and quality.json.
+    public static let stage = "rubric"
+    /// The item id of a judgement: its item's, with `/rubric`.
+    public static func itemID(of item: String) -> String { item + "/" + stage }
+    public static let warningKind = "a reviewing model found a rubric criterion broken"
+    /// Tokens a judgement typically takes (the item, its context, the rubric; six short verdicts): `plan`'s estimate.
+    public static let typicalTokens = 2_200
+    /// Longest lecture excerpt or source text the judge is shown.
+    static let contextLimit = 4_000
+    /// The judge's model; nil: the job's.
+    public var model: String?
+    public let template: PromptTemplate
+
+    public init(model: String? = nil) throws {
+        self.model = model
+        template = try PromptLibrary.template("review/rubric")
+    }
+
+    static let schema: ResponseSchema = {
+        let verdict = SchemaParts.object(
+            ["holds": ["type": "boolean"], "quote": ["type": "string", "maxLength": 300], "reason": ["type": "string", "maxLength": 400]],
+            required: ["holds", "quote", "reason"])
+        return ResponseSchema(
+            name: "rubric", schema: SchemaParts.object(Dictionary(uniqueKeysWithValues: Criterion.allCases.map { ($0.rawValue, verdict) }), required: Criterion.allCases.map(\.rawValue)))
+    }()
+
+    /// The item as the judge reads it: each field of the answer as it ships, a line each.
+    public static func itemText(_ shipped: String) -> String {
+        AnswerFields.fields(of: shipped).filter { $0.path != "text" }.map { "\($0.path): \($0.text)" }.joined(separator: "\n")
+    }
+
+    /// What the item was written from, from its prompt's values: the topic, the lecture excerpt,
+    /// the passage or the source text (each at most `contextLimit` characters).
+    public static func context(_ variables: [String: String]) -> String {
+        var parts: [String] = []
+        if let topic = variables["topic_title"], !topic.isEmpty {
+            parts.append("Topic: \(topic)" + (variables["topic_objective"].map { $0.isEmpty ? "" : " — \($0)" } ?? ""))
+        }
+        for (key, label) in [("lecture_excerpt", "The lecture it is about (excerpt)"), ("passage", "The passage"), ("source", "The source text")] {
+            if let text = variables[key]?.trimmed, !text.isEmpty { parts.append("\(label):\n\(text.prefix(contextLimit))") }
+        }
+        return parts.isEmpty ? "" : parts.joined(separator: "\n\n") + "\n\n"
+    }
+
+    /// The request judging `shipped`, written from `variables`, and its variables.
+    public func request(shipped: String, variables: [String: String], fallbackModel: String, seed: Int?) -> (LLMRequest, [String: String]) {
+        let values = [
+            "context": Self.context(variables), "item": Self.itemText(shipped),
+            "criteria": Criterion.allCases.map { "- \($0.rawValue): \($0.question)" }.joined(separator: "\n"), "schema": AnswerParsing.schemaText(Self.schema),
+        ]
+        let request = LLMRequest(
+            model: model ?? fallbackModel, messages: template.messages(values), temperature: 0, maxTokens: 900, responseSchema: Self.schema, seed: seed)
+        return (request, values)
+    }
+
+    /// What a judgement says of `shipped`: nil when it is no judgement (not JSON, a criterion
+    /// missing); else the tally and a refusal for each broken criterion whose quote is in the item.
+    public static func verdicts(_ answer: String, shipped: String) -> (tally: RubricTally, refusals: [Refusal])? {
+        guard let data = answer.data(using: .utf8), let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        var verdicts: [(Criterion, holds: Bool, quote: String, reason: String)] = []
+        for criterion in Criterion.allCases {
+            guard let verdict = object[criterion.rawValue] as? [String: Any], let holds = verdict["holds"] as? Bool else { return nil }
+            verdicts.append((criterion, holds, (verdict["quote"] as? String ?? "").trimmed, (verdict["reason"] as? String ?? "").trimmed))
+        }
+        let item = TextKey.normalize(itemText(shipped))
+        var tally = RubricTally(judged: 1)
+        var refusals: [Refusal] = []
+        for verdict in verdicts where !verdict.holds {
+            // A quote of the item: at least three words, found in it (case, punctuation and spacing aside).
+            let quote = TextKey.normalize(verdict.quote.trimmingCharacters(in: CharacterSet(charactersIn: "\"'“”‘’«» ")))
+            guard quote.split(separator: " ").count >= 3, item.contains(quote) else {
+                tally.unquoted += 1
+                continue
+            }
+            tally.broken[verdict.0.rawValue, default: 0] += 1
+            refusals.append(
+                Refusal(
+                    .rubric,
+                    "a reviewing model judged that \(verdict.0.broken): “\(verdict.quote.prefix(300))” — \(verdict.reason.prefix(400)); make sure the key is right and alone, and every feedback and explanation true and in agreement with it"
+                ))
+        }
+        if refusals.isEmpty { tally.passed = 1 }
+        return (tally, refusals)
+    }
+}
