@@ -327,7 +327,7 @@ public struct RepairSpec: Codable, Sendable, Hashable {
 /// `rubric`: each answer put to the blind solver is also judged by a reviewing model against a
 /// fixed rubric (`RubricJudge`, docs/spec.md); a criterion it finds broken, quoting the item, is
 /// repaired like any check. Off by default: measured on the labelled set, the local 1.5B model's
-/// verdicts refuse clean items about as often as defective ones (docs/BENCHMARKS.md).
+/// verdicts refuse half of the clean items and a tenth of the defective ones (docs/BENCHMARKS.md, "The rubric judge on the local model").
 public struct ReviewSpec: Codable, Sendable, Hashable {
     public var blindSolve: Bool
     /// The solver's model name; nil: the job's model.
