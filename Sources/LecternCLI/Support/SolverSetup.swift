@@ -79,29 +79,11 @@ struct SolverSetup {
     /// with the key to `report` (in file order), with what was solved. A provider failure, or a
     /// miss in replay or offline mode, is printed and exits 3; a cache that cannot be written, 5.
     func solve(_ questions: [BankQuestion], into report: BankReport, file: String, cache: ExchangeCache, mode: CacheMode) async throws -> BankReport {
-        let make = makeProvider
-        let provider = mode == .offline ? nil : LazyProvider(kind: providerKind, maxConcurrency: maxConcurrency, make: make)
-        let exchanger = Exchanger(providerKind: providerKind, provider: provider, cache: cache, mode: mode)
-        if !questions.isEmpty { Console.error("solving \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") blind with \(providerKind)/\(model) …") }
-        let verdicts: [BankSolve.Verdict]
-        do {
-            // A line each tenth of the bank (at least every 10 answers): a local model takes
-            // seconds a question, and a bank of hundreds minutes to an hour.
-            let total = questions.count
-            let step = max(10, total / 10)
-            verdicts = try await BankSolve.solve(questions, exchanger: exchanger, model: model, seed: seed) { answered in
-                if answered % step == 0 && answered < total { Console.error("  \(answered) of \(total) answered") }
-            }
-        } catch {
-            await provider?.shutdown()
-            exchanger.flush()
-            let reason = (error as? LLMError)?.message ?? "\(error)"
-            Console.error("\(file): error: the blind solver \(providerKind)/\(model) failed: \(reason)")
-            throw error is CacheWriteError ? LecternExit.runtime : LecternExit.provider
+        let verdicts = try await asking(
+            questions.count, "solving", "blind with", answered: "answered", role: "the blind solver", file: file, cache: cache, mode: mode
+        ) { exchanger, progress in
+            try await BankSolve.solve(questions, exchanger: exchanger, model: model, seed: seed, progress: progress)
         }
-        await provider?.shutdown()
-        exchanger.flush()
-
         var report = report
         var costs = verdicts.filter { !$0.cached }.map { PricingSetup.cost(providerKind, model, $0.usage) }
         if costs.isEmpty { costs = [0] }
@@ -113,6 +95,36 @@ struct SolverSetup {
         let problems = Dictionary(
             verdicts.compactMap { v in v.problem(model: model).map { (v.id, [Refusal(.answerKey, $0)]) } }, uniquingKeysWith: { first, _ in first })
         return Self.merging(problems, questions: questions, into: report)
+    }
+
+    /// `body`'s answers through `cache` in `mode` (as `run` asks), with a line on standard error
+    /// before ("solving 40 multiple-choice questions blind with …") and each tenth of the way (at
+    /// least every 10 answers: a local model takes seconds a question, a bank of hundreds minutes
+    /// to an hour). A provider failure, or a miss in replay or offline mode, is printed naming
+    /// `role` and exits 3; a cache that cannot be written, 5.
+    func asking<T>(
+        _ count: Int, _ doing: String, _ how: String, answered: String, role: String, file: String, cache: ExchangeCache, mode: CacheMode,
+        _ body: (Exchanger, @escaping @Sendable (Int) -> Void) async throws -> T
+    ) async throws -> T {
+        let make = makeProvider
+        let provider = mode == .offline ? nil : LazyProvider(kind: providerKind, maxConcurrency: maxConcurrency, make: make)
+        let exchanger = Exchanger(providerKind: providerKind, provider: provider, cache: cache, mode: mode)
+        if count > 0 { Console.error("\(doing) \(count) multiple-choice question\(count == 1 ? "" : "s") \(how) \(providerKind)/\(model) …") }
+        let step = max(10, count / 10)
+        do {
+            let result = try await body(exchanger) { done in
+                if done % step == 0 && done < count { Console.error("  \(done) of \(count) \(answered)") }
+            }
+            await provider?.shutdown()
+            exchanger.flush()
+            return result
+        } catch {
+            await provider?.shutdown()
+            exchanger.flush()
+            let reason = (error as? LLMError)?.message ?? "\(error)"
+            Console.error("\(file): error: \(role) \(providerKind)/\(model) failed: \(reason)")
+            throw error is CacheWriteError ? LecternExit.runtime : LecternExit.provider
+        }
     }
 
     /// `report` with each question's `problems` joined to its flag, or as a flag of its own placed
@@ -145,26 +157,11 @@ struct SolverSetup {
     /// Judges `questions` against the rubric through `cache` in `mode`, as `solve` asks, and adds
     /// each broken criterion that quotes its question to `report`, with what was judged.
     func judge(_ questions: [BankQuestion], into report: BankReport, file: String, cache: ExchangeCache, mode: CacheMode) async throws -> BankReport {
-        let make = makeProvider
-        let provider = mode == .offline ? nil : LazyProvider(kind: providerKind, maxConcurrency: maxConcurrency, make: make)
-        let exchanger = Exchanger(providerKind: providerKind, provider: provider, cache: cache, mode: mode)
-        if !questions.isEmpty { Console.error("judging \(questions.count) multiple-choice question\(questions.count == 1 ? "" : "s") against the rubric with \(providerKind)/\(model) …") }
-        let judgements: [BankSolve.Judgement]
-        do {
-            let total = questions.count
-            let step = max(10, total / 10)
-            judgements = try await BankSolve.judge(questions, exchanger: exchanger, model: model, seed: seed) { answered in
-                if answered % step == 0 && answered < total { Console.error("  \(answered) of \(total) judged") }
-            }
-        } catch {
-            await provider?.shutdown()
-            exchanger.flush()
-            let reason = (error as? LLMError)?.message ?? "\(error)"
-            Console.error("\(file): error: the rubric judge \(providerKind)/\(model) failed: \(reason)")
-            throw error is CacheWriteError ? LecternExit.runtime : LecternExit.provider
+        let judgements = try await asking(
+            questions.count, "judging", "against the rubric with", answered: "judged", role: "the rubric judge", file: file, cache: cache, mode: mode
+        ) { exchanger, progress in
+            try await BankSolve.judge(questions, exchanger: exchanger, model: model, seed: seed, progress: progress)
         }
-        await provider?.shutdown()
-        exchanger.flush()
         var report = report
         let tally = judgements.compactMap(\.tally).reduce(RubricTally(), +)
         let costs = judgements.filter { !$0.cached }.map { PricingSetup.cost(providerKind, model, $0.usage) }

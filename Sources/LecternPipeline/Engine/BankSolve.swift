@@ -46,37 +46,44 @@ public enum BankSolve {
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> [Verdict] {
         let solver = try BlindSolver(model: model)
-        let width = max(1, exchanger.maxConcurrency)
-        var verdicts = [Verdict?](repeating: nil, count: questions.count)
-        try await withThrowingTaskGroup(of: (Int, Verdict).self) { group in
+        return try await inOrder(questions.count, width: exchanger.maxConcurrency, progress: progress) { index in
+            let question = questions[index]
+            let (request, variables) = try solver.request(question.solve, fallbackModel: model, seed: seed)
+            return {
+                let outcome = try await exchanger.exchange(
+                    request, template: solver.template.identifier, variant: nil,
+                    context: RequestContext(itemID: BlindSolver.itemID(of: question.id), stage: BlindSolver.stage, variables: variables))
+                let answer = outcome.record.response
+                let chosen = answer.finishReason == .stop ? question.solve.chosen(answer.content) : nil
+                return Verdict(chosen: chosen, question: question, usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
+            }
+        }
+    }
+
+    /// `count` exchanges, at most `width` at once, each made by `make(index)` (which may throw
+    /// before anything is asked); the results in index order, `progress` called after each.
+    static func inOrder<T: Sendable>(
+        _ count: Int, width: Int, progress: @escaping @Sendable (Int) -> Void, _ make: (Int) throws -> @Sendable () async throws -> T
+    ) async throws -> [T] {
+        var results = [T?](repeating: nil, count: count)
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
             var next = 0
             func start() throws {
                 let index = next
-                let question = questions[index]
-                let (request, variables) = try solver.request(question.solve, fallbackModel: model, seed: seed)
+                let ask = try make(index)
                 next += 1
-                group.addTask {
-                    let outcome = try await exchanger.exchange(
-                        request, template: solver.template.identifier, variant: nil,
-                        context: RequestContext(itemID: BlindSolver.itemID(of: question.id), stage: BlindSolver.stage, variables: variables))
-                    let answer = outcome.record.response
-                    let chosen = answer.finishReason == .stop ? question.solve.chosen(answer.content) : nil
-                    return (
-                        index,
-                        Verdict(chosen: chosen, question: question, usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
-                    )
-                }
+                group.addTask { (index, try await ask()) }
             }
-            while next < questions.count && next < width { try start() }
+            while next < count && next < max(1, width) { try start() }
             var answered = 0
-            while let (index, verdict) = try await group.next() {
-                verdicts[index] = verdict
+            while let (index, result) = try await group.next() {
+                results[index] = result
                 answered += 1
                 progress(answered)
-                if next < questions.count { try start() }
+                if next < count { try start() }
             }
         }
-        return verdicts.compactMap { $0 }
+        return results.compactMap { $0 }
     }
 
     /// What the rubric judge made of one question.
@@ -97,38 +104,19 @@ public enum BankSolve {
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> [Judgement] {
         let judge = try RubricJudge(model: model)
-        let width = max(1, exchanger.maxConcurrency)
-        var judgements = [Judgement?](repeating: nil, count: questions.count)
-        try await withThrowingTaskGroup(of: (Int, Judgement).self) { group in
-            var next = 0
-            func start() {
-                let index = next
-                let question = questions[index]
-                let (request, variables) = judge.request(shipped: question.judged, variables: question.context, fallbackModel: model, seed: seed)
-                next += 1
-                group.addTask {
-                    let outcome = try await exchanger.exchange(
-                        request, template: judge.template.identifier, variant: nil,
-                        context: RequestContext(itemID: RubricJudge.itemID(of: question.id), stage: RubricJudge.stage, variables: variables))
-                    let answer = outcome.record.response
-                    let verdict = answer.finishReason == .stop ? RubricJudge.verdicts(answer.content, shipped: question.judged) : nil
-                    return (
-                        index,
-                        Judgement(
-                            question: question, tally: verdict?.tally, refusals: verdict?.refusals ?? [],
-                            usage: outcome.cached ? TokenUsage() : answer.usage, cached: outcome.cached)
-                    )
-                }
-            }
-            while next < questions.count && next < width { start() }
-            var answered = 0
-            while let (index, judgement) = try await group.next() {
-                judgements[index] = judgement
-                answered += 1
-                progress(answered)
-                if next < questions.count { start() }
+        return try await inOrder(questions.count, width: exchanger.maxConcurrency, progress: progress) { index in
+            let question = questions[index]
+            let (request, variables) = judge.request(shipped: question.judged, variables: question.context, fallbackModel: model, seed: seed)
+            return {
+                let outcome = try await exchanger.exchange(
+                    request, template: judge.template.identifier, variant: nil,
+                    context: RequestContext(itemID: RubricJudge.itemID(of: question.id), stage: RubricJudge.stage, variables: variables))
+                let answer = outcome.record.response
+                let verdict = answer.finishReason == .stop ? RubricJudge.verdicts(answer.content, shipped: question.judged) : nil
+                return Judgement(
+                    question: question, tally: verdict?.tally, refusals: verdict?.refusals ?? [], usage: outcome.cached ? TokenUsage() : answer.usage,
+                    cached: outcome.cached)
             }
         }
-        return judgements.compactMap { $0 }
     }
 }
