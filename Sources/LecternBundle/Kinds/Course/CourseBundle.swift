@@ -89,7 +89,7 @@ public enum CourseBundle: BundleKind {
     /// its subject and topic, the objective, the engagement question a bonus question must not
     /// repeat, and its lecture's page. A subject's project (`ending-project/s01`): the topics it
     /// may draw on.
-    public static func reviewContext(_ course: Course, item: String) -> ReviewContext? {
+    public static func reviewContext(_ course: Course, item: String, answer: String) -> ReviewContext? {
         let parts = item.split(separator: "/").map(String.init)
         guard parts.count >= 2 else { return nil }
         if parts[0] == "ending-project", let subject = course.subjects.first(where: { $0.id == parts[1] }) {

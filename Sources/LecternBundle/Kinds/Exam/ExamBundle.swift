@@ -27,7 +27,7 @@ public enum ExamBundle: BundleKind {
 
     /// A reading set (`reading-set/p01`): its passage. An item (`exam-item/<section>/<category>/…`):
     /// its section and category, with the category's format.
-    public static func reviewContext(_ exam: ExamBank, item: String) -> ReviewContext? {
+    public static func reviewContext(_ exam: ExamBank, item: String, answer: String) -> ReviewContext? {
         if item.hasPrefix("reading-set/"), let passage = exam.passages.first(where: { $0.id == item.dropFirst("reading-set/".count) }) {
             return ReviewContext([.init("The passage (\(passage.id), from \(passage.document))", passage.text)], preview: passage.xhtmlPath)
         }

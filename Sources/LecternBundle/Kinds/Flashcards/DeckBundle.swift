@@ -15,7 +15,7 @@ public enum DeckBundle: BundleKind {
     static let cardsPage = "cards.xhtml"
 
     /// A card's written distractors (`distractors/c016`): the card, and its quiz as it ships.
-    public static func reviewContext(_ deck: Deck, item: String) -> ReviewContext? {
+    public static func reviewContext(_ deck: Deck, item: String, answer: String) -> ReviewContext? {
         guard item.hasPrefix("distractors/"), let card = deck.cards.first(where: { $0.id == item.dropFirst("distractors/".count) }) else { return nil }
         let letters = Array("ABCDEFGHIJ")
         let quiz = card.quiz.options.enumerated().map { index, option in

@@ -35,6 +35,55 @@ public enum QuotesBundle: BundleKind {
         }
     }
 
+    /// A tagging batch (`tag/b…`): each quote its answer names by number and opening words, as
+    /// the database holds it — text, author and source, and the tags it ships with — or left out.
+    /// Batches are cut from the candidates sorted by id (`QuoteBatches`), `b` and their first
+    /// quote's id, so a batch's kept quotes are the database's (sorted by id too) from that id up
+    /// to the next batch's first; an opening is looked for among those only (many quotes open
+    /// with "The difference between").
+    public static func reviewContext(_ content: Content, item: String, answer: String) -> ReviewContext? {
+        reviewContexts(content, items: [(item, answer)])[item]
+    }
+
+    public static func reviewContexts(_ bundle: OpenBundle, items: [(id: String, answer: String)]) throws -> [String: ReviewContext] {
+        reviewContexts(try read(bundle), items: items)
+    }
+
+    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)]) -> [String: ReviewContext] {
+        let quotes = content.database.quotes
+        let firsts = items.compactMap { $0.id.hasPrefix("tag/b") ? "q" + $0.id.dropFirst("tag/b".count) : nil }.sorted()
+        var contexts: [String: ReviewContext] = [:]
+        for item in items where item.id.hasPrefix("tag/b") {
+            let first = "q" + item.id.dropFirst("tag/b".count)
+            let next = firsts.first { $0 > first }
+            let mine = quotes.filter { quote in quote.id >= first && (next.map { quote.id < $0 } ?? true) }
+            contexts[item.id] = batchContext(mine, answer: item.answer)
+        }
+        return contexts
+    }
+
+    /// The quotes of one batch (`mine`, the database's) against its answer's numbered openings.
+    static func batchContext(_ mine: [QuoteDatabase.Quote], answer: String) -> ReviewContext? {
+        guard let data = answer.data(using: .utf8),
+            let named = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["quotes"] as? [[String: Any]]
+        else { return nil }
+        let keys = mine.map { TextKey.normalize($0.text) }
+        var lines: [String] = []
+        for entry in named {
+            let number = (entry["n"] as? Int).map(String.init) ?? "?"
+            let opening = (entry["opening"] as? String ?? "").trimmingCharacters(in: .whitespaces)
+            let key = TextKey.normalize(opening)
+            if !key.isEmpty, let index = keys.firstIndex(where: { $0.hasPrefix(key) }) {
+                let quote = mine[index]
+                let source = quote.source.isEmpty ? "" : ", \(quote.source)"
+                lines.append("\(number). “\(quote.text)” — \(quote.author)\(source)\n   ships tagged \(quote.emotionTags.joined(separator: ", ")) · \(quote.category)")
+            } else {
+                lines.append("\(number). “\(opening) …” — not in the database (left out)")
+            }
+        }
+        return ReviewContext([.init("The quotes this batch tags, as the database holds them", lines.joined(separator: "\n"))])
+    }
+
     /// The page of one emotion.
     static func pagePath(_ emotion: String) -> String { "emotions/" + BundleContent.identifier(emotion) + ".xhtml" }
 
