@@ -43,10 +43,12 @@ import Testing
     /// had been refused only as stems that ask nothing; no check reads those defects in Arabic.
     /// answer-given-away rose to 9 with h-bank-02 (2026-11-29): a key of any length stated after
     /// the stem, "(answer: insulator)", gives it away (`QuestionRules.statedAnswer`).
+    /// answer-given-away rose to 11 with h-bank-03 and h-bank-04 (2026-11-29): "… what? Answer:
+    /// insulator" on the stem's line, and a hint naming the key, "(Hint: Paris)" (`hintedAnswer`).
     /// not-a-single-clear-question rose to 10 with two pool questions of a branch recording that
     /// point at "this example" and show none (2026-11-29, `QuestionRules.checkShowsItsExample`).
     static let recallFloor: [String: Int] = [
-        "answer-given-away": 9, "broken-inline-math": 16, "false-statement": 1, "feedback-contradicts-key": 13, "more-than-one-correct": 13,
+        "answer-given-away": 11, "broken-inline-math": 16, "false-statement": 1, "feedback-contradicts-key": 13, "more-than-one-correct": 13,
         "not-a-single-clear-question": 10, "off-topic": 10, "repeated-question": 14, "text-about-itself": 22, "unsupported-key": 13, "wrong-key": 2,
         "wrong-math": 6,
     ]

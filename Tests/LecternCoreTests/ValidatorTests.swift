@@ -56,10 +56,21 @@ struct ValidatorTests {
         let options = Self.options([("insulator", true), ("conductor", false), ("resistor", false), ("semiconductor", false)])
         let stated = QuestionRules.checkMultipleChoice(
             prompt: "What is a material called that does not let electricity pass through it easily? (answer: insulator)", options: options)
-        #expect(stated.errors.contains { $0.message.contains("gives the answer away ('insulator)')") }, "\(stated.map(\.message))")
+        #expect(stated.errors.contains { $0.message.contains("gives the answer away ('insulator')") }, "\(stated.map(\.message))")
         let line = QuestionRules.checkMultipleChoice(prompt: "What does not let electricity pass easily?\nAnswer: an insulator", options: options)
         #expect(line.errors.contains { $0.message.contains("gives the answer away") })
-        for prompt in ["What is a material called that does not let electricity pass through it easily?", "Which answer names a material that blocks electricity?"] {
+        // After the end of a sentence on the same line, as "the correct answer", or as a hint that names it.
+        for prompt in [
+            "A material that does not let electricity pass easily is called what? Answer: insulator",
+            "Name the material that blocks electricity. (The correct answer is insulator.)",
+            "What blocks electricity? (Hint: an insulator)", "What blocks electricity? Hint: think of an insulator.",
+        ] {
+            #expect(QuestionRules.checkMultipleChoice(prompt: prompt, options: options).errors.contains { $0.message.contains("gives the answer away") }, "\(prompt)")
+        }
+        for prompt in [
+            "What is a material called that does not let electricity pass through it easily?", "Which answer names a material that blocks electricity?",
+            "What blocks electricity? (Hint: think of what wraps a cable.)", "Which material blocks electricity? Justify your answer: why does it?",
+        ] {
             #expect(!QuestionRules.checkMultipleChoice(prompt: prompt, options: options).errors.contains { $0.message.contains("gives the answer away") }, "\(prompt)")
         }
     }

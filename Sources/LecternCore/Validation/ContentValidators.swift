@@ -249,13 +249,15 @@ public enum QuestionRules {
             // quoted in the prompt gives the answer away.
             if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'", check: .questionForm))
-            } else if let marked = statedAnswer(prompt), !key.isEmpty,
+            } else if let marked = statedAnswer(prompt) ?? hintedAnswer(prompt), !key.isEmpty,
                 TextKey.significantWords(marked, language: language).contains(where: Set(TextKey.significantWords(answer.text, language: language)).contains)
                     || TextKey.normalize(marked, language: language).hasPrefix(key)
             {
                 // "(answer: insulator)" after the stem: a key of any length, stated as the answer.
                 issues.append(
-                    .error("the prompt gives the answer away ('\(marked.trimmed.prefix(60))'): it states the correct option '\(answer.text.trimmed)' as the answer", check: .questionForm))
+                    .error(
+                        "the prompt gives the answer away ('\(marked.trimmed.trimmingCharacters(in: CharacterSet(charactersIn: ")?.!")).prefix(60))'): it states the correct option '\(answer.text.trimmed)' as the answer",
+                        check: .questionForm))
             }
             if !LanguageProfile.isArabic(language) {
                 let answerWords = Set(TextKey.significantWords(answer.text, language: language).map(FlashcardRules.stem))
@@ -497,9 +499,10 @@ public enum QuestionRules {
         return String(prompt[marker.upperBound...])
     }
 
-    /// Where `prompt` marks its answer: "(answer:", "(answer is", or a line opening "Answer:" —
-    /// the pattern compiled once (`String.range(of:options:)` compiles it on every call), run
-    /// only on a prompt that says "answer".
+    /// Where `prompt` marks its answer: "(answer:", "(answer is", "(the correct answer is", or
+    /// "Answer:" opening a line or following the end of a sentence ("… is called what? Answer:
+    /// insulator") — the pattern compiled once (`String.range(of:options:)` compiles it on every
+    /// call), run only on a prompt that says "answer". ("Justify your answer: …" is no marker.)
     static func answerMarkerRange(_ prompt: String) -> Range<String.Index>? {
         guard mayMatch(prompt, anyOf: ["answer"]),
             let match = answerMarker.firstMatch(in: prompt, range: NSRange(prompt.startIndex..., in: prompt))
@@ -507,7 +510,22 @@ public enum QuestionRules {
         return Range(match.range, in: prompt)
     }
 
-    static let answerMarker = try! NSRegularExpression(pattern: #"(\(\s*|^\s*)answers?\s*(is\s*)?[:=]"#, options: [.caseInsensitive, .anchorsMatchLines])
+    static let answerMarker = try! NSRegularExpression(
+        pattern: #"\(\s*((the\s+)?(correct|right)\s+)?answers?\s*(is\b|[:=])|(^\s*|[?.!]\s+)((the\s+)?(correct|right)\s+)?answers?\s*(is\s*)?[:=]"#,
+        options: [.caseInsensitive, .anchorsMatchLines])
+
+    /// What a multiple-choice stem gives as a hint — "(Hint: Paris)", "… ? Hint: it starts with
+    /// P" — for the key check, which flags it only when it states the key (a hint that leads
+    /// without naming the answer is a fair part of a question).
+    static func hintedAnswer(_ prompt: String) -> String? {
+        guard mayMatch(prompt, anyOf: ["hint"]),
+            let match = hintMarker.firstMatch(in: prompt, range: NSRange(prompt.startIndex..., in: prompt)),
+            let range = Range(match.range, in: prompt)
+        else { return nil }
+        return String(prompt[range.upperBound...])
+    }
+
+    static let hintMarker = try! NSRegularExpression(pattern: #"(\(\s*|^\s*|[?.!]\s+)hints?\s*[:=]"#, options: [.caseInsensitive, .anchorsMatchLines])
 
     /// Whether a multiple-choice stem asks which question something is — "Which question can be
     /// answered by science?", "Which of these is a testable question?" — and every option is one:
