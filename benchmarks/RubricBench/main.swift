@@ -3,8 +3,10 @@
 // and on the clean items (the share it refuses), with and without the rule that a broken
 // criterion must quote the item.
 //
-//   lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME]
+//   lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults]
 //
+// --shape faults asks for a list of faults (`review/rubric-faults`) instead of a verdict per
+// criterion; give it its own RESULTS file.
 // Each item is built into the answer a stage would ship (prompt, correct_answer, wrong_answers
 // with feedback, explanation, reference answer, source quote) and judged with the judge's own
 // request (RubricJudge: prompt review/rubric@1, schema, temperature 0, the topic, lecture and
@@ -32,7 +34,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let perClass = Int(option("--per-class") ?? "3") ?? 3
 let cleanCount = Int(option("--clean") ?? "12") ?? 12
 let modelName = option("--model") ?? "qwen2.5-coder-1.5b-instruct"
-guard arguments.count == 2 else { fail("usage: lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME]") }
+let shape = RubricJudge.Shape(rawValue: option("--shape") ?? "verdicts") ?? .verdicts
+guard arguments.count == 2 else { fail("usage: lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults]") }
 guard let data = FileManager.default.contents(atPath: arguments[0]) else { fail("cannot read \(arguments[0])") }
 let resultsURL = URL(fileURLWithPath: arguments[1])
 let all: [LabelledItem]
@@ -76,7 +79,7 @@ if let text = try? String(contentsOf: resultsURL, encoding: .utf8) {
 }
 
 let judge: RubricJudge
-do { judge = try RubricJudge() } catch { fail("\(error)") }
+do { judge = try RubricJudge(shape: shape) } catch { fail("\(error)") }
 let todo = chosen.filter { done[$0.id] == nil }
 FileHandle.standardError.write(Data("\(chosen.count) items chosen (\(perClass) a class, \(cleanCount) clean), \(todo.count) to judge on \(modelName)\n".utf8))
 if !todo.isEmpty {

@@ -53,13 +53,22 @@ public struct RubricJudge: Sendable {
     public static let typicalTokens = 2_200
     /// Longest lecture excerpt or source text the judge is shown.
     static let contextLimit = 4_000
+    /// How the judge answers: a verdict per criterion (`review/rubric`, the judge of runs and
+    /// `check`), or a list of the faults it finds (`review/rubric-faults`, measured beside it by
+    /// `lectern-bench-rubric --shape faults`).
+    public enum Shape: String, Sendable {
+        case verdicts, faults
+    }
+
     /// The judge's model; nil: the job's.
     public var model: String?
+    public let shape: Shape
     public let template: PromptTemplate
 
-    public init(model: String? = nil) throws {
+    public init(model: String? = nil, shape: Shape = .verdicts) throws {
         self.model = model
-        template = try PromptLibrary.template("review/rubric")
+        self.shape = shape
+        template = try PromptLibrary.template(shape == .verdicts ? "review/rubric" : "review/rubric-faults")
     }
 
     static let schema: ResponseSchema = {
@@ -68,6 +77,17 @@ public struct RubricJudge: Sendable {
             required: ["holds", "quote", "reason"])
         return ResponseSchema(
             name: "rubric", schema: SchemaParts.object(Dictionary(uniqueKeysWithValues: Criterion.allCases.map { ($0.rawValue, verdict) }), required: Criterion.allCases.map(\.rawValue)))
+    }()
+
+    static let faultsSchema: ResponseSchema = {
+        let fault = SchemaParts.object(
+            [
+                "criterion": ["type": "string", "enum": .array(Criterion.allCases.map { .string($0.rawValue) })],
+                "quote": ["type": "string", "maxLength": 300], "reason": ["type": "string", "maxLength": 400],
+            ],
+            required: ["criterion", "quote", "reason"])
+        return ResponseSchema(
+            name: "rubric_faults", schema: SchemaParts.object(["faults": ["type": "array", "items": fault, "maxItems": 6]], required: ["faults"]))
     }()
 
     /// The item as the judge reads it: each field of the answer as it ships, a line each.
@@ -92,10 +112,12 @@ public struct RubricJudge: Sendable {
     public func request(shipped: String, variables: [String: String], fallbackModel: String, seed: Int?) -> (LLMRequest, [String: String]) {
         let values = [
             "context": Self.context(variables), "item": Self.itemText(shipped),
-            "criteria": Criterion.allCases.map { "- \($0.rawValue): \($0.question)" }.joined(separator: "\n"), "schema": AnswerParsing.schemaText(Self.schema),
+            "criteria": Criterion.allCases.map { "- \($0.rawValue): \($0.question)" }.joined(separator: "\n"),
+            "schema": AnswerParsing.schemaText(shape == .verdicts ? Self.schema : Self.faultsSchema),
         ]
         let request = LLMRequest(
-            model: model ?? fallbackModel, messages: template.messages(values), temperature: 0, maxTokens: 900, responseSchema: Self.schema, seed: seed)
+            model: model ?? fallbackModel, messages: template.messages(values), temperature: 0, maxTokens: 900,
+            responseSchema: shape == .verdicts ? Self.schema : Self.faultsSchema, seed: seed)
         return (request, values)
     }
 
@@ -104,9 +126,18 @@ public struct RubricJudge: Sendable {
     public static func verdicts(_ answer: String, shipped: String) -> (tally: RubricTally, refusals: [Refusal])? {
         guard let data = answer.data(using: .utf8), let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
         var verdicts: [(Criterion, holds: Bool, quote: String, reason: String)] = []
-        for criterion in Criterion.allCases {
-            guard let verdict = object[criterion.rawValue] as? [String: Any], let holds = verdict["holds"] as? Bool else { return nil }
-            verdicts.append((criterion, holds, (verdict["quote"] as? String ?? "").trimmed, (verdict["reason"] as? String ?? "").trimmed))
+        if let faults = object["faults"] as? [[String: Any]] {
+            // A list of faults: each a broken criterion (the first of a criterion's faults counts).
+            for fault in faults {
+                guard let criterion = (fault["criterion"] as? String).flatMap(Criterion.init(rawValue:)) else { return nil }
+                if verdicts.contains(where: { $0.0 == criterion }) { continue }
+                verdicts.append((criterion, false, (fault["quote"] as? String ?? "").trimmed, (fault["reason"] as? String ?? "").trimmed))
+            }
+        } else {
+            for criterion in Criterion.allCases {
+                guard let verdict = object[criterion.rawValue] as? [String: Any], let holds = verdict["holds"] as? Bool else { return nil }
+                verdicts.append((criterion, holds, (verdict["quote"] as? String ?? "").trimmed, (verdict["reason"] as? String ?? "").trimmed))
+            }
         }
         let item = TextKey.normalize(itemText(shipped))
         var tally = RubricTally(judged: 1)
