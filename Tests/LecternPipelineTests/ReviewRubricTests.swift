@@ -115,8 +115,10 @@ struct ReviewRubricTests {
     /// The faults shape (`review/rubric-faults`, measured beside the verdicts by the bench): each
     /// listed fault is a broken criterion, held to the same quote rule; an empty list passes.
     @Test func aListOfFaultsIsReadAsBrokenCriteria() throws {
-        let shipped = #"{"prompt": "Which statement about loops is true?", "correct_answer": {"text": "They repeat work", "feedback": "Right."}, "wrong_answers": [{"text": "They slow programs", "feedback": "No: it costs nothing."}]}"#
-        let faults = #"{"faults": [{"criterion": "feedback_agrees", "quote": "No: it costs nothing.", "reason": "Loops cost time."}, {"criterion": "feedback_agrees", "quote": "again", "reason": "twice"}, {"criterion": "on_topic", "quote": "Loops are about music", "reason": "no"}]}"#
+        let shipped =
+            #"{"prompt": "Which statement about loops is true?", "correct_answer": {"text": "They repeat work", "feedback": "Right."}, "wrong_answers": [{"text": "They slow programs", "feedback": "No: it costs nothing."}]}"#
+        let faults =
+            #"{"faults": [{"criterion": "feedback_agrees", "quote": "No: it costs nothing.", "reason": "Loops cost time."}, {"criterion": "feedback_agrees", "quote": "again", "reason": "twice"}, {"criterion": "on_topic", "quote": "Loops are about music", "reason": "no"}]}"#
         let read = try #require(RubricJudge.verdicts(faults, shipped: shipped))
         #expect(read.tally == RubricTally(judged: 1, passed: 0, broken: ["feedback_agrees": 1], unquoted: 1))
         #expect(read.refusals.map(\.check) == [.rubric])
