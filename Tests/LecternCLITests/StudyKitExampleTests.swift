@@ -125,6 +125,10 @@ struct DeckExampleTests {
         #expect(summary.contains("left out: chemistry-deck.tsv:21: the term 'Ion' is already on line 11"), "\(summary)")
         let validated = try CLITests.schemaCheck(bundle.appendingPathComponent("deck.json").path, schema: "deck.schema.json")
         #expect(validated.status == 0, "deck.json against deck.schema.json: \(validated.stderr)")
+        // Its review file (pipelines/examples/chemistry-deck.review.yaml) decides every model item:
+        // three written distractor sets approved, Avogadro's edited; none pending or stale.
+        let seal = try ReviewSeal.read(try #require(bundles[0][ReviewSeal.fileName]))
+        #expect(seal.counts.approved == 3 && seal.counts.edited == 1 && seal.counts.pending == 0 && seal.counts.stale == 0, "\(seal.counts)")
 
         let deck = try JSONDecoder().decode(Deck.self, from: try #require(bundles[0]["deck.json"]))
         let tsv = try Data(contentsOf: repo.appendingPathComponent("pipelines/examples/chemistry-deck.tsv"))
