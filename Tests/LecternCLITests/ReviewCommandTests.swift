@@ -148,7 +148,7 @@ struct ReviewCommandTests {
             page = urllib.request.urlopen(base + '/item?id=' + urllib.parse.quote(sys.argv[2])).read().decode()
             context = page.split('<h2>The answer</h2>')[0]
             link = re.search(r'<a href="(/preview/[^"#]+)[^"]*">See it in the preview</a>', context)
-            status = urllib.request.urlopen(base + link.group(1)).status if link else 200
+            status = urllib.request.urlopen(base + link.group(1)).status if link else 'no-link'
             print(status, html.unescape(re.sub(r'<[^>]+>', ' ', context.split('What it stands with')[-1])))
             """
         for (bundle, item, expected) in [
@@ -166,7 +166,8 @@ struct ReviewCommandTests {
             let server = try Server(
                 ["review", bundle.path, "--review-file", dir.root.appendingPathComponent("r.review.yaml").path, "--port", "0", "--reviewer", "A"], in: dir.root)
             let shown = try await Self.python(fetch, [server.base, item], in: dir.root)
-            #expect(shown.stdout.hasPrefix("200 "), "\(item): the preview link, when there is one, resolves: \(shown)")
+            // A tagging batch has no page of its own in the preview; the others link to theirs, and it resolves.
+            #expect(shown.stdout.hasPrefix(item.hasPrefix("tag/") ? "no-link " : "200 "), "\(item): the preview link: \(shown)")
             for text in expected { #expect(shown.stdout.contains(text), "\(item): \(text) in \(shown.stdout.prefix(1_500))") }
         }
     }

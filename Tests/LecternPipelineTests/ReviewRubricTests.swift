@@ -55,6 +55,10 @@ struct ReviewRubricTests {
         #expect(text.contains("correct_answer.text: It helps structure programs") && text.contains("wrong_answers[0].feedback: No: it costs nothing."))
         #expect(text.contains("Topic: Loops") && text.contains("- only_key: No wrong answer is also right."), "\(text.prefix(1_500))")
         #expect(judge.temperature == 0 && judge.responseSchema?.name == "rubric")
+        // Judged are exactly the answers put to the solver (no free-text bonus question or pool level).
+        let judgedItems = Set(provider.calls.filter { $0.stage == RubricJudge.stage }.map { $0.itemID.replacingOccurrences(of: "/rubric", with: "") })
+        let solvedItems = Set(provider.calls.filter { $0.stage == BlindSolver.stage }.map { $0.itemID.replacingOccurrences(of: "/blind-solve", with: "") })
+        #expect(!judgedItems.isEmpty && judgedItems == solvedItems, "\(judgedItems.sorted()) vs \(solvedItems.sorted())")
         let repair = try #require(asked.first { $0.0.stage == "engagement-question" && $0.0.attempt == 2 }?.1.messages.last?.content)
         #expect(repair.contains("a reviewing model judged that a feedback contradicts the key or the source: “No: it costs nothing.” — " + reason), "\(repair)")
 
@@ -81,6 +85,22 @@ struct ReviewRubricTests {
         #expect(warned.contains { $0.itemID == Self.item && $0.kind == RubricJudge.warningKind && $0.message.contains("another option is also right") })
         let check = try #require(result.quality?.checks.first { $0.check == .rubric })
         #expect(check.flagged == 1 && check.failed == 0 && check.refusals == 2)
+    }
+
+    /// Pools: levels 1–2 are multiple choice and judged; levels 3–4 are free text, which the
+    /// solver is not given, and neither is the judge (the rubric's criteria are about a key).
+    @Test func freeTextLevelsAreNotJudged() async throws {
+        let ws = try Workspace()
+        var spec = try Workspace.spec(Specs.python)
+        spec.review.rubric = true
+        let provider = try RecordingProvider(script: ws.script())
+        let result = try await ws.run(spec, provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        let judged = provider.calls.filter { $0.stage == RubricJudge.stage }.map(\.itemID)
+        #expect(judged.contains { $0.hasPrefix("reinforcement/") && $0.contains("/level-1/") }, "\(judged)")
+        #expect(!judged.contains { $0.contains("/level-3/") || $0.contains("/level-4/") || $0.hasPrefix("bonus-question/") }, "\(judged)")
+        let solved = provider.calls.filter { $0.stage == BlindSolver.stage }.map { $0.itemID.replacingOccurrences(of: "/blind-solve", with: "") }
+        #expect(Set(judged.map { $0.replacingOccurrences(of: "/rubric", with: "") }) == Set(solved))
     }
 
     @Test func aVerdictQuotingNothingOfTheItemIsDisregarded() async throws {

@@ -21,8 +21,10 @@ public struct BankQuestion: Sendable, Hashable {
     /// `judged` for a question: prompt, correct_answer and wrong_answers (text and feedback), explanation.
     static func judged(prompt: String, choices: [Choice], explanation: String?) -> String {
         var object: [String: Any] = ["prompt": prompt]
-        if let key = choices.first(where: \.correct) { object["correct_answer"] = ["text": key.text, "feedback": key.feedback] }
-        object["wrong_answers"] = choices.filter { !$0.correct }.map { ["text": $0.text, "feedback": $0.feedback] }
+        // A bank without feedback (JSON Lines) gives the judge no empty feedback fields to read.
+        func option(_ choice: Choice) -> [String: String] { choice.feedback.isEmpty ? ["text": choice.text] : ["text": choice.text, "feedback": choice.feedback] }
+        if let key = choices.first(where: \.correct) { object["correct_answer"] = option(key) }
+        object["wrong_answers"] = choices.filter { !$0.correct }.map(option)
         if let explanation, !explanation.isEmpty { object["explanation"] = explanation }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)

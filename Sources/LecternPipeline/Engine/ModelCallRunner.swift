@@ -467,9 +467,10 @@ public struct ModelCallRunner: Sendable {
                             }
                         }
                     }
-                    // The rubric, on an answer whose key the solver reached (or that it was not given).
+                    // The rubric, on a multiple-choice answer whose key the solver did not dispute
+                    // (a free-text level or bonus question lists no question to solve: not judged).
                     var rubric = RubricTally()
-                    if let judge, call.blindSolve != nil, disagreements.isEmpty {
+                    if let judge, disagreements.isEmpty, !(call.blindSolve?(value) ?? []).isEmpty {
                         let (request, variables) = judge.request(shipped: shipped, variables: call.variables, fallbackModel: model, seed: seed)
                         do {
                             let verdict = try await ask(

@@ -50,14 +50,21 @@ public enum QuotesBundle: BundleKind {
     }
 
     static func reviewContexts(_ content: Content, items: [(id: String, answer: String)]) -> [String: ReviewContext] {
-        let quotes = content.database.quotes
         let firsts = items.compactMap { $0.id.hasPrefix("tag/b") ? "q" + $0.id.dropFirst("tag/b".count) : nil }.sorted()
+        // Each quote to its batch: the last first id at or before its own (a binary search).
+        var batches: [String: [QuoteDatabase.Quote]] = [:]
+        for quote in content.database.quotes {
+            var low = 0
+            var high = firsts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if firsts[middle] <= quote.id { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { batches[firsts[low - 1], default: []].append(quote) }
+        }
         var contexts: [String: ReviewContext] = [:]
         for item in items where item.id.hasPrefix("tag/b") {
-            let first = "q" + item.id.dropFirst("tag/b".count)
-            let next = firsts.first { $0 > first }
-            let mine = quotes.filter { quote in quote.id >= first && (next.map { quote.id < $0 } ?? true) }
-            contexts[item.id] = batchContext(mine, answer: item.answer)
+            contexts[item.id] = batchContext(batches["q" + item.id.dropFirst("tag/b".count)] ?? [], answer: item.answer)
         }
         return contexts
     }
