@@ -8,6 +8,7 @@
 #include <libxml/xmlversion.h>
 #undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 #include <libxml/relaxng.h>

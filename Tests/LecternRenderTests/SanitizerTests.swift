@@ -101,6 +101,27 @@ struct SanitizerTests {
         #expect(body.contains("<blockquote class=\"lectern-quote\">q</blockquote>"))
     }
 
+    @Test("What the parser hands on is written as a tree walk would: empty MathML, comments, annotation text, references")
+    func parserEvents() throws {
+        let xhtml = "<div xmlns=\"http://www.w3.org/1999/xhtml\">"
+        let math = "<math xmlns=\"http://www.w3.org/1998/Math/MathML\">"
+        let mathML = try XMLSanitizer.sanitize(
+            wrapped: Array(
+                (xhtml + math + "<mi><!--c--></mi><mi/><mi></mi><mo><?pi x?></mo><semantics>"
+                    + "<annotation encoding=\"a&amp;b\">a<b>c</b>d<![CDATA[<e>]]></annotation></semantics></math></div>").utf8))
+        #expect(
+            String(decoding: mathML.body, as: UTF8.self)
+                == math + "<mi></mi><mi/><mi/><mo></mo><semantics><annotation encoding=\"a&amp;b\">ad&lt;e&gt;</annotation></semantics></math>")
+        let text = try XMLSanitizer.sanitize(
+            wrapped: Array(
+                (xhtml + "<p title=\"a &amp; b &#38; &lt; &#x9; &#10; c\">t &amp; &#169; <![CDATA[ <x> & ]]></p>"
+                    + "<br>inside</br><img src=\"x.png\"><b>z</b></img></div>").utf8))
+        #expect(
+            String(decoding: text.body, as: UTF8.self)
+                == "<p title=\"a &amp; b &amp; &lt; &#x9; &#xA; c\">t &amp; \u{A9}  &lt;x&gt; &amp; </p><br/><img src=\"x.png\"/>")
+        #expect(mathML.warnings.isEmpty && text.warnings.isEmpty)
+    }
+
     @Test("What the sanitizer keeps from crafted MathML")
     func keptMathML() throws {
         let xml = try #require(TestFiles.read(TestFiles.fixtures + "/sanitizer/mathml-smuggling.xml"))

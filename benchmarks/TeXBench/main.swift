@@ -1,6 +1,8 @@
 // lectern-bench-tex: runs TeXMath over a JSONL suite of formulas, in one process.
 //
 //   lectern-bench-tex INPUT.jsonl [OUTPUT.jsonl]     (OUTPUT defaults to standard output)
+//   lectern-bench-tex --repeat N INPUT.jsonl          (converts the suite N times, writes nothing,
+//                                                     and prints the fastest pass: for profiling)
 //
 // Input: one JSON object a line, `{"tex": "...", "display": true|false, ...}`. A missing `display`
 // means display mode (the shared corpora carry no such field and are written as display formulas).
@@ -16,12 +18,41 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = CommandLine.arguments.dropFirst()
+var repeats = 0
+if arguments.first == "--repeat" {
+    arguments = arguments.dropFirst()
+    guard let n = arguments.first.flatMap({ Int($0) }), n > 0 else { fail("--repeat takes a positive count") }
+    repeats = n
+    arguments = arguments.dropFirst()
+}
 guard let inputPath = arguments.first, arguments.count <= 2 else {
     fail("usage: lectern-bench-tex INPUT.jsonl [OUTPUT.jsonl]")
 }
 guard let inputData = FileManager.default.contents(atPath: inputPath) else {
     fail("cannot read \(inputPath)")
+}
+
+if repeats > 0 {
+    var suite: [(String, Bool)] = []
+    for line in inputData.split(separator: UInt8(ascii: "\n")) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+            let tex = object["tex"] as? String
+        else { continue }
+        suite.append((tex, (object["display"] as? Bool) ?? true))
+    }
+    var best = Double.infinity
+    var bytes = 0
+    for _ in 0..<repeats {
+        let start = DispatchTime.now().uptimeNanoseconds
+        bytes = 0
+        for (tex, display) in suite { bytes &+= TeXMath.convert(tex, display: display).mathML.utf8.count }
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    print(
+        String(
+            format: "lectern-bench-tex: %d formulas, fastest of %d passes %.3f s (%.2f µs a formula), %d bytes of MathML", suite.count, repeats, best, best / Double(max(suite.count, 1)) * 1e6, bytes))
+    exit(0)
 }
 
 var output = Data()

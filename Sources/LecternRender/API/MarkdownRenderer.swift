@@ -63,23 +63,12 @@ public struct MarkdownRenderer: Sendable {
         var writer = XHTMLWriter(protected: protected, trustsMathML: trustsMathML)
         writer.write(document: tree)
         cmark_node_free(tree)
+        writer.finish()
 
-        var wrapped: [UInt8] = []
-        wrapped.reserveCapacity(writer.out.count + 64)
-        XMLBytes.append("<div xmlns=\"http://www.w3.org/1999/xhtml\">", to: &wrapped)
-        wrapped += writer.out
-        XMLBytes.append("</div>", to: &wrapped)
-
-        let sanitized: (body: [UInt8], warnings: [String])
-        do {
-            sanitized = try XMLSanitizer.sanitize(wrapped: wrapped, trusted: writer.trustedMathML)
-        } catch let failure as LibXML.Failure {
-            throw Self.diagnose(failure, writer: writer, protected: protected)
-        }
-
+        // The document is written once: its head, the sanitized body, its end.
         let documentTitle = title ?? writer.firstHeading.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
         var document: [UInt8] = []
-        document.reserveCapacity(sanitized.body.count + 512)
+        document.reserveCapacity(writer.out.count + writer.trustedMathML.reduce(0) { $0 + $1.utf8.count } + 512)
         XMLBytes.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n", to: &document)
         XMLBytes.append("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"", to: &document)
         XMLBytes.appendText(tag.code, to: &document, attribute: true)
@@ -97,7 +86,13 @@ public struct MarkdownRenderer: Sendable {
         }
         XMLBytes.append("</head>\n<body>\n", to: &document)
         let bodyStart = document.count
-        document += sanitized.body
+
+        let sanitizerWarnings: [String]
+        do {
+            sanitizerWarnings = try XMLSanitizer.sanitize(wrapped: writer.out, trusted: writer.trustedMathML, into: &document)
+        } catch let failure as LibXML.Failure {
+            throw Self.diagnose(failure, writer: writer, protected: protected)
+        }
         let bodyEnd = document.count
         XMLBytes.append("</body>\n</html>\n", to: &document)
 
@@ -112,7 +107,7 @@ public struct MarkdownRenderer: Sendable {
         return RenderedDocument(
             xhtml: xhtml,
             body: body,
-            warnings: writer.warnings + sanitized.warnings,
+            warnings: writer.warnings + sanitizerWarnings,
             language: tag.code,
             direction: tag.direction,
             title: documentTitle)

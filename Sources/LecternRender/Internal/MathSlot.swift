@@ -26,15 +26,11 @@ enum MathSlot {
         out.append(contentsOf: "<slot xmlns=\"\(namespace)\" n=\"\(index)\"/>".utf8)
     }
 
-    /// The slot number of `node`, if it has one.
-    static func index(of node: xmlNodePtr) -> Int? {
-        var attribute = node.pointee.properties
-        while let a = attribute {
-            attribute = a.pointee.next
-            guard let name = a.pointee.name, String(cString: UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)) == "n",
-                let text = a.pointee.children, text.pointee.next == nil, let content = text.pointee.content
-            else { continue }
-            return Int(String(cString: UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)))
+    /// The slot number among a SAX2 element's attributes, if it has one.
+    static func index(in attributes: Attributes) -> Int? {
+        for attribute in attributes {
+            guard strcmp(UnsafeRawPointer(attribute.localName).assumingMemoryBound(to: CChar.self), "n") == 0 else { continue }
+            return attribute.withValue { Int(String(decoding: $0, as: UTF8.self)) }
         }
         return nil
     }

@@ -8,7 +8,8 @@ internal import TeXMath
 /// view: tokens are substituted in text only, the Lectern containers and table `style`s are
 /// written directly, and everything is escaped for XML by construction.
 struct XHTMLWriter {
-    /// The body so far.
+    /// The body so far, inside the XHTML wrapper element the sanitizer parses
+    /// (`<div xmlns="…xhtml">`; `finish()` closes it).
     private(set) var out: [UInt8] = []
     /// Problems worth telling the author about, with source lines.
     private(set) var warnings: [String] = []
@@ -60,6 +61,14 @@ struct XHTMLWriter {
         self.trustsMathML = trustsMathML
         self.mathML = Array(repeating: nil, count: protected.formulas.count)
         out.reserveCapacity(protected.bytes.count * 2 + 256)
+        XMLBytes.append(Self.wrapperStart, to: &out)
+    }
+
+    static let wrapperStart: StaticString = "<div xmlns=\"http://www.w3.org/1999/xhtml\">"
+
+    /// Closes the wrapper: `out` is then the document the sanitizer parses.
+    mutating func finish() {
+        XMLBytes.append("</div>", to: &out)
     }
 
     // MARK: Walk

@@ -9,14 +9,22 @@
 /// Escaping for XML text and attribute values, on UTF-8 bytes. Runs of plain bytes are copied in
 /// bulk; only `& < > "`, control characters and U+FFFE/U+FFFF need attention.
 enum XMLBytes {
+    /// Per byte: 1 when it needs attention in text, 2 in an attribute value (`& < >`, control
+    /// characters, the first byte of U+FFFE/U+FFFF, and `"` in attributes).
+    private static let attention: [UInt8] = (0...255).map { b in
+        if b < 0x20 || b == 0x26 || b == 0x3C || b == 0x3E || b == 0xEF { return 3 }
+        return b == 0x22 ? 2 : 0
+    }
+
     /// Appends `bytes` escaped for XML character data; characters XML 1.0 forbids become U+FFFD.
     static func appendText(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], attribute: Bool = false) {
         let n = bytes.count
         var runStart = 0
         var i = 0
+        let mask: UInt8 = attribute ? 2 : 1
         while i < n {
             let b = bytes[i]
-            guard b < 0x20 || b == 0x26 || b == 0x3C || b == 0x3E || b == 0xEF || (attribute && b == 0x22) else {
+            guard attention[Int(b)] & mask != 0 else {
                 i += 1
                 continue
             }

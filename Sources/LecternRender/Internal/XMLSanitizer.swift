@@ -1,62 +1,21 @@
 internal import CLibXML2
 
-/// libxml2: parse (the well-formedness check), then serialize only what the allowlist keeps.
-enum LibXML {
-    /// `xmlInitParser` must run once before libxml2 is used from several threads.
-    static let initialized: Bool = {
-        xmlInitParser()
-        return true
-    }()
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
-    /// No network, no entity substitution, no DTD loading, quiet, CDATA as text.
-    static let parseOptions = Int32(
-        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
-            | XML_PARSE_NOCDATA.rawValue)
-
-    /// Why a document did not parse.
-    struct Failure: Error {
-        var message: String
-        var line: Int
-        var column: Int
-    }
-
-    /// Parses `bytes` as XML and hands the document to `body`; throws the parser's first error.
-    static func withDocument<R>(_ bytes: [UInt8], _ body: (xmlDocPtr) throws -> R) throws -> R {
-        _ = initialized
-        guard bytes.count < Int(Int32.max), let ctxt = xmlNewParserCtxt() else {
-            throw Failure(message: "libxml2 could not start a parser", line: 0, column: 0)
-        }
-        defer { xmlFreeParserCtxt(ctxt) }
-        let doc = bytes.withUnsafeBufferPointer { buf in
-            buf.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(ctxt, chars.baseAddress, Int32(chars.count), nil, "UTF-8", parseOptions)
-            }
-        }
-        guard let doc, ctxt.pointee.wellFormed != 0 else {
-            if let doc { xmlFreeDoc(doc) }
-            let error = ctxt.pointee.lastError
-            var message = error.message.map { String(cString: $0) } ?? "not well-formed"
-            while message.last == "\n" { message.removeLast() }
-            throw Failure(message: message, line: Int(error.line), column: Int(error.int2))
-        }
-        defer { xmlFreeDoc(doc) }
-        return try body(doc)
-    }
-
-    /// Whether `bytes` is well-formed XML (`nil`) or the reason it is not.
-    static func check(_ bytes: [UInt8]) -> Failure? {
-        do {
-            try withDocument(bytes) { _ in }
-            return nil
-        } catch let failure as Failure {
-            return failure
-        } catch {
-            return Failure(message: "\(error)", line: 0, column: 0)
-        }
-    }
-}
-
-/// Serializes the children of the wrapper element, keeping only allowlisted elements and attributes.
+/// Writes the children of the wrapper element, keeping only allowlisted elements and attributes,
+/// as libxml2's SAX2 parser reports them.
+///
+/// The parse is the well-formedness check; the sanitizer writes as the events arrive, so no tree is
+/// built, walked and freed (building and walking one was about half of rendering a lecture). Each
+/// element is decided from what is open above it (inside MathML, a list, a table), as a tree walk
+/// would: an element outside the allowlist is dropped with its content or unwrapped, a MathML
+/// element with no content is written `<x/>`, and an `annotation` keeps only its own text.
 struct XMLSanitizer {
     private(set) var out: [UInt8] = []
     private(set) var warnings: [String] = []
@@ -64,10 +23,13 @@ struct XMLSanitizer {
     /// libxml2 interns names in the parser's dictionary, so each distinct name pointer is
     /// classified once per document and then looked up by address.
     private var names: [UnsafeRawPointer: String] = [:]
-    private var namespaces: [UnsafeRawPointer: Namespace] = [:]
     private var xhtmlRules: [UnsafeRawPointer: XHTMLRule] = [:]
     private var mathMLRules: [UnsafeRawPointer: MathMLRule] = [:]
     private var mathMLAttributeRules: [UnsafeRawPointer: MathMLAttributeRule] = [:]
+    /// The open elements, the wrapper first.
+    private var open: [Frame] = []
+    /// The converter's MathML for each slot (`MathSlot`), written as it is.
+    private var trusted: [String] = []
 
     private struct XHTMLRule {
         var name: String
@@ -94,8 +56,6 @@ struct XMLSanitizer {
     }
 
     private enum Namespace { case xhtml, mathML, slot, other(String) }
-    /// The converter's MathML for each slot (`MathSlot`), written as it is.
-    private var trusted: [String] = []
     private static let tableParts: Set<String> = ["thead", "tbody", "tfoot", "tr", "td", "th"]
 
     private struct Context {
@@ -104,95 +64,285 @@ struct XMLSanitizer {
         var inTable = false
     }
 
+    /// What an open element does with what it contains, and how it ends.
+    private struct Frame {
+        enum Content {
+            /// Written (sanitized in turn).
+            case kept
+            /// Dropped, elements and text.
+            case dropped
+            /// Text written, elements dropped (a MathML `annotation`: the TeX source).
+            case textOnly
+        }
+        enum End {
+            case nothing
+            case xhtml(String)
+            /// A MathML element whose start tag is still open: `/>` if nothing comes before its end.
+            case mathML(String)
+        }
+        var content: Content
+        var end: End
+        var context: Context
+        var startTagOpen = false
+
+        static let dropped = Frame(content: .dropped, end: .nothing, context: Context())
+    }
+
     /// Sanitizes `wrapped` (`<div xmlns="…xhtml">body</div>`) and returns the clean body.
     /// `trusted`: the MathML of the writer's slots, which replaces them unparsed.
+    /// - Throws: `LibXML.Failure` when `wrapped` is not well-formed XML.
     static func sanitize(wrapped: [UInt8], trusted: [String] = []) throws -> (body: [UInt8], warnings: [String]) {
-        try LibXML.withDocument(wrapped) { doc in
-            var sanitizer = XMLSanitizer()
-            sanitizer.trusted = trusted
-            sanitizer.out.reserveCapacity(wrapped.count)
-            if let root = xmlDocGetRootElement(doc) {
-                sanitizer.children(of: root, Context())
+        var body: [UInt8] = []
+        let warnings = try sanitize(wrapped: wrapped, trusted: trusted, into: &body)
+        return (body, warnings)
+    }
+
+    /// Sanitizes `wrapped`, appending the clean body to `output`; returns the warnings. `output`
+    /// is left as it was when `wrapped` is not well-formed.
+    static func sanitize(wrapped: [UInt8], trusted: [String], into output: inout [UInt8]) throws -> [String] {
+        _ = LibXML.initialized
+        var sanitizer = XMLSanitizer()
+        sanitizer.trusted = trusted
+        let start = output.count
+        swap(&sanitizer.out, &output)
+        sanitizer.out.reserveCapacity(start + wrapped.count + trusted.reduce(0) { $0 + $1.utf8.count })
+        let failure: LibXML.Failure? = withUnsafeMutablePointer(to: &sanitizer) { state in
+            var handler = Self.handler
+            return wrapped.withUnsafeBufferPointer { buffer -> LibXML.Failure? in
+                guard buffer.count < Int(Int32.max),
+                    let ctxt = buffer.withMemoryRebound(to: CChar.self, { xmlCreateMemoryParserCtxt($0.baseAddress, Int32($0.count)) })
+                else { return LibXML.Failure(message: "libxml2 could not start a parser", line: 0, column: 0) }
+                xmlCtxtUseOptions(ctxt, LibXML.parseOptions)
+                return withUnsafeMutablePointer(to: &handler) { sax in
+                    let libraryHandler = ctxt.pointee.sax
+                    ctxt.pointee.sax = sax
+                    ctxt.pointee.userData = UnsafeMutableRawPointer(state)
+                    xmlParseDocument(ctxt)
+                    ctxt.pointee.sax = libraryHandler
+                    ctxt.pointee.userData = nil
+                    defer { xmlFreeParserCtxt(ctxt) }
+                    guard ctxt.pointee.wellFormed != 0 else { return LibXML.failure(of: ctxt) }
+                    return nil
+                }
             }
-            return (sanitizer.out, sanitizer.warnings)
+        }
+        swap(&sanitizer.out, &output)
+        if let failure {
+            output.removeSubrange(start...)
+            throw failure
+        }
+        return sanitizer.warnings
+    }
+
+    /// The SAX2 callbacks; libxml2 hands each the sanitizer as its context.
+    /// Never written after it is made; libxml2 only reads it (through a copy on the stack).
+    nonisolated(unsafe) private static let handler: xmlSAXHandler = {
+        var h = xmlSAXHandler()
+        h.initialized = XML_SAX2_MAGIC
+        h.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
+            guard let context, let localName else { return }
+            context.assumingMemoryBound(to: XMLSanitizer.self).pointee.start(
+                localName, uri: uri, attributes: attributes, count: Int(attributeCount))
+        }
+        h.endElementNs = { context, _, _, _ in
+            context?.assumingMemoryBound(to: XMLSanitizer.self).pointee.end()
+        }
+        h.characters = { context, bytes, length in
+            guard let context, let bytes, length > 0 else { return }
+            context.assumingMemoryBound(to: XMLSanitizer.self).pointee.text(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        }
+        h.ignorableWhitespace = h.characters
+        // Comments and processing instructions are never kept, but they are content: an element
+        // holding only a comment is written with an end tag, as a tree walk would.
+        h.comment = { context, _ in
+            context?.assumingMemoryBound(to: XMLSanitizer.self).pointee.closeStartTag()
+        }
+        h.processingInstruction = { context, _, _ in
+            context?.assumingMemoryBound(to: XMLSanitizer.self).pointee.closeStartTag()
+        }
+        return h
+    }()
+
+    // MARK: Events
+
+    private mutating func closeStartTag() {
+        guard let last = open.indices.last, open[last].startTagOpen else { return }
+        open[last].startTagOpen = false
+        out.append(0x3E)
+    }
+
+    private mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        closeStartTag()
+        guard let frame = open.last, frame.content != .dropped else { return }
+        XMLBytes.appendText(bytes, to: &out)
+    }
+
+    private mutating func end() {
+        guard let frame = open.popLast() else { return }
+        switch frame.end {
+        case .nothing:
+            break
+        case .xhtml(let name):
+            writeEndTag(name)
+        case .mathML(let name):
+            if frame.startTagOpen {
+                XMLBytes.append("/>", to: &out)
+            } else {
+                writeEndTag(name)
+            }
         }
     }
 
-    private mutating func children(of node: xmlNodePtr, _ context: Context) {
-        var child = node.pointee.children
-        while let c = child {
-            visit(c, context)
-            child = c.pointee.next
+    private mutating func start(
+        _ localName: UnsafePointer<xmlChar>, uri: UnsafePointer<xmlChar>?,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int
+    ) {
+        closeStartTag()
+        guard let parent = open.last else {
+            // The wrapper: only its content is written.
+            open.append(Frame(content: .kept, end: .nothing, context: Context()))
+            return
         }
-    }
-
-    private mutating func visit(_ node: xmlNodePtr, _ context: Context) {
-        switch node.pointee.type {
-        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-            XMLBytes.appendText(UnsafeBufferPointer.cString(contentPointer(node)), to: &out)
-        case XML_ELEMENT_NODE:
-            element(node, context)
-        default:
-            break  // comments, processing instructions, entity references: never kept
+        guard parent.content == .kept else {
+            open.append(.dropped)
+            return
         }
-    }
-
-    private func contentPointer(_ node: xmlNodePtr) -> UnsafePointer<CChar>? {
-        guard let content = node.pointee.content else { return nil }
-        return UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)
-    }
-
-    private static func string(_ p: UnsafePointer<xmlChar>?) -> String {
-        guard let p else { return "" }
-        return String(cString: UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
-    }
-
-    private mutating func name(_ p: UnsafePointer<xmlChar>?) -> String {
-        guard let p else { return "" }
-        let key = UnsafeRawPointer(p)
-        if let known = names[key] { return known }
-        let s = Self.string(p)
-        names[key] = s
-        return s
-    }
-
-    private mutating func namespace(_ ns: xmlNsPtr?) -> Namespace {
-        guard let ns, let href = ns.pointee.href else { return .other("") }
-        let key = UnsafeRawPointer(href)
-        if let known = namespaces[key] { return known }
-        let s = Self.string(href)
-        let kind: Namespace =
-            s == Allowlist.xhtmlNamespace ? .xhtml : s == Allowlist.mathMLNamespace ? .mathML : s == MathSlot.namespace ? .slot : .other(s)
-        namespaces[key] = kind
-        return kind
-    }
-
-    private mutating func warn(_ message: String) {
-        if warned.insert(message).inserted, warnings.count < 50 { warnings.append(message) }
-    }
-
-    private mutating func element(_ node: xmlNodePtr, _ context: Context) {
-        guard let namePointer = node.pointee.name else { return }
-        let key = UnsafeRawPointer(namePointer)
-        switch namespace(node.pointee.ns) {
+        let key = UnsafeRawPointer(localName)
+        let attributeList = Attributes(base: attributes, count: count)
+        switch Self.namespace(uri) {
         case .xhtml:
-            let rule = xhtmlRules[key] ?? xhtmlRule(key, namePointer)
-            xhtmlElement(node, rule, context)
+            let rule = xhtmlRules[key] ?? xhtmlRule(key, localName)
+            open.append(xhtmlElement(rule, attributeList, parent.context))
         case .mathML:
-            let rule = mathMLRules[key] ?? mathMLRule(key, namePointer)
-            mathMLElement(node, rule, context)
+            let rule = mathMLRules[key] ?? mathMLRule(key, localName)
+            open.append(mathMLElement(rule, attributeList, parent.context))
         case .slot:
             // The writer's place for a formula: the TeX converter's MathML, which emits only
             // allowlisted markup by construction (MathSlot), goes in without a second parse.
-            guard !context.inMath, let index = MathSlot.index(of: node), trusted.indices.contains(index) else {
+            if !parent.context.inMath, let index = MathSlot.index(in: attributeList), trusted.indices.contains(index) {
+                out.append(contentsOf: trusted[index].utf8)
+            } else {
                 warn("removed a misplaced formula slot")
-                return
             }
-            out.append(contentsOf: trusted[index].utf8)
+            open.append(.dropped)
         case .other(let uri):
-            warn("removed <\(self.name(namePointer))> from namespace “\(uri)”")
+            warn("removed <\(name(localName))> from namespace “\(uri)”")
+            open.append(.dropped)
         }
     }
+
+    // MARK: Elements
+
+    private mutating func xhtmlElement(_ rule: XHTMLRule, _ attributes: Attributes, _ context: Context) -> Frame {
+        let name = rule.name
+        if context.inMath {
+            warn("removed XHTML <\(name)> inside MathML")
+            return .dropped
+        }
+        guard rule.allowed else {
+            if rule.removeContents {
+                warn("removed <\(name)> and its content")
+                return .dropped
+            }
+            warn("removed <\(name)> (content kept)")
+            return Frame(content: .kept, end: .nothing, context: context)
+        }
+        // html-pipeline's transformers: list items outside lists and table parts outside tables
+        // could break out of the markup that contains the content.
+        if (rule.needsList && !context.inList) || (rule.needsTable && !context.inTable) {
+            return Frame(content: .kept, end: .nothing, context: context)
+        }
+        out.append(0x3C)
+        out.append(contentsOf: name.utf8)
+        for attribute in attributes {
+            guard attribute.uri == nil else {
+                warn("removed namespaced attribute \(Self.string(attribute.localName)) on <\(name)>")
+                continue
+            }
+            let attributeName = self.name(attribute.localName)
+            attribute.withValue { value in
+                if keepXHTMLAttribute(attributeName, value: value, element: name) {
+                    writeAttribute(attributeName, value)
+                }
+            }
+        }
+        if rule.void {
+            XMLBytes.append("/>", to: &out)
+            return .dropped
+        }
+        out.append(0x3E)
+        var inner = context
+        if rule.opensList { inner.inList = true }
+        if rule.opensTable { inner.inTable = true }
+        return Frame(content: .kept, end: .xhtml(name), context: inner)
+    }
+
+    private mutating func mathMLElement(_ rule: MathMLRule, _ attributes: Attributes, _ context: Context) -> Frame {
+        let name = rule.name
+        // `math` only as the root of a formula in XHTML; everything else only inside one.
+        guard context.inMath != rule.isRoot else {
+            warn("removed misplaced MathML <\(name)>")
+            return .dropped
+        }
+        guard rule.allowed else {
+            warn("removed MathML <\(name)> and its content")
+            return .dropped
+        }
+        out.append(0x3C)
+        out.append(contentsOf: name.utf8)
+        if rule.isRoot {
+            XMLBytes.append(" xmlns=\"http://www.w3.org/1998/Math/MathML\"", to: &out)
+        }
+        for attribute in attributes {
+            guard attribute.uri == nil else {
+                warn("removed namespaced attribute \(self.name(attribute.localName)) in MathML")
+                continue
+            }
+            switch mathMLAttributeRule(attribute.localName) {
+            case .keep(let attributeName):
+                attribute.withValue { writeAttribute(attributeName, $0) }
+            case .style:
+                attribute.withValue { value in
+                    if Allowlist.mathMLStyles.contains(String(decoding: value, as: UTF8.self)) {
+                        writeAttribute("style", value)
+                    } else {
+                        warn("removed style in MathML")
+                    }
+                }
+            case .drop(let attributeName):
+                warn("removed attribute \(attributeName) in MathML")
+            }
+        }
+        var inner = context
+        inner.inMath = true
+        return Frame(content: rule.isAnnotation ? .textOnly : .kept, end: .mathML(name), context: inner, startTagOpen: true)
+    }
+
+    private mutating func keepXHTMLAttribute(
+        _ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String
+    )
+        -> Bool
+    {
+        if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
+            if URLPolicy.isAllowed(Array(value), schemes: schemes) { return true }
+            warn("removed \(attribute) with a disallowed URL scheme on <\(element)>")
+            return false
+        }
+        if Allowlist.globalAttributes.contains(attribute) { return true }
+        if Allowlist.elementAttributes[element]?.contains(attribute) == true { return true }
+        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(Array(value)) {
+            return true
+        }
+        if attribute == "style", element == "th" || element == "td",
+            Allowlist.allowedStyles.contains(String(decoding: value, as: UTF8.self))
+        {
+            return true
+        }
+        warn("removed attribute \(attribute) on <\(element)>")
+        return false
+    }
+
+    // MARK: Rules
 
     private mutating func xhtmlRule(_ key: UnsafeRawPointer, _ pointer: UnsafePointer<xmlChar>) -> XHTMLRule {
         let name = self.name(pointer)
@@ -230,140 +380,21 @@ struct XMLSanitizer {
         return rule
     }
 
-    private mutating func xhtmlElement(_ node: xmlNodePtr, _ rule: XHTMLRule, _ context: Context) {
-        let name = rule.name
-        if context.inMath {
-            warn("removed XHTML <\(name)> inside MathML")
-            return
+    /// An element's namespace, by its URI's bytes (namespace names are not interned).
+    private static func namespace(_ uri: UnsafePointer<xmlChar>?) -> Namespace {
+        guard let uri else { return .other("") }
+        let s = string(uri)
+        switch s {
+        case Allowlist.xhtmlNamespace: return .xhtml
+        case Allowlist.mathMLNamespace: return .mathML
+        case MathSlot.namespace: return .slot
+        default: return .other(s)
         }
-        guard rule.allowed else {
-            if rule.removeContents {
-                warn("removed <\(name)> and its content")
-            } else {
-                warn("removed <\(name)> (content kept)")
-                children(of: node, context)
-            }
-            return
-        }
-        // html-pipeline's transformers: list items outside lists and table parts outside tables
-        // could break out of the markup that contains the content.
-        if (rule.needsList && !context.inList) || (rule.needsTable && !context.inTable) {
-            children(of: node, context)
-            return
-        }
-        out.append(0x3C)
-        out.append(contentsOf: name.utf8)
-        var attribute = node.pointee.properties
-        while let a = attribute {
-            attribute = a.pointee.next
-            guard a.pointee.ns == nil else {
-                warn("removed namespaced attribute \(Self.string(a.pointee.name)) on <\(name)>")
-                continue
-            }
-            let attributeName = self.name(a.pointee.name)
-            Self.withValue(of: a) { value in
-                if keepXHTMLAttribute(attributeName, value: value, element: name) {
-                    writeAttribute(attributeName, value)
-                }
-            }
-        }
-        if rule.void {
-            XMLBytes.append("/>", to: &out)
-            return
-        }
-        out.append(0x3E)
-        var inner = context
-        if rule.opensList { inner.inList = true }
-        if rule.opensTable { inner.inTable = true }
-        children(of: node, inner)
-        out.append(0x3C)
-        out.append(0x2F)
-        out.append(contentsOf: name.utf8)
-        out.append(0x3E)
     }
 
-    private mutating func keepXHTMLAttribute(
-        _ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String
-    )
-        -> Bool
-    {
-        if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
-            if URLPolicy.isAllowed(Array(value), schemes: schemes) { return true }
-            warn("removed \(attribute) with a disallowed URL scheme on <\(element)>")
-            return false
-        }
-        if Allowlist.globalAttributes.contains(attribute) { return true }
-        if Allowlist.elementAttributes[element]?.contains(attribute) == true { return true }
-        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(Array(value)) {
-            return true
-        }
-        if attribute == "style", element == "th" || element == "td",
-            Allowlist.allowedStyles.contains(String(decoding: value, as: UTF8.self))
-        {
-            return true
-        }
-        warn("removed attribute \(attribute) on <\(element)>")
-        return false
-    }
+    // MARK: Output
 
-    private mutating func mathMLElement(_ node: xmlNodePtr, _ rule: MathMLRule, _ context: Context) {
-        let name = rule.name
-        // `math` only as the root of a formula in XHTML; everything else only inside one.
-        guard context.inMath != rule.isRoot else {
-            warn("removed misplaced MathML <\(name)>")
-            return
-        }
-        guard rule.allowed else {
-            warn("removed MathML <\(name)> and its content")
-            return
-        }
-        out.append(0x3C)
-        out.append(contentsOf: name.utf8)
-        if rule.isRoot {
-            XMLBytes.append(" xmlns=\"http://www.w3.org/1998/Math/MathML\"", to: &out)
-        }
-        var attribute = node.pointee.properties
-        while let a = attribute {
-            attribute = a.pointee.next
-            guard let namePointer = a.pointee.name else { continue }
-            guard a.pointee.ns == nil else {
-                warn("removed namespaced attribute \(self.name(namePointer)) in MathML")
-                continue
-            }
-            switch mathMLAttributeRule(namePointer) {
-            case .keep(let attributeName):
-                Self.withValue(of: a) { writeAttribute(attributeName, $0) }
-            case .style:
-                Self.withValue(of: a) { value in
-                    if Allowlist.mathMLStyles.contains(String(decoding: value, as: UTF8.self)) {
-                        writeAttribute("style", value)
-                    } else {
-                        warn("removed style in MathML")
-                    }
-                }
-            case .drop(let attributeName):
-                warn("removed attribute \(attributeName) in MathML")
-            }
-        }
-        guard node.pointee.children != nil else {
-            XMLBytes.append("/>", to: &out)
-            return
-        }
-        out.append(0x3E)
-        var inner = context
-        inner.inMath = true
-        if rule.isAnnotation {
-            // The TeX source: text only.
-            var child = node.pointee.children
-            while let c = child {
-                if c.pointee.type == XML_TEXT_NODE || c.pointee.type == XML_CDATA_SECTION_NODE {
-                    XMLBytes.appendText(UnsafeBufferPointer.cString(contentPointer(c)), to: &out)
-                }
-                child = c.pointee.next
-            }
-        } else {
-            children(of: node, inner)
-        }
+    private mutating func writeEndTag(_ name: String) {
         out.append(0x3C)
         out.append(0x2F)
         out.append(contentsOf: name.utf8)
@@ -379,23 +410,76 @@ struct XMLSanitizer {
         out.append(0x22)
     }
 
-    /// Calls `body` with an attribute's value, character references decoded (its text children
-    /// joined; libxml2 gives a single child in the usual case, which needs no copy).
-    private static func withValue<R>(of attribute: xmlAttrPtr, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let only = attribute.pointee.children, only.pointee.next == nil {
-            return body(UnsafeBufferPointer.cString(contentChars(only)))
-        }
-        var bytes: [UInt8] = []
-        var child = attribute.pointee.children
-        while let c = child {
-            bytes.append(contentsOf: UnsafeBufferPointer.cString(contentChars(c)))
-            child = c.pointee.next
-        }
-        return bytes.withUnsafeBufferPointer(body)
+    private mutating func warn(_ message: String) {
+        if warned.insert(message).inserted, warnings.count < 50 { warnings.append(message) }
     }
 
-    private static func contentChars(_ node: xmlNodePtr) -> UnsafePointer<CChar>? {
-        guard let content = node.pointee.content else { return nil }
-        return UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)
+    private static func string(_ p: UnsafePointer<xmlChar>?) -> String {
+        guard let p else { return "" }
+        return String(cString: UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
+    }
+
+    private mutating func name(_ p: UnsafePointer<xmlChar>?) -> String {
+        guard let p else { return "" }
+        let key = UnsafeRawPointer(p)
+        if let known = names[key] { return known }
+        let s = Self.string(p)
+        names[key] = s
+        return s
+    }
+}
+
+/// An element's attributes as SAX2 reports them: five pointers each (local name, prefix, URI,
+/// value start, value end).
+struct Attributes: Sequence {
+    let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    let count: Int
+
+    struct Attribute {
+        var localName: UnsafePointer<xmlChar>
+        var uri: UnsafePointer<xmlChar>?
+        var value: UnsafeBufferPointer<UInt8>
+
+        /// Calls `body` with the value, character references decoded. libxml2 decodes every
+        /// reference in an attribute value itself except the ampersand, which it hands on as
+        /// `&#38;` (for a tree builder to decode).
+        func withValue<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            guard let start = value.baseAddress, memchr(start, 0x26, value.count) != nil else { return body(value) }
+            var decoded: [UInt8] = []
+            decoded.reserveCapacity(value.count)
+            var i = 0
+            while i < value.count {
+                if value[i] == 0x26, i + 4 < value.count, value[i + 1] == 0x23, value[i + 2] == 0x33, value[i + 3] == 0x38,
+                    value[i + 4] == 0x3B
+                {
+                    decoded.append(0x26)
+                    i += 5
+                } else {
+                    decoded.append(value[i])
+                    i += 1
+                }
+            }
+            return decoded.withUnsafeBufferPointer(body)
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(base: base, count: count) }
+
+    struct Iterator: IteratorProtocol {
+        let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+        let count: Int
+        var index = 0
+
+        mutating func next() -> Attribute? {
+            while let base, index < count {
+                let entry = base + index * 5
+                index += 1
+                guard let localName = entry[0], let valueStart = entry[3], let valueEnd = entry[4] else { continue }
+                return Attribute(
+                    localName: localName, uri: entry[2],
+                    value: UnsafeBufferPointer(start: valueStart, count: valueEnd - valueStart))
+            }
+            return nil
+        }
     }
 }
