@@ -37,6 +37,27 @@ public enum TeXMath {
     /// Converts `tex` (the text between the delimiters, without them) to MathML. `display` selects
     /// `display="block"`. Never throws and never traps: bad input yields `merror` and warnings.
     public static func convert(_ tex: String, display: Bool) -> MathMLConversion {
+        let result = convertToUTF8(tex, display: display)
+        return MathMLConversion(mathML: String(decoding: result.mathML, as: UTF8.self), warnings: result.warnings)
+    }
+
+    /// `convert` with the MathML as UTF-8 bytes (for a caller that writes bytes: no string is
+    /// made and validated for it).
+    public static func convertToUTF8(_ tex: String, display: Bool) -> (mathML: [UInt8], warnings: [String]) {
+        if let mathML = OnePass.convert(tex, display: display) { return (mathML, []) }
+        return convertWithTree(tex, display: display)
+    }
+
+    /// The MathML of a formula of the common kind (letters, numbers, operators, Greek, scripts,
+    /// fractions, roots, `\\left…\\right`), written in one pass; nil for any other formula, which
+    /// `convertToUTF8` hands to the full converter. A caller that caches conversions can skip the
+    /// cache for these: converting one costs about as much as looking it up.
+    public static func convertCommonToUTF8(_ tex: String, display: Bool) -> [UInt8]? {
+        OnePass.convert(tex, display: display)
+    }
+
+    /// The full converter, for every formula (`convert` takes the common ones in one pass).
+    static func convertWithTree(_ tex: String, display: Bool) -> (mathML: [UInt8], warnings: [String]) {
         let converter = Converter(source: tex, display: display)
         var content = converter.parseTop()
         if let tag = converter.pendingTag { content.append(tag) }
@@ -53,7 +74,7 @@ public enum TeXMath {
         out.append(contentsOf: "<annotation encoding=\"application/x-tex\">".utf8)
         XML.appendEscaped(tex, to: &out, inAttribute: false)
         out.append(contentsOf: "</annotation></semantics></math>".utf8)
-        return MathMLConversion(mathML: String(decoding: out, as: UTF8.self), warnings: converter.warnings)
+        return (out, converter.warnings)
     }
 
     /// Every element name `convert` can produce.

@@ -68,7 +68,7 @@ public struct MarkdownRenderer: Sendable {
         // The document is written once: its head, the sanitized body, its end.
         let documentTitle = title ?? writer.firstHeading.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
         var document: [UInt8] = []
-        document.reserveCapacity(writer.out.count + writer.trustedMathML.reduce(0) { $0 + $1.utf8.count } + 512)
+        document.reserveCapacity(writer.out.count + writer.trustedMathML.reduce(0) { $0 + $1.count } + 512)
         XMLBytes.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n", to: &document)
         XMLBytes.append("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"", to: &document)
         XMLBytes.appendText(tag.code, to: &document, attribute: true)

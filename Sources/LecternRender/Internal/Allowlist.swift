@@ -67,18 +67,30 @@ enum Allowlist {
     static let classElements: Set<String> = ["div", "span", "code", "blockquote", "pre"]
 
     /// `class` values the writer produces: Lectern containers and `language-<name>`.
-    static func isAllowedClass(_ value: [UInt8]) -> Bool {
-        let known: Set<String> = ["lectern-code", "lectern-math", "lectern-math-display", "lectern-quote"]
-        for token in value.split(whereSeparator: { $0 == 0x20 }) {
-            let s = String(decoding: token, as: UTF8.self)
-            if known.contains(s) { continue }
-            guard s.hasPrefix("language-"), s.utf8.count > 9, s.utf8.count <= 49 else { return false }
-            for b in token.dropFirst(9) {
-                let ok =
-                    (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
-                    || b == 0x2D || b == 0x2B || b == 0x23 || b == 0x2E
-                if !ok { return false }
-            }
+    static func isAllowedClass(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < value.count {
+            var end = start
+            while end < value.count, value[end] != 0x20 { end += 1 }
+            if end > start, !isAllowedClassToken(UnsafeBufferPointer(rebasing: value[start..<end])) { return false }
+            start = end + 1
+        }
+        return true
+    }
+
+    private static let knownClasses: [[UInt8]] = ["lectern-code", "lectern-math", "lectern-math-display", "lectern-quote"].map {
+        Array($0.utf8)
+    }
+    private static let languagePrefix = Array("language-".utf8)
+
+    private static func isAllowedClassToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        if knownClasses.contains(where: { $0.elementsEqual(token) }) { return true }
+        guard token.count > 9, token.count <= 49, token.prefix(9).elementsEqual(languagePrefix) else { return false }
+        for b in token.dropFirst(9) {
+            let ok =
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
+                || b == 0x2D || b == 0x2B || b == 0x23 || b == 0x2E
+            if !ok { return false }
         }
         return true
     }

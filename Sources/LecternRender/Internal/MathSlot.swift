@@ -36,18 +36,36 @@ enum MathSlot {
     }
 
     /// XML's end-of-line rule, which a parse would have applied: CR LF and CR become LF.
-    static func normalizingLineEnds(_ markup: String) -> String {
-        var markup = markup
-        let hasReturn = markup.withUTF8 { $0.count > 0 && memchr($0.baseAddress!, 0x0D, $0.count) != nil }
+    static func normalizingLineEnds(_ markup: [UInt8]) -> [UInt8] {
+        let hasReturn = markup.withUnsafeBufferPointer { $0.count > 0 && memchr($0.baseAddress!, 0x0D, $0.count) != nil }
         guard hasReturn else { return markup }
-        return markup.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var normalized: [UInt8] = []
+        normalized.reserveCapacity(markup.count)
+        var i = 0
+        while i < markup.count {
+            if markup[i] == 0x0D {
+                normalized.append(0x0A)
+                if i + 1 < markup.count, markup[i + 1] == 0x0A { i += 1 }
+            } else {
+                normalized.append(markup[i])
+            }
+            i += 1
+        }
+        return normalized
     }
 }
 
-/// Formulas converted once per process: lectures, questions and flashcards repeat their formulas
-/// (`x`, `n`, `\frac{1}{2}`), and conversion is the larger part of rendering math. Bounded: a
-/// formula longer than 2,000 bytes is not kept, and at 20,000 entries or 32 MB of MathML the
-/// cache starts again empty.
+/// One formula converted: its MathML as UTF-8 and the converter's warnings.
+struct FormulaConversion: Sendable {
+    var mathML: [UInt8]
+    var warnings: [String]
+}
+
+/// Formulas converted once per process: lectures, questions and flashcards repeat their formulas,
+/// and a formula beyond the common kind (tables, fonts, macros, text) costs tens of microseconds
+/// to convert. The common ones (`x`, `\frac{1}{2}`, `\sum_{i=1}^n i`) are written in one pass
+/// in about the time a lookup takes, so they are not kept. Bounded: a formula longer than 2,000
+/// bytes is not kept, and at 20,000 entries or 32 MB of MathML the cache starts again empty.
 final class FormulaCache: @unchecked Sendable {
     static let shared = FormulaCache()
 
@@ -57,21 +75,23 @@ final class FormulaCache: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var entries: [Key: MathMLConversion] = [:]
+    private var entries: [Key: FormulaConversion] = [:]
     private var bytes = 0
     private static let capacity = 20_000
     private static let maximumBytes = 32 << 20
     private static let maximumFormulaBytes = 2_000
 
-    func convert(_ tex: String, display: Bool) -> MathMLConversion {
-        guard tex.utf8.count <= Self.maximumFormulaBytes else { return TeXMath.convert(tex, display: display) }
+    func convert(_ tex: String, display: Bool) -> FormulaConversion {
+        // A common formula is written in one pass, in about the time a lookup takes: not kept.
+        if let mathML = TeXMath.convertCommonToUTF8(tex, display: display) { return FormulaConversion(mathML: mathML, warnings: []) }
+        guard tex.utf8.count <= Self.maximumFormulaBytes else { return Self.conversion(tex, display: display) }
         let key = Key(tex: tex, display: display)
         lock.lock()
         let cached = entries[key]
         lock.unlock()
         if let cached { return cached }
-        let conversion = TeXMath.convert(tex, display: display)
-        let size = conversion.mathML.utf8.count + tex.utf8.count
+        let conversion = Self.conversion(tex, display: display)
+        let size = conversion.mathML.count + tex.utf8.count
         lock.lock()
         if entries.count >= Self.capacity || bytes + size > Self.maximumBytes {
             entries.removeAll(keepingCapacity: true)
@@ -80,5 +100,10 @@ final class FormulaCache: @unchecked Sendable {
         if entries.updateValue(conversion, forKey: key) == nil { bytes += size }
         lock.unlock()
         return conversion
+    }
+
+    private static func conversion(_ tex: String, display: Bool) -> FormulaConversion {
+        let result = TeXMath.convertToUTF8(tex, display: display)
+        return FormulaConversion(mathML: result.mathML, warnings: result.warnings)
     }
 }

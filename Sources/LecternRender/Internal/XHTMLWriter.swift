@@ -19,11 +19,11 @@ struct XHTMLWriter {
     private(set) var usedFormulas: [Int] = []
 
     /// The MathML of each slot written into the body, in order (`trustsMathML`).
-    private(set) var trustedMathML: [String] = []
+    private(set) var trustedMathML: [[UInt8]] = []
 
     private let protected: ProtectedMarkdown
     private let registry = CMarkParser.registry
-    private var mathML: [String?]
+    private var mathML: [[UInt8]?]
     /// Whether formulas go into the body as slots that the sanitizer fills with the converter's
     /// MathML as it is (see `MathSlot`), or as markup it parses and re-checks.
     private let trustsMathML: Bool
@@ -514,7 +514,7 @@ struct XHTMLWriter {
     }
 
     /// One formula's MathML: a slot the sanitizer fills (`MathSlot`), or the markup itself.
-    private mutating func appendMath(_ markup: String) {
+    private mutating func appendMath(_ markup: [UInt8]) {
         guard trustsMathML else {
             XMLBytes.appendMarkup(markup, to: &out)
             return
@@ -523,7 +523,7 @@ struct XHTMLWriter {
         trustedMathML.append(MathSlot.normalizingLineEnds(markup))
     }
 
-    private mutating func mathML(for index: Int) -> String {
+    private mutating func mathML(for index: Int) -> [UInt8] {
         if let cached = mathML[index] { return cached }
         let f = protected.formulas[index]
         let conversion = FormulaCache.shared.convert(f.tex, display: f.display)
@@ -536,7 +536,7 @@ struct XHTMLWriter {
     }
 
     /// The MathML written for formula `index` (after `write`).
-    func writtenMathML(_ index: Int) -> String? { mathML[index] }
+    func writtenMathML(_ index: Int) -> String? { mathML[index].map { String(decoding: $0, as: UTF8.self) } }
 
     // MARK: Helpers
 

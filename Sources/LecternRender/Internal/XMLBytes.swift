@@ -69,9 +69,8 @@ enum XMLBytes {
 
     /// Appends markup from elsewhere (the TeX converter's MathML) unescaped, except that characters
     /// XML 1.0 forbids become U+FFFD: a stray control character must not fail the whole document.
-    static func appendMarkup(_ s: String, to out: inout [UInt8]) {
-        var copy = s
-        copy.withUTF8 { bytes in
+    static func appendMarkup(_ markup: [UInt8], to out: inout [UInt8]) {
+        markup.withUnsafeBufferPointer { bytes in
             let n = bytes.count
             var runStart = 0
             var i = 0

@@ -26,10 +26,11 @@ struct XMLSanitizer {
     private var xhtmlRules: [UnsafeRawPointer: XHTMLRule] = [:]
     private var mathMLRules: [UnsafeRawPointer: MathMLRule] = [:]
     private var mathMLAttributeRules: [UnsafeRawPointer: MathMLAttributeRule] = [:]
+    private var xhtmlAttributeRules: [AttributeKey: XHTMLAttributeRule] = [:]
     /// The open elements, the wrapper first.
     private var open: [Frame] = []
     /// The converter's MathML for each slot (`MathSlot`), written as it is.
-    private var trusted: [String] = []
+    private var trusted: [[UInt8]] = []
 
     private struct XHTMLRule {
         var name: String
@@ -91,7 +92,7 @@ struct XMLSanitizer {
     /// Sanitizes `wrapped` (`<div xmlns="…xhtml">body</div>`) and returns the clean body.
     /// `trusted`: the MathML of the writer's slots, which replaces them unparsed.
     /// - Throws: `LibXML.Failure` when `wrapped` is not well-formed XML.
-    static func sanitize(wrapped: [UInt8], trusted: [String] = []) throws -> (body: [UInt8], warnings: [String]) {
+    static func sanitize(wrapped: [UInt8], trusted: [[UInt8]] = []) throws -> (body: [UInt8], warnings: [String]) {
         var body: [UInt8] = []
         let warnings = try sanitize(wrapped: wrapped, trusted: trusted, into: &body)
         return (body, warnings)
@@ -99,13 +100,13 @@ struct XMLSanitizer {
 
     /// Sanitizes `wrapped`, appending the clean body to `output`; returns the warnings. `output`
     /// is left as it was when `wrapped` is not well-formed.
-    static func sanitize(wrapped: [UInt8], trusted: [String], into output: inout [UInt8]) throws -> [String] {
+    static func sanitize(wrapped: [UInt8], trusted: [[UInt8]], into output: inout [UInt8]) throws -> [String] {
         _ = LibXML.initialized
         var sanitizer = XMLSanitizer()
         sanitizer.trusted = trusted
         let start = output.count
         swap(&sanitizer.out, &output)
-        sanitizer.out.reserveCapacity(start + wrapped.count + trusted.reduce(0) { $0 + $1.utf8.count })
+        sanitizer.out.reserveCapacity(start + wrapped.count + trusted.reduce(0) { $0 + $1.count })
         let failure: LibXML.Failure? = withUnsafeMutablePointer(to: &sanitizer) { state in
             var handler = Self.handler
             return wrapped.withUnsafeBufferPointer { buffer -> LibXML.Failure? in
@@ -212,7 +213,7 @@ struct XMLSanitizer {
         switch Self.namespace(uri) {
         case .xhtml:
             let rule = xhtmlRules[key] ?? xhtmlRule(key, localName)
-            open.append(xhtmlElement(rule, attributeList, parent.context))
+            open.append(xhtmlElement(key, rule, attributeList, parent.context))
         case .mathML:
             let rule = mathMLRules[key] ?? mathMLRule(key, localName)
             open.append(mathMLElement(rule, attributeList, parent.context))
@@ -220,7 +221,7 @@ struct XMLSanitizer {
             // The writer's place for a formula: the TeX converter's MathML, which emits only
             // allowlisted markup by construction (MathSlot), goes in without a second parse.
             if !parent.context.inMath, let index = MathSlot.index(in: attributeList), trusted.indices.contains(index) {
-                out.append(contentsOf: trusted[index].utf8)
+                out.append(contentsOf: trusted[index])
             } else {
                 warn("removed a misplaced formula slot")
             }
@@ -233,7 +234,9 @@ struct XMLSanitizer {
 
     // MARK: Elements
 
-    private mutating func xhtmlElement(_ rule: XHTMLRule, _ attributes: Attributes, _ context: Context) -> Frame {
+    private mutating func xhtmlElement(
+        _ key: UnsafeRawPointer, _ rule: XHTMLRule, _ attributes: Attributes, _ context: Context
+    ) -> Frame {
         let name = rule.name
         if context.inMath {
             warn("removed XHTML <\(name)> inside MathML")
@@ -259,10 +262,10 @@ struct XMLSanitizer {
                 warn("removed namespaced attribute \(Self.string(attribute.localName)) on <\(name)>")
                 continue
             }
-            let attributeName = self.name(attribute.localName)
+            let rule = xhtmlAttributeRule(element: key, rule, attribute.localName)
             attribute.withValue { value in
-                if keepXHTMLAttribute(attributeName, value: value, element: name) {
-                    writeAttribute(attributeName, value)
+                if keepXHTMLAttribute(rule, value: value, element: name) {
+                    writeAttribute(rule.name, value)
                 }
             }
         }
@@ -319,30 +322,73 @@ struct XMLSanitizer {
     }
 
     private mutating func keepXHTMLAttribute(
-        _ attribute: String, value: UnsafeBufferPointer<UInt8>, element: String
+        _ rule: XHTMLAttributeRule, value: UnsafeBufferPointer<UInt8>, element: String
     )
         -> Bool
     {
-        if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
+        switch rule.check {
+        case .keep:
+            return true
+        case .url(let schemes):
             if URLPolicy.isAllowed(Array(value), schemes: schemes) { return true }
-            warn("removed \(attribute) with a disallowed URL scheme on <\(element)>")
+            warn("removed \(rule.name) with a disallowed URL scheme on <\(element)>")
             return false
+        case .classValue:
+            if Allowlist.isAllowedClass(value) { return true }
+        case .styleValue:
+            if Allowlist.allowedStyles.contains(String(decoding: value, as: UTF8.self)) { return true }
+        case .drop:
+            break
         }
-        if Allowlist.globalAttributes.contains(attribute) { return true }
-        if Allowlist.elementAttributes[element]?.contains(attribute) == true { return true }
-        if attribute == "class", Allowlist.classElements.contains(element), Allowlist.isAllowedClass(Array(value)) {
-            return true
-        }
-        if attribute == "style", element == "th" || element == "td",
-            Allowlist.allowedStyles.contains(String(decoding: value, as: UTF8.self))
-        {
-            return true
-        }
-        warn("removed attribute \(attribute) on <\(element)>")
+        warn("removed attribute \(rule.name) on <\(element)>")
         return false
     }
 
     // MARK: Rules
+
+    /// What an XHTML attribute on one element needs: decided once per (element, attribute) name.
+    private struct XHTMLAttributeRule {
+        enum Check {
+            case keep
+            case url(Set<String>)
+            /// Only Lectern's container classes and `language-*`.
+            case classValue
+            /// Only the table-cell alignments.
+            case styleValue
+            case drop
+        }
+        var name: String
+        var check: Check
+    }
+
+    private struct AttributeKey: Hashable {
+        var element: UnsafeRawPointer
+        var attribute: UnsafeRawPointer
+    }
+
+    private mutating func xhtmlAttributeRule(
+        element key: UnsafeRawPointer, _ elementRule: XHTMLRule, _ pointer: UnsafePointer<xmlChar>
+    ) -> XHTMLAttributeRule {
+        let attributeKey = AttributeKey(element: key, attribute: UnsafeRawPointer(pointer))
+        if let known = xhtmlAttributeRules[attributeKey] { return known }
+        let attribute = name(pointer)
+        let element = elementRule.name
+        let check: XHTMLAttributeRule.Check
+        if let schemes = Allowlist.urlSchemes(element: element, attribute: attribute) {
+            check = .url(schemes)
+        } else if Allowlist.globalAttributes.contains(attribute) || Allowlist.elementAttributes[element]?.contains(attribute) == true {
+            check = .keep
+        } else if attribute == "class", Allowlist.classElements.contains(element) {
+            check = .classValue
+        } else if attribute == "style", element == "th" || element == "td" {
+            check = .styleValue
+        } else {
+            check = .drop
+        }
+        let rule = XHTMLAttributeRule(name: attribute, check: check)
+        xhtmlAttributeRules[attributeKey] = rule
+        return rule
+    }
 
     private mutating func xhtmlRule(_ key: UnsafeRawPointer, _ pointer: UnsafePointer<xmlChar>) -> XHTMLRule {
         let name = self.name(pointer)
@@ -380,17 +426,19 @@ struct XMLSanitizer {
         return rule
     }
 
-    /// An element's namespace, by its URI's bytes (namespace names are not interned).
+    /// An element's namespace, by its URI's bytes.
     private static func namespace(_ uri: UnsafePointer<xmlChar>?) -> Namespace {
         guard let uri else { return .other("") }
-        let s = string(uri)
-        switch s {
-        case Allowlist.xhtmlNamespace: return .xhtml
-        case Allowlist.mathMLNamespace: return .mathML
-        case MathSlot.namespace: return .slot
-        default: return .other(s)
-        }
+        let chars = UnsafeRawPointer(uri).assumingMemoryBound(to: CChar.self)
+        if xhtmlNamespace.withUnsafeBufferPointer({ strcmp(chars, $0.baseAddress!) }) == 0 { return .xhtml }
+        if mathMLNamespace.withUnsafeBufferPointer({ strcmp(chars, $0.baseAddress!) }) == 0 { return .mathML }
+        if slotNamespace.withUnsafeBufferPointer({ strcmp(chars, $0.baseAddress!) }) == 0 { return .slot }
+        return .other(string(uri))
     }
+
+    private static let xhtmlNamespace = Array(Allowlist.xhtmlNamespace.utf8CString)
+    private static let mathMLNamespace = Array(Allowlist.mathMLNamespace.utf8CString)
+    private static let slotNamespace = Array(MathSlot.namespace.utf8CString)
 
     // MARK: Output
 

@@ -189,7 +189,12 @@ enum XML {
     /// than tab/newline/return, U+FFFE, U+FFFF) with U+FFFD, so the output is always well-formed.
     static func appendEscaped(_ text: String, to out: inout [UInt8], inAttribute: Bool) {
         var text = text
-        text.withUTF8 { bytes in
+        text.withUTF8 { appendEscaped($0, to: &out, inAttribute: inAttribute) }
+    }
+
+    /// `appendEscaped` for UTF-8 bytes.
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], inAttribute: Bool) {
+        do {
             var i = 0
             let n = bytes.count
             while i < n {
