@@ -12,8 +12,12 @@ mkdir -p "$out/corpus" "$out/artifacts"
 flags=(-sanitize=fuzzer,address -O -g -parse-as-library -swift-version 6)
 includes=(-I "$out" -I "$root/Sources/CCmarkGFM" -I "$root/Sources/CLibXML2" -Xcc -I/usr/include/libxml2)
 
+echo "== building LecternLanguage"
+swiftc "${flags[@]}" -module-name LecternLanguage -emit-library -static -emit-module \
+  -emit-module-path "$out/LecternLanguage.swiftmodule" -o "$out/libLecternLanguage.a" \
+  $(find "$root/Sources/LecternLanguage" -name '*.swift' | sort)
 echo "== building TeXMath"
-swiftc "${flags[@]}" -module-name TeXMath -emit-library -static -emit-module \
+swiftc "${flags[@]}" -I "$out" -module-name TeXMath -emit-library -static -emit-module \
   -emit-module-path "$out/TeXMath.swiftmodule" -o "$out/libTeXMath.a" \
   $(find "$texmath" -name '*.swift' | sort)
 echo "== building LecternRender"
@@ -22,7 +26,7 @@ swiftc "${flags[@]}" -enable-testing -module-name LecternRender -emit-library -s
   $(find "$root/Sources/LecternRender" -name '*.swift' | sort)
 echo "== building the harness"
 swiftc "${flags[@]}" "${includes[@]}" "$root/fuzz/RenderFuzz/main.swift" -o "$out/render-fuzz" \
-  -L "$out" -lLecternRender -lTeXMath -lcmark-gfm -lcmark-gfm-extensions -lxml2
+  -L "$out" -lLecternRender -lTeXMath -lLecternLanguage -lcmark-gfm -lcmark-gfm-extensions -lxml2
 
 echo "== fuzzing for ${seconds}s"
 cd "$out"

@@ -8,10 +8,16 @@ seconds="${1:-600}"
 build="${FUZZ_BUILD_DIR:-$root/.build-fuzz}"
 mkdir -p "$build/corpus" "$build/artifacts"
 
-# One module: the converter's sources plus the harness; libxml2 only checks well-formedness.
+# LecternLanguage (the language-tag rule TeXMath imports) as a module of its own, then one
+# module: the converter's sources plus the harness; libxml2 only checks well-formedness.
 # shellcheck disable=SC2046
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-    -module-name TeXMathFuzz \
+    -module-name LecternLanguage -emit-library -static -emit-module \
+    -emit-module-path "$build/LecternLanguage.swiftmodule" -o "$build/libLecternLanguage.a" \
+    $(find "$root/Sources/LecternLanguage" -name '*.swift' | sort)
+# shellcheck disable=SC2046
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+    -module-name TeXMathFuzz -I "$build" -L "$build" -lLecternLanguage \
     -I "$root/Sources/CLibXML2" $(pkg-config --cflags-only-I libxml-2.0 | sed 's/-I/-Xcc -I/g') -lxml2 \
     $(find "$root/Sources/TeXMath" -name '*.swift' | sort) \
     "$root/fuzz/TeXMathFuzz/main.swift" \

@@ -1,4 +1,4 @@
-// libFuzzer entry point for TeXMath.convert. Built together with the TeXMath sources into one
+// libFuzzer entry point for TeXMath.convert (and OnePass against the full converter). Built together with the TeXMath sources into one
 // module (see fuzz/README.md), so the converter is called directly, without `import`.
 import CLibXML2
 
@@ -30,6 +30,13 @@ public func fuzzTeXMath(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if !isWellFormed(result.mathML) {
             // Trapping is how a fuzz target reports a finding; libFuzzer saves the input.
             fatalError("TeXMath produced malformed XML for \(Array(tex.utf8).prefix(200)): \(result.mathML.prefix(2000))")
+        }
+        // A formula the one-pass writer takes is written as the full converter writes it.
+        if let fast = OnePass.convert(tex, display: display) {
+            let tree = TeXMath.convertWithTree(tex, display: display)
+            if fast != tree.mathML || !tree.warnings.isEmpty {
+                fatalError("OnePass differs from the converter for \(Array(tex.utf8).prefix(200))")
+            }
         }
     }
     return 0
