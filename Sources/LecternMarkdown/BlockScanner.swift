@@ -788,9 +788,16 @@ struct InlineScanner {
                 }
                 i += 1
             default:
+                // Past the bytes that open nothing (most of a paragraph) in one tight loop.
                 i += 1
+                while i < n, !Self.opens[Int(buf[i])] { i += 1 }
             }
         }
+    }
+
+    /// The bytes `scan` acts on: `\`, a backtick, `<` and `$`.
+    private static let opens: [Bool] = (0...255).map {
+        $0 == Int(ASCII.backslash) || $0 == Int(ASCII.backtick) || $0 == Int(ASCII.lt) || $0 == Int(ASCII.dollar)
     }
 
     /// `$$…$$` or `\[…\]`: any characters (the run has no blank line), at least one, up to the

@@ -347,21 +347,45 @@ struct OnePass {
 
     /// A symbol or a space from the converter's own table; any other command declines.
     private mutating func symbol(_ name: String, start: Int) throws -> Item {
-        guard !Converter.listCommands.contains(name), !Self.stops.contains(name), let kind = Converter.commandKinds[name] else {
-            throw Decline()
-        }
-        switch kind {
-        case .space(let width):
-            out.append(contentsOf: "<mspace width=\"".utf8)
-            XML.appendEscaped(width, to: &out, inAttribute: true)
-            out.append(contentsOf: "\"/>".utf8)
-            return Item(start: start, role: .space, placement: .sides)
-        case .symbol(let info):
-            return symbolItem(info, start: start)
-        default:
-            throw Decline()
-        }
+        guard let entry = Self.symbols[name] else { throw Decline() }
+        out.append(contentsOf: entry.markup)
+        return Item(
+            start: start, role: entry.role, placement: entry.placement,
+            bareOperatorAttributesEnd: entry.attributesEnd.map { start + $0 })
     }
+
+    /// A symbol's or a space's markup and what its list needs to know, written once per process.
+    private struct WrittenSymbol {
+        var markup: [UInt8]
+        var role: AtomRole
+        var placement: ScriptPlacement
+        var attributesEnd: Int?
+    }
+
+    /// Every symbol and space of the converter's command table, except the names its lists handle
+    /// themselves or stop at: one lookup per command.
+    private static let symbols: [String: WrittenSymbol] = {
+        var table: [String: WrittenSymbol] = [:]
+        let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        for (name, kind) in Converter.commandKinds where !Converter.listCommands.contains(name) && !stops.contains(name) {
+            var writer = OnePass(source: none)
+            let item: Item
+            switch kind {
+            case .space(let width):
+                writer.out.append(contentsOf: "<mspace width=\"".utf8)
+                XML.appendEscaped(width, to: &writer.out, inAttribute: true)
+                writer.out.append(contentsOf: "\"/>".utf8)
+                item = Item(start: 0, role: .space, placement: .sides)
+            case .symbol(let info):
+                item = writer.symbolItem(info, start: 0)
+            default:
+                continue
+            }
+            table[name] = WrittenSymbol(
+                markup: writer.out, role: item.role, placement: item.placement, attributesEnd: item.bareOperatorAttributesEnd)
+        }
+        return table
+    }()
 
     /// Names at which the converter's lists stop or that it reads as row breaks.
     private static let stops: Set<String> = ["\\", "cr", "newline", "tabularnewline", "end", "right", "middle", ")", "", "verb"]
