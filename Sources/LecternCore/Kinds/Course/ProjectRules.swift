@@ -129,13 +129,35 @@ extension ProjectRules {
         /// any of the pattern's plural forms) is not a word of the text.
         func mayMention(_ term: String) -> Bool {
             guard let words else { return true }
-            let runs = term.lowercased().split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
-            guard let last = runs.last, term.unicodeScalars.allSatisfy(\.isASCII) else { return true }
-            for run in runs.dropLast() where !words.contains(run) { return false }
-            let forms = ProjectRules.forms(of: String(last))
-            // A term ending in a sign ("c++") takes its plural as a word of its own.
-            return forms.contains { words.contains(Substring($0)) } || (term.last.map { !($0.isLetter || $0.isNumber) } ?? false)
+            let shape = TermShape.known[term] ?? TermShape(term)
+            guard shape.checkable else { return true }
+            for run in shape.leadingWords where !words.contains(run) { return false }
+            return shape.lastWordForms.contains { words.contains($0) } || shape.endsInSign
         }
+    }
+
+    /// What `TermWords.mayMention` reads of a term, worked out once per term of the domains (it
+    /// was worked out again for every term, for every question field checked against a lecture).
+    struct TermShape: Sendable {
+        /// Its lowercased words but the last.
+        let leadingWords: [Substring]
+        /// Its last word in the singular and the plural.
+        let lastWordForms: [Substring]
+        /// A term ending in a sign ("c++") takes its plural as a word of its own.
+        let endsInSign: Bool
+        /// ASCII with at least one word: otherwise anything may mention it.
+        let checkable: Bool
+
+        init(_ term: String) {
+            let runs = term.lowercased().split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
+            checkable = !runs.isEmpty && term.unicodeScalars.allSatisfy(\.isASCII)
+            leadingWords = Array(runs.dropLast())
+            lastWordForms = runs.last.map { ProjectRules.forms(of: String($0)).map { Substring($0) } } ?? []
+            endsInSign = term.last.map { !($0.isLetter || $0.isNumber) } ?? false
+        }
+
+        static let known: [String: TermShape] = Dictionary(
+            (programmingTerms + mathematicsTerms).map { ($0, TermShape($0)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Whether `text` mentions `term`, in the singular or the plural, as whole words.

@@ -44,8 +44,7 @@ extension QuestionRules {
     /// fenced blocks) uses and `lecture` never has as a word, in its code or its prose; nil when
     /// the lecture holds no code (not a programming lecture) or the question holds none.
     static func unshownKeyword(in text: String, lecture: String) -> String? {
-        let lectureLayout = MarkdownLayout(lecture)
-        guard !lectureLayout.codeBlocks.isEmpty || !lectureLayout.codeSpans.isEmpty else { return nil }
+        guard let shown = shownWords.value(lecture, { lectureWords(lecture) }) else { return nil }
         let layout = MarkdownLayout(text)
         var code = layout.codeBlocks.flatMap(\.lines).joined(separator: "\n")
         _ = layout.prose(codeSpan: { span in
@@ -53,11 +52,22 @@ extension QuestionRules {
             return " "
         })
         guard !code.isEmpty else { return nil }
-        func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
         let used = words(code)
-        let shown = words(lecture)
         return statementKeywords.first { used.contains(Substring($0)) && !shown.contains(Substring($0)) }
     }
+
+    private static func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
+
+    /// A lecture's words, or nil when it holds no code (`unshownKeyword` has nothing to hold a
+    /// question to): read once per lecture, not once per question field.
+    private static func lectureWords(_ lecture: String) -> Set<Substring>? {
+        let layout = MarkdownLayout(lecture)
+        guard !layout.codeBlocks.isEmpty || !layout.codeSpans.isEmpty else { return nil }
+        return words(lecture)
+    }
+
+    /// `lectureWords` by lecture (as `untaughtByLecture`).
+    static let shownWords = RecentMemo<Set<Substring>?>(limit: 4_096)
 
     /// Words in a row a question may share with its lecture: a sentence quoted for a question
     /// about it is shorter; a paragraph pasted in is longer.
