@@ -145,3 +145,50 @@ struct ByteFastPathTests {
         for (term, text) in absent { #expect(!ProjectRules.mentions(text, term), "\(term) in \(text)") }
     }
 }
+
+/// The phrase patterns tried only where a word they begin with starts (`matchAtWordStarts`) find
+/// what the patterns find run over the whole text, on every recorded string and on phrases made to
+/// reach each alternative, its near misses and the places the word-start rule hands back.
+struct WordStartMatchTests {
+    static let phrases = [
+        "The learner should see this.", "the learners' answers", "The learner's book", "the learner’s book", "Learners like it.",
+        "This question is designed to check recall.", "the exercise was designed", "The item is meant for you.",
+        "The question asks you to add.", "This explanation shows why.", "the statement correctly explains it", "In this feedback, we add.",
+        "as explained in the feedback", "The feedback says no.", "the level-2 question", "This level 3 question", "young children can understand it",
+        "Children can understand", "the reference answer is short", "A reference answer helps", "the prompt asks for a sum", "the stem provides data",
+        "to a five-year-old", "For a 6 year old", "The students should know", "the student has correctly added", "checks whether the student knows",
+        "Tests if the students understand", "see if the student can", "It assesses whether the student understands", "x'the learner", "o.the learner",
+        "a:this question asks", "snake_the learner", "the  learner", "thelearner", "the learnerx", "soothe learner", "bathe learner",
+        "Does this help?", "did that make sense", "Do you understand?", "Is this clear?", "was it clear", "Are you ready?", "are you with me",
+        "do these help", "Does it help you", "is that clear to you", "ſee if the ſtudent can", "the Kelvin \u{212A} learner", "“the learner”",
+        "(the learner)", "—the learner", "the learner\u{301}", "café the learner",
+    ]
+
+    static var texts: [String] { ProseScanTests.texts + ByteFastPathTests.edgeCases + phrases }
+
+    @Test func aboutTheItemAsTheWholePattern() {
+        var found = 0
+        for text in Self.texts {
+            let fast = QuestionRules.firstMatchInSentences(
+                text, QuestionRules.aboutTheItem, words: QuestionRules.aboutTheItemWords, firstWords: QuestionRules.aboutTheItemFirstWords)
+            let whole = QuestionRules.firstMatchInSentences(text, QuestionRules.aboutTheItem, words: QuestionRules.aboutTheItemWords)
+            #expect(fast.map(String.init) == whole.map(String.init), "\(text.debugDescription)")
+            #expect(fast?.startIndex == whole?.startIndex, "\(text.debugDescription)")
+            if whole != nil { found += 1 }
+        }
+        #expect(found >= 30)
+    }
+
+    @Test func asksWhetherItHelpedAsTheWholePattern() {
+        var found = 0
+        for text in Self.texts {
+            let whole = text.firstMatch(of: QuestionRules.asksWhetherItHelped).map { String(text[$0.range]) }
+            switch QuestionRules.matchAtWordStarts(text[...], QuestionRules.asksWhetherItHelped, firstWords: QuestionRules.asksWhetherItHelpedFirstWords) {
+            case .some(let fast): #expect(fast.map(String.init) == whole, "\(text.debugDescription)")
+            case .none: break  // handed back: the caller runs the whole pattern
+            }
+            if whole != nil { found += 1 }
+        }
+        #expect(found >= 8)
+    }
+}

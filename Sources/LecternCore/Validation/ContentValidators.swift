@@ -831,7 +831,7 @@ public enum QuestionRules {
     public static func checkAsksSomething(_ field: String, _ text: String, language: String = "en") -> [ValidationIssue] {
         let prose = MarkdownLayout(text).prose()
         if mayMatch(prose, anyOf: ["help", "make sense", "understand", "clear", "with me", "ready"]),
-            let meta = matchAtWordStarts(prose[...], Self.asksWhetherItHelped, firstWords: ["does", "did", "do", "is", "was", "are"])
+            let meta = matchAtWordStarts(prose[...], Self.asksWhetherItHelped, firstWords: Self.asksWhetherItHelpedFirstWords)
                 ?? prose.firstMatch(of: Self.asksWhetherItHelped).map({ prose[$0.range] })
         {
             return [
@@ -969,7 +969,7 @@ public enum QuestionRules {
     /// sentence of ASCII, the pattern is then tried only where one of them begins a word, instead
     /// of at every position (Swift's regex engine made this a sixth of checking's CPU).
     static func firstMatchInSentences<Output>(
-        _ text: String, _ pattern: Regex<Output>, words: [String], firstWords: Set<String>? = nil
+        _ text: String, _ pattern: Regex<Output>, words: [String], firstWords: [String: [String]]? = nil
     ) -> Substring? {
         guard mayMatch(text, anyOf: words) else { return nil }
         var start = text.startIndex
@@ -1001,7 +1001,7 @@ public enum QuestionRules {
     /// matches). Nil, for the caller to run the pattern itself, for a sentence outside ASCII or
     /// with a word start the boundary rules could join to the word before (after `'`, `.`, `:`
     /// or `_`).
-    static func matchAtWordStarts<Output>(_ sentence: Substring, _ pattern: Regex<Output>, firstWords: Set<String>) -> Substring?? {
+    static func matchAtWordStarts<Output>(_ sentence: Substring, _ pattern: Regex<Output>, firstWords: [String: [String]]) -> Substring?? {
         let utf8 = sentence.utf8
         guard utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
@@ -1022,13 +1022,24 @@ public enum QuestionRules {
                 word.append(utf8[end] | 0x20)
                 end = utf8.index(after: end)
             }
-            if firstWords.contains(String(decoding: word, as: UTF8.self)), let match = sentence[i...].prefixMatch(of: pattern) {
+            if let seconds = firstWords[String(decoding: word, as: UTF8.self)], seconds.isEmpty || followedBy(seconds, at: end),
+                let match = sentence[i...].prefixMatch(of: pattern)
+            {
                 return .some(sentence[match.range])
             }
             previous = utf8[utf8.index(before: end)]
             i = end
         }
         return .some(nil)
+
+        /// Whether a space and then a word starting with one of `seconds` come at `position`.
+        func followedBy(_ seconds: [String], at position: String.UTF8View.Index) -> Bool {
+            guard position < utf8.endIndex, utf8[position] == 0x20 else { return false }
+            let rest = utf8[utf8.index(after: position)...]
+            return seconds.contains { second in
+                rest.count >= second.utf8.count && zip(rest, second.utf8).allSatisfy { ($0 | 0x20) == $1 }
+            }
+        }
     }
 
     /// A word every match of `aboutTheItem` holds.
@@ -1036,11 +1047,18 @@ public enum QuestionRules {
         "learner", "designed", "meant", "question", "explanation", "statement", "feedback", "level", "children", "reference", "prompt", "stem", "year",
         "student",
     ]
-    /// The words a match of `aboutTheItem` begins with (its alternatives' first words).
-    static let aboutTheItemFirstWords: Set<String> = [
-        "the", "this", "learners", "in", "explained", "stated", "described", "young", "children", "a", "to", "for", "check", "checks",
-        "test", "tests", "see", "assess", "assesses",
-    ]
+    /// The words a match of `aboutTheItem` begins with (its alternatives' first words), each with
+    /// the words one of which follows it after a space (their starts; none: any).
+    static let aboutTheItemFirstWords: [String: [String]] = {
+        let item = ["learner", "question", "exercise", "item", "explanation", "statement", "feedback", "level", "reference", "prompt", "stem", "student"]
+        var words: [String: [String]] = [
+            "the": item, "this": ["question", "exercise", "item", "explanation", "level", "reference"], "learners": [], "in": ["this"],
+            "young": ["children"], "children": ["can"], "a": ["reference"], "to": ["a"], "for": ["a"],
+        ]
+        for verb in ["explained", "stated", "described"] { words[verb] = ["in"] }
+        for verb in ["check", "checks", "test", "tests", "see", "assess", "assesses"] { words[verb] = ["whether", "if"] }
+        return words
+    }()
     /// A word every match of `missingMedium` holds.
     static let missingMediumWords = ["video", "clip", "screencast", "slide", "instructor", "presenter", "narrator", "lecturer"]
     /// A word every match of `lectureVoice` holds.
@@ -1110,6 +1128,11 @@ public enum QuestionRules {
         checkCodeInABlock(field, text) + checkSpeaksToTheLearner(field, text) + (afterPrompt ? checkFinished(field, text, finish: "finish it") : [])
     }
 
+    /// The words a match of `asksWhetherItHelped` begins with, and what follows each.
+    static let asksWhetherItHelpedFirstWords: [String: [String]] = [
+        "does": ["this", "that", "it", "these"], "did": ["this", "that", "it", "these"], "do": ["this", "that", "it", "these", "you"],
+        "is": ["this", "that", "it"], "was": ["this", "that", "it"], "are": ["you"],
+    ]
     nonisolated(unsafe) static let asksWhetherItHelped =
         /(?i)\b((does|did|do) (this|that|it|these) (help|make sense)|do you understand|(is|was) (this|that|it) clear|are you (with me|ready))\b/
     /// Whether `sentence` tells the learner what to do in `profile`'s language: it opens, after at

@@ -53,21 +53,23 @@ extension QuestionRules {
         })
         guard !code.isEmpty else { return nil }
         let used = words(code)
-        return statementKeywords.first { used.contains(Substring($0)) && !shown.contains(Substring($0)) }
+        return statementKeywords.first { used.contains(Substring($0)) && !shown.contains($0) }
     }
 
     private static func words(_ s: String) -> Set<Substring> { Set(s.split { !($0.isLetter || $0.isNumber || $0 == "_") }) }
 
-    /// A lecture's words, or nil when it holds no code (`unshownKeyword` has nothing to hold a
-    /// question to): read once per lecture, not once per question field.
-    private static func lectureWords(_ lecture: String) -> Set<Substring>? {
+    /// The `statementKeywords` a lecture has as words, or nil when it holds no code
+    /// (`unshownKeyword` has nothing to hold a question to): read once per lecture, not once per
+    /// question field, and kept as those few words (not the lecture's every word).
+    private static func lectureWords(_ lecture: String) -> Set<String>? {
         let layout = MarkdownLayout(lecture)
         guard !layout.codeBlocks.isEmpty || !layout.codeSpans.isEmpty else { return nil }
-        return words(lecture)
+        let all = words(lecture)
+        return Set(statementKeywords.filter { all.contains(Substring($0)) })
     }
 
     /// `lectureWords` by lecture (as `untaughtByLecture`).
-    static let shownWords = RecentMemo<Set<Substring>?>(limit: 4_096)
+    static let shownWords = RecentMemo<Set<String>?>(limit: 4_096)
 
     /// Words in a row a question may share with its lecture: a sentence quoted for a question
     /// about it is shorter; a paragraph pasted in is longer.
