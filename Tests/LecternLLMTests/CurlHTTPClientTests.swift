@@ -134,16 +134,14 @@ struct CurlHTTPClientTests {
 
     @Test("a refused connection is a connectionFailed error")
     func refused() async throws {
-        let server = try LoopbackServer()
-        let url = server.baseURL
-        server.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        let closed = try ClosedPort()
         let client = CurlHTTPClient()
         await #expect {
-            _ = try await client.send(HTTPRequest(url: url))
+            _ = try await client.send(HTTPRequest(url: closed.baseURL))
         } throws: { error in
             (error as? HTTPClientError)?.kind == .connectionFailed
         }
+        withExtendedLifetime(closed) {}
     }
 
     @Test("cancelling the task aborts the transfer quickly")

@@ -27,7 +27,7 @@ enum MathSlot {
     }
 
     /// The slot number among a SAX2 element's attributes, if it has one.
-    static func index(in attributes: Attributes) -> Int? {
+    static func index(in attributes: SAXAttributes) -> Int? {
         for attribute in attributes {
             guard strcmp(UnsafeRawPointer(attribute.localName).assumingMemoryBound(to: CChar.self), "n") == 0 else { continue }
             return attribute.withValue { Int(String(decoding: $0, as: UTF8.self)) }

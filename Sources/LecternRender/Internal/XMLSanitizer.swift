@@ -209,7 +209,7 @@ struct XMLSanitizer {
             return
         }
         let key = UnsafeRawPointer(localName)
-        let attributeList = Attributes(base: attributes, count: count)
+        let attributeList = SAXAttributes(base: attributes, count: count)
         switch Self.namespace(uri) {
         case .xhtml:
             let rule = xhtmlRules[key] ?? xhtmlRule(key, localName)
@@ -235,7 +235,7 @@ struct XMLSanitizer {
     // MARK: Elements
 
     private mutating func xhtmlElement(
-        _ key: UnsafeRawPointer, _ rule: XHTMLRule, _ attributes: Attributes, _ context: Context
+        _ key: UnsafeRawPointer, _ rule: XHTMLRule, _ attributes: SAXAttributes, _ context: Context
     ) -> Frame {
         let name = rule.name
         if context.inMath {
@@ -280,7 +280,7 @@ struct XMLSanitizer {
         return Frame(content: .kept, end: .xhtml(name), context: inner)
     }
 
-    private mutating func mathMLElement(_ rule: MathMLRule, _ attributes: Attributes, _ context: Context) -> Frame {
+    private mutating func mathMLElement(_ rule: MathMLRule, _ attributes: SAXAttributes, _ context: Context) -> Frame {
         let name = rule.name
         // `math` only as the root of a formula in XHTML; everything else only inside one.
         guard context.inMath != rule.isRoot else {
@@ -479,7 +479,7 @@ struct XMLSanitizer {
 
 /// An element's attributes as SAX2 reports them: five pointers each (local name, prefix, URI,
 /// value start, value end).
-struct Attributes: Sequence {
+struct SAXAttributes: Sequence {
     let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     let count: Int
 
