@@ -318,20 +318,10 @@ public final class LocalModelServer: Sendable {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw posixFailure("cannot create a socket to find a free port") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        switch LoopbackSocket.bindEphemeral(fd) {
+        case .success(let port): return port
+        case .failure(let step): throw posixFailure("cannot \(step) to find a free port")
         }
-        guard bound == 0 else { throw posixFailure("cannot bind 127.0.0.1 to find a free port") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw posixFailure("cannot read the port bound on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func posixFailure(_ what: String) -> LLMError {
@@ -561,5 +551,32 @@ struct StartupProbing {
             try await pause(delay)
             delay = min(delay * 2, .milliseconds(500))
         }
+    }
+}
+
+/// Binding a socket to 127.0.0.1 on a port the system picks.
+enum LoopbackSocket {
+    /// Binds `fd` to 127.0.0.1, port 0, and reads the port it got; on failure, the step that
+    /// failed (errno is left as it set it).
+    static func bindEphemeral(_ fd: Int32) -> Result<Int, BindStep> {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { return .failure(.bind) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { return .failure(.name) }
+        return .success(Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    enum BindStep: Error, CustomStringConvertible {
+        case bind, name
+        var description: String { self == .bind ? "bind 127.0.0.1" : "read the port bound on 127.0.0.1" }
     }
 }

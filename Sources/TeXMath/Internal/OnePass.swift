@@ -26,10 +26,10 @@ struct OnePass {
         /// Where its markup starts in `out`.
         var start: Int
         var role: AtomRole
-        var placement: ScriptPlacement
-        /// A bare `<mo>` (the core of an embellished operator), whose attributes end at
-        /// `attributesEnd` (for `movablelimits`).
-        var bareOperatorAttributesEnd: Int?
+        /// For a bare `<mo>` whose limits go under and over it in display style and beside it
+        /// inline (∑, lim): where its attributes end in `out`, for `movablelimits`. Nil for every
+        /// other atom, whose scripts go beside it.
+        var movableLimitsAt: Int? = nil
     }
 
     private struct Decline: Error {}
@@ -197,11 +197,11 @@ struct OnePass {
     private mutating func group(start: Int, _ inner: (count: Int, only: Item?)) -> Item {
         guard let only = inner.only else {
             wrapRow(from: start, count: inner.count)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         }
         var role = only.role
         if role == .largeOperator || role == .namedOperator { role = .ordinary }
-        return Item(start: start, role: role, placement: .sides)
+        return Item(start: start, role: role)
     }
 
     private mutating func character(single: Bool, start: Int) throws -> Item {
@@ -209,7 +209,7 @@ struct OnePass {
         if Self.isLetter(b) {
             position += 1
             writeToken("mi", b)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         }
         if Self.isDigit(b) || (b == 0x2E && !single && position + 1 < source.count && Self.isDigit(source[position + 1])) {
             let numberStart = position
@@ -230,7 +230,7 @@ struct OnePass {
             out.append(contentsOf: "<mn>".utf8)
             out.append(contentsOf: UnsafeBufferPointer(rebasing: source[numberStart..<position]))
             out.append(contentsOf: "</mn>".utf8)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         }
         let role: AtomRole
         switch b {
@@ -268,7 +268,7 @@ struct OnePass {
             throw Decline()
         }
         position += 1
-        return Item(start: start, role: role, placement: .sides)
+        return Item(start: start, role: role)
     }
 
     private mutating func command(_ name: String, start: Int) throws -> Item {
@@ -278,7 +278,7 @@ struct OnePass {
             try argumentRow()
             try argumentRow()
             out.append(contentsOf: "</mfrac>".utf8)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         case "sqrt":
             skipSpaces()
             guard current != 0x5B else { throw Decline() }  // an index: the converter's job
@@ -289,7 +289,7 @@ struct OnePass {
                 out.append(contentsOf: "<mrow/>".utf8)
             }
             out.append(contentsOf: "</msqrt>".utf8)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         case "left":
             // `Converter.leftRight`: the fences stretch around what is between them, in one row.
             let open = try delimiter()
@@ -305,7 +305,7 @@ struct OnePass {
             } else {
                 out.append(contentsOf: "</mrow>".utf8)
             }
-            return Item(start: start, role: .opening, placement: .sides)
+            return Item(start: start, role: .opening)
         default:
             return try symbol(name, start: start)
         }
@@ -349,17 +349,14 @@ struct OnePass {
     private mutating func symbol(_ name: String, start: Int) throws -> Item {
         guard let entry = Self.symbols[name] else { throw Decline() }
         out.append(contentsOf: entry.markup)
-        return Item(
-            start: start, role: entry.role, placement: entry.placement,
-            bareOperatorAttributesEnd: entry.attributesEnd.map { start + $0 })
+        return Item(start: start, role: entry.role, movableLimitsAt: entry.movableLimitsAt.map { start + $0 })
     }
 
     /// A symbol's or a space's markup and what its list needs to know, written once per process.
     private struct WrittenSymbol {
         var markup: [UInt8]
         var role: AtomRole
-        var placement: ScriptPlacement
-        var attributesEnd: Int?
+        var movableLimitsAt: Int?
     }
 
     /// Every symbol and space of the converter's command table, except the names its lists handle
@@ -375,14 +372,14 @@ struct OnePass {
                 writer.out.append(contentsOf: "<mspace width=\"".utf8)
                 XML.appendEscaped(width, to: &writer.out, inAttribute: true)
                 writer.out.append(contentsOf: "\"/>".utf8)
-                item = Item(start: 0, role: .space, placement: .sides)
+                item = Item(start: 0, role: .space)
             case .symbol(let info):
                 item = writer.symbolItem(info, start: 0)
             default:
                 continue
             }
             table[name] = WrittenSymbol(
-                markup: writer.out, role: item.role, placement: item.placement, attributesEnd: item.bareOperatorAttributesEnd)
+                markup: writer.out, role: item.role, movableLimitsAt: item.movableLimitsAt)
         }
         return table
     }()
@@ -395,34 +392,34 @@ struct OnePass {
         switch info.symbolClass {
         case .identifier:
             writeToken("mi", info.text)
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         case .uprightIdentifier:
             writeToken("mi", info.text, attributes: " mathvariant=\"normal\"")
-            return Item(start: start, role: .ordinary, placement: .sides)
+            return Item(start: start, role: .ordinary)
         case .operatorSymbol:
             writeToken("mo", info.text)
-            return Item(start: start, role: .operatorSymbol, placement: .sides, bareOperatorAttributesEnd: start + 3)
+            return Item(start: start, role: .operatorSymbol)
         case .opening:
             writeToken("mo", info.text, attributes: " stretchy=\"false\"")
-            return Item(start: start, role: .opening, placement: .sides, bareOperatorAttributesEnd: start + 20)
+            return Item(start: start, role: .opening)
         case .closing:
             writeToken("mo", info.text, attributes: " stretchy=\"false\"")
-            return Item(start: start, role: .closing, placement: .sides, bareOperatorAttributesEnd: start + 20)
+            return Item(start: start, role: .closing)
         case .fence:
             writeToken("mo", info.text, attributes: " stretchy=\"false\"")
-            return Item(start: start, role: .ordinary, placement: .sides, bareOperatorAttributesEnd: start + 20)
+            return Item(start: start, role: .ordinary)
         case .largeOperator:
-            writeToken("mo", info.text)
-            return Item(start: start, role: .largeOperator, placement: .movable, bareOperatorAttributesEnd: start + 3)
+            let attributesEnd = writeToken("mo", info.text)
+            return Item(start: start, role: .largeOperator, movableLimitsAt: attributesEnd)
         case .integral:
             writeToken("mo", info.text)
-            return Item(start: start, role: .largeOperator, placement: .sides, bareOperatorAttributesEnd: start + 3)
+            return Item(start: start, role: .largeOperator)
         case .function:
             writeToken("mi", info.text)
-            return Item(start: start, role: .function, placement: .sides)
+            return Item(start: start, role: .function)
         case .namedOperator:
-            writeToken("mo", info.text, attributes: " lspace=\"0\" rspace=\"0\"")
-            return Item(start: start, role: .namedOperator, placement: .movable, bareOperatorAttributesEnd: start + 25)
+            let attributesEnd = writeToken("mo", info.text, attributes: " lspace=\"0\" rspace=\"0\"")
+            return Item(start: start, role: .namedOperator, movableLimitsAt: attributesEnd)
         }
     }
 
@@ -511,21 +508,20 @@ struct OnePass {
             scratch.append(contentsOf: out[sup])
             out.replaceSubrange(sup.lowerBound..<out.count, with: scratch)
         }
-        let stacked = item.placement == .movable && item.bareOperatorAttributesEnd != nil
+        let stacked = item.movableLimitsAt != nil
         let tag: (open: [UInt8], close: [UInt8])
         switch (sub != nil, sup != nil) {
         case (true, true): tag = stacked ? Self.munderover : Self.msubsup
         case (true, false): tag = stacked ? Self.munder : Self.msub
         default: tag = stacked ? Self.mover : Self.msup
         }
-        if stacked, let attributesEnd = item.bareOperatorAttributesEnd {
+        if let attributesEnd = item.movableLimitsAt {
             // Limits under and over an operator that may move them beside it in inline style.
             out.insert(contentsOf: Self.movableLimits, at: attributesEnd)
         }
         out.insert(contentsOf: tag.open, at: item.start)
         out.append(contentsOf: tag.close)
-        item.bareOperatorAttributesEnd = nil
-        item.placement = .sides
+        item.movableLimitsAt = nil
     }
 
     private static let movableLimits = Array(" movablelimits=\"true\"".utf8)
@@ -546,16 +542,20 @@ struct OnePass {
         out.append(0x3E)
     }
 
-    private mutating func writeToken(_ tag: StaticString, _ text: String, attributes: StaticString = "") {
+    /// Writes `<tag attributes>text</tag>`; returns where the attributes end in `out`.
+    @discardableResult
+    private mutating func writeToken(_ tag: StaticString, _ text: String, attributes: StaticString = "") -> Int {
         out.append(0x3C)
         tag.withUTF8Buffer { out.append(contentsOf: $0) }
         attributes.withUTF8Buffer { out.append(contentsOf: $0) }
+        let attributesEnd = out.count
         out.append(0x3E)
         XML.appendEscaped(text, to: &out, inAttribute: false)
         out.append(0x3C)
         out.append(0x2F)
         tag.withUTF8Buffer { out.append(contentsOf: $0) }
         out.append(0x3E)
+        return attributesEnd
     }
 
     private mutating func writeFence(_ byte: UInt8) {

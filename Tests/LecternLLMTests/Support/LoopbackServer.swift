@@ -1,7 +1,8 @@
 import CLecternSystem
 import Foundation
-import LecternLLM
 import Synchronization
+
+@testable import LecternLLM
 
 #if canImport(Glibc)
     import Glibc
@@ -88,25 +89,12 @@ final class LoopbackServer: Sendable {
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 512) == 0 else {
+        guard case .success(let bound) = LoopbackSocket.bindEphemeral(fd), listen(fd, 512) == 0 else {
             close(fd)
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = bound
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -326,23 +314,12 @@ final class ClosedPort: Sendable {
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
+        guard case .success(let bound) = LoopbackSocket.bindEphemeral(fd) else {
             close(fd)
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = bound
     }
 
     deinit { close(fd) }
