@@ -86,6 +86,7 @@ let package = Package(
         .executableTarget(name: "lectern-bench-checks", dependencies: ["LecternPipeline"], path: "benchmarks/CheckBench"),
         .executableTarget(name: "lectern-bench-gates", dependencies: ["LecternPipeline", "LecternRender"], path: "benchmarks/GatesBench"),
         .executableTarget(name: "lectern-bench-rubric", dependencies: ["LecternPipeline", "LecternLLM"], path: "benchmarks/RubricBench"),
+        .executableTarget(name: "lectern-bench-template-judge", dependencies: ["LecternPipeline", "LecternLLM"], path: "benchmarks/TemplateJudgeBench"),
         .executableTarget(name: "lectern-bench-exam-plan", dependencies: ["LecternCore", "LecternRandom"], path: "benchmarks/ExamPlanBench"),
         .executableTarget(name: "lectern-bench-review", dependencies: ["LecternCore"], path: "benchmarks/ReviewBench"),
         // The mock LLM server (OpenAI and Anthropic on loopback, fault injection) and what uses it.

@@ -223,12 +223,9 @@ struct QuotesExampleTests {
         let (_, bundles, summary) = try await CLITests.replayExampleTwice("echo-quotes", in: work)
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("by emotion:") && summary.contains("by category:"), "\(summary)")
-        // The target is met; the emotions below their minimum are named, with their counts.
-        #expect(summary.contains("\n  database: 1000 quotes (target 1000); below min_per_emotion 40: Achievement 15, Comfort 27, Joy 19\n"), "\(summary)")
-        #expect(
-            summary.contains(
-                "\n    3 × quote database short of its target (select: Achievement has 15 quotes, fewer than min_per_emotion 40; Comfort has 27 quotes, fewer than min_per_emotion 40; Joy has 19 quotes, fewer than min_per_emotion 40)\n"
-            ), "\(summary)")
+        // The quotes that fit, under the target (a ceiling), every emotion at its minimum at least.
+        #expect(summary.contains("\n  database: 433 quotes (the ones that fit; the target of 1000 is a ceiling), each emotion at least min_per_emotion 5\n"), "\(summary)")
+        #expect(!summary.contains("short of its target"), "\(summary)")
         let files = bundles[0]
         let quotesData = try #require(files["quotes.json"])
         #expect(quotesData.count < 2_000_000, "QM-005")
@@ -241,8 +238,19 @@ struct QuotesExampleTests {
 
         // What Echo asks of the database (§4.4, QM-002–004).
         let database = try JSONDecoder().decode(QuoteDatabase.self, from: quotesData)
-        #expect((1_000...2_000).contains(database.quotes.count), "\(database.quotes.count) quotes")
+        // At most the target (a ceiling: issue 48 keeps fewer quotes rather than unfit ones, so
+        // Echo's "1,000 before launch" waits for more encouraging collections), and each emotion
+        // with min_per_emotion at least.
+        #expect(database.quotes.count <= 1_000, "\(database.quotes.count) quotes")
         let emotions = QuoteEmotion.echo.map(\.name)
+        let minimum = try #require(
+            try SpecLoader(presets: try PresetLibrary(directories: [repo.appendingPathComponent("pipelines/presets")])).load(
+                repo.appendingPathComponent("pipelines/examples/echo-quotes.yaml")
+            ).quotes
+        ).minPerEmotion
+        for emotion in emotions {
+            #expect(database.quotes.filter { $0.emotionTags.contains(emotion) }.count >= minimum, "\(emotion)")
+        }
         #expect(database.quotes.contains { $0.emotionTags.contains("Reflection") }, "QM-002's fallback is never empty")
         for quote in database.quotes {
             #expect((50...200).contains(quote.text.count) && !quote.author.isEmpty && !QuoteText.hasOddCharacters(quote.text), "\(quote.id)")
@@ -278,19 +286,9 @@ struct QuotesExampleTests {
             #expect(haystacks.contains { $0.contains(quote.text) && $0.contains(quote.author) }, "\(quote.id): \(quote.text) — \(quote.author)")
         }
 
-        // The template bank (SR-001, SR-003, SR-005), against its schema too.
-        let validated = try CLITests.schemaCheck(work.appendingPathComponent("out-1/echo-quotes/1.0.0/templates.json").path, schema: "templates.schema.json")
-        #expect(validated.status == 0, "templates.json against templates.schema.json: \(validated.stderr)")
-        let bank = try JSONDecoder().decode([String: [String: [String]]].self, from: try #require(files["templates.json"]))["templates"] ?? [:]
-        #expect(bank.keys.sorted() == emotions.sorted())
-        for (emotion, lines) in bank {
-            #expect(lines.count == 10, "\(emotion)")
-            #expect(lines.filter { $0.contains("{keyword}") }.count >= 6 && lines.filter { !$0.contains("{") }.count >= 2, "\(emotion): \(lines)")
-            for line in lines {
-                #expect(line.components(separatedBy: "{keyword}").count <= 2, "\(emotion): \(line)")
-                #expect(line.replacingOccurrences(of: "{keyword}", with: String(repeating: "x", count: 20)).count < 100, "\(emotion): \(line)")
-            }
-            #expect(Set(lines.map { $0.lowercased() }).count == lines.count, "\(emotion): no repeats")
-        }
+        // The template bank is not recorded under the rule on where {keyword} goes (the example's
+        // spec says why): the example builds the database only. The bank's checks run on scripted
+        // answers (QuotesRunTests, KeywordSlotTests).
+        #expect(files["templates.json"] == nil)
     }
 }

@@ -156,10 +156,10 @@ struct ReviewCommandTests {
             (exam, "reading-set/p02", ["The passage (p02", "The most important characteristic of a desert biome"]),
             (Self.golden, "bonus-question/s01-t01", ["Topic", "The engagement question it must not repeat"]),
             (
-                quotes, "tag/b0033bc79a85e",
+                quotes, "tag/b0e761aab890a",
                 [
-                    "1. “Saints should always be judged guilty until they are proved innocent.” — George Orwell, Reflections on Gandhi",
-                    "ships tagged Motivation · Philosophy", "2. “The difference between …” — not in the database (left out)",
+                    "3. “Experience is simply the name we give our mistakes.” — Oscar Wilde", "ships tagged Motivation, Struggle, Reflection · Psychology",
+                    "7. “I didn’t fail the test …” — not in the database (left out)",
                 ]
             ),
         ] {

@@ -60,13 +60,25 @@ struct QuoteRulesTests {
             let tags = i == 9 ? ["Reflection"] : ["Joy"]
             verdicts[q.id] = QuoteVerdict(id: q.id, emotionTags: tags, category: "Science", rejected: i == 8 ? "mocking" : nil, round: 1)
         }
-        let (database, coverage, shortfalls) = QuoteRules.select(quotes, verdicts: verdicts, spec: Self.spec)
+        let (database, coverage, shortfalls, below) = QuoteRules.select(quotes, verdicts: verdicts, spec: Self.spec)
         #expect(database.quotes.count == 4)
         #expect(database.quotes.contains { $0.id == quotes[9].id }, "Reflection's one quote is taken first")
         #expect(!database.quotes.contains { $0.id == quotes[8].id }, "a rejected quote never")
         #expect(coverage.emotions["Reflection"] == 1 && coverage.emotions["Hope"] == 0)
-        #expect(shortfalls.contains { $0.hasPrefix("Hope has 0 quotes") })
+        #expect(shortfalls.isEmpty, "at the target: nothing to say")
+        // Each emotion under its minimum of 1 (Joy has 8 kept quotes, 3 chosen; Reflection 1).
+        #expect(below.map(\.emotion) == Self.spec.emotions.map(\.name).filter { $0 != "Joy" && $0 != "Reflection" })
+        #expect(below.allSatisfy { $0.fit == 0 })
         #expect(database.quotes.map(\.id) == database.quotes.map(\.id).sorted())
+    }
+
+    @Test func theTargetIsACeilingNotAQuota() {
+        let quotes = (0..<3).map { Self.candidate("Quote number \($0) about patience, kindness and the long road home.", "Author \($0)") }
+        var verdicts: [String: QuoteVerdict] = [:]
+        for q in quotes { verdicts[q.id] = QuoteVerdict(id: q.id, emotionTags: ["Joy"], category: "Science", rejected: nil, round: 1) }
+        let (database, _, shortfalls, _) = QuoteRules.select(quotes, verdicts: verdicts, spec: Self.spec)
+        #expect(database.quotes.count == 3)
+        #expect(shortfalls == ["the database holds the 3 quotes that fit, under the target of 4 (a ceiling): add quote collections to 'corpus' for more"])
     }
 
     @Test func templatesAreCheckedAndMixed() {
@@ -81,7 +93,7 @@ struct QuoteRulesTests {
         #expect(QuoteRules.templateProblem("Keep going with {keyword} #goals", spec: bank, language: "en")?.contains("plain text") == true)
         #expect(QuoteRules.templateProblem("You have come so far with {keyword} and", spec: bank, language: "en")?.contains("as a sentence ends") == true, "a line cut off")
         #expect(QuoteRules.templateProblem("You are eager{keyword} for the future.", spec: bank, language: "en")?.contains("a word of its own") == true)
-        #expect(QuoteRules.templateProblem("{keyword}, then rest. You earned it.", spec: bank, language: "en") == nil)
+        #expect(QuoteRules.templateProblem("{keyword}, then rest. You earned it.", spec: bank, language: "en")?.contains("opens the line") == true)
         #expect(QuoteRules.templateProblem("I learned something new because of {keyword}.", spec: bank, language: "en")?.contains("not as \"I\"") == true)
         #expect(QuoteRules.templateProblem("This {keyword} made me stronger.", spec: bank, language: "en")?.contains("not as \"I\"") == true)
         #expect(QuoteRules.templateProblem("Your {keyword} is proof of your strength.", spec: bank, language: "en") == nil)
@@ -121,13 +133,14 @@ struct QuoteRulesTests {
 
     @Test func aTemplateThatGoesOnIsCutAtASentenceEndWhenTheCutPasses() {
         let bank = TemplateBankSpec()
-        // What the local model wrote for Achievement: a good line, then two more sentences.
-        let long = "You've achieved {keyword}! It's time to celebrate. Remember, every victory is a step towards your future self."
+        // What the local model wrote for Achievement (its keyword put where a noun goes): a good
+        // line, then two more sentences.
+        let long = "You've finished this {keyword}! It's time to celebrate. Remember, every victory is a step towards your future self."
         let (usable, problems) = QuoteRules.usableTemplates([long], accepted: [], spec: bank, language: "en")
-        #expect(usable == ["You've achieved {keyword}! It's time to celebrate."] && problems.isEmpty)
+        #expect(usable == ["You've finished this {keyword}! It's time to celebrate."] && problems.isEmpty)
         // One sentence when two are still too long; nothing when no beginning passes.
-        let wordy = "Congratulations on reaching {keyword}, a milestone that took patience. Every day of work you put in shows here now. Well done."
-        #expect(QuoteRules.usableTemplates([wordy], accepted: [], spec: bank, language: "en").usable == ["Congratulations on reaching {keyword}, a milestone that took patience."])
+        let wordy = "Congratulations on this {keyword}, a milestone that took patience. Every day of work you put in shows here now. Well done."
+        #expect(QuoteRules.usableTemplates([wordy], accepted: [], spec: bank, language: "en").usable == ["Congratulations on this {keyword}, a milestone that took patience."])
         // A line cut off mid-sentence (a length bound in the response schema does that) keeps
         // its whole sentences.
         let cutOff = "The gratitude you feel for this moment is a powerful motivator. Every moment of gratitude brings us"
@@ -136,7 +149,7 @@ struct QuoteRulesTests {
         #expect(QuoteRules.usableTemplates([endless], accepted: [], spec: bank, language: "en").usable.isEmpty)
         // A cut that repeats an accepted template, or a copy of the prompt's example, is not usable.
         let (again, why) = QuoteRules.usableTemplates(
-            [long, "This moment of joy shows your true capability."], accepted: ["You've achieved {keyword}! It's time to celebrate."],
+            [long, "This moment of joy shows your true capability."], accepted: ["You've finished this {keyword}! It's time to celebrate."],
             examples: ["This moment of {keyword} shows your true capability."], spec: bank, language: "en")
         #expect(again.isEmpty)
         #expect(why.count == 2 && why[0].contains("repeats") && why[1].contains("copies the example"), "\(why)")
@@ -151,11 +164,12 @@ struct QuoteLintTests {
               {"id": "q1", "text": "The impediment to action advances action. What stands in the way becomes the way.", "author": "Marcus Aurelius", "source": "Meditations", "emotionTags": ["Struggle", "Reflection"], "category": "Stoicism"},
               {"id": "q2", "text": "What stands in the way becomes the way; the impediment to action advances action!", "author": "Marcus Aurelius", "source": "", "emotionTags": ["Hope"], "category": "Stoicism"},
               {"id": "q1", "text": "<b>Short</b>", "author": "Anonymous", "source": "", "emotionTags": [], "category": "Religion"},
-              {"id": "q4", "text": "You are not your thoughts. You are the observer of your thoughts, always.", "author": "Amit Ray", "source": "", "emotionTags": ["Calm", "Comfort", "Comfort", "Joy"], "category": "Mindfulness"}
+              {"id": "q4", "text": "You are not your thoughts. You are the observer of your thoughts, always.", "author": "Amit Ray", "source": "", "emotionTags": ["Calm", "Comfort", "Comfort", "Joy"], "category": "Mindfulness"},
+              {"id": "q5", "text": "Every day is a chance to find something new to love about the place you live.", "author": "Macy's", "source": "", "emotionTags": ["Joy"], "category": "Psychology"}
             ]}
             """
         let report = try BankLint.check(data: Data(json.utf8), file: "quotes.json")
-        #expect(report.format == .quotes && report.items == 4)
+        #expect(report.format == .quotes && report.items == 5)
         let flags = Dictionary(report.flagged.map { ($0.id, $0.problems.joined(separator: "; ")) }) { a, b in a + " | " + b }
         #expect(flags["q1"] == nil || !(flags["q1"]!.contains("the same")), "the first of a pair is not flagged")
         #expect(flags["q2"]?.contains("the same saying as q1 in other words") == true)
@@ -165,6 +179,7 @@ struct QuoteLintTests {
         }
         let fourth = try #require(flags["q4"])
         #expect(fourth.contains("4 emotion tags") && fourth.contains("given twice") && fourth.contains("'Calm' is not one of Echo's emotions"))
+        #expect(flags["q5"]?.contains("the author 'Macy's' is a company, a brand or a work, not a person") == true, "\(flags)")
         #expect(flags["quotes.json"] == nil, "Reflection has a quote")
     }
 }
@@ -193,6 +208,11 @@ struct QuoteAttributionTests {
         #expect(QuoteText.namesAWork("The Blues Brothers") && QuoteText.namesAWork("The Hitchhiker's Guide to the Galaxy"))
         #expect(QuoteText.namesAWork("Job 16:3") && QuoteText.namesAWork("1 Corinthians 13:4"))
         #expect(!QuoteText.namesAWork("The Earl of Birkenhead") && !QuoteText.namesAWork("The Dalai Lama") && !QuoteText.namesAWork("Theodore Roosevelt"))
+        // A company or brand is no person either (the recorded database credited "Macy's").
+        for company in ["Macy's", "Kellogg’s", "Ford Motor Company", "Acme Inc.", "Pearson Ltd"] { #expect(QuoteText.namesACompany(company), "\(company)") }
+        for person in ["Ann Landers", "Charles Dickens", "Martin Luther King, Jr.", "Jones", "Louis L'Amour", "Seneca"] {
+            #expect(!QuoteText.namesACompany(person), "\(person)")
+        }
     }
 }
 
@@ -203,11 +223,66 @@ struct TemplateCurationTests {
         #expect(concerns("You've achieved the dream of becoming a professional dancer.").contains("'dancer' is one person's life"))
         #expect(concerns("With your passion for photography, you can create stunning images.").contains("'photography'"))
         #expect(concerns("You are on track for success with this exam.").contains("'exam'"))
-        #expect(concerns("You're doing great today, {keyword}. Keep up the good work!").contains("addresses the reader as {keyword}"))
+        #expect(QuoteRules.templateProblem("You're doing great today, {keyword}. Keep up the good work!", spec: TemplateBankSpec(), language: "en") != nil)
         #expect(concerns("Every moment of gratitude reminds us why we are worth everything.").contains("speaks as \"we\""))
         // Fine lines are not flagged, and the flags do not refuse a line.
         #expect(concerns("Every step towards {keyword} brings you closer to success.").isEmpty)
-        #expect(concerns("Congratulations on {keyword}, you earned it.").isEmpty)
+        #expect(concerns("Congratulations on this {keyword}, you earned it.").isEmpty)
         #expect(QuoteRules.templateProblem("You are on track for success with this exam.", spec: TemplateBankSpec(), language: "en") == nil)
+    }
+}
+
+/// Where `{keyword}` may stand: Echo fills it with a noun from the message (SR-002), so the
+/// place must read with any noun. Lines from the recorded Echo bank and Echo's own examples.
+struct KeywordSlotTests {
+    func problem(_ line: String) -> String? { QuoteRules.templateProblem(line, spec: TemplateBankSpec(), language: "en") }
+
+    @Test func echosOwnExamplesAndNounPlacesPass() {
+        // Echo's §4.3 examples, which the templates prompt shows the model.
+        for line in [
+            "This moment of {keyword} shows your true capability.", "Carry the confidence from this {keyword} forward.",
+            "Be gentle with yourself during {keyword}.", "This difficult {keyword} is temporary. You are resilient.",
+        ] {
+            #expect(problem(line) == nil, "Echo's example: \(line)")
+        }
+        for line in [
+            "Remember the {keyword} that brought you here.", "The gratitude you feel for this {keyword} is a powerful motivator.",
+            "You've reached a milestone in {keyword}.", "Every step towards {keyword} brings you closer to success.",
+            "Your journey is full of opportunities for {keyword}.", "Take a deep breath and focus on {keyword}.",
+            "This hard-won {keyword} is yours to keep.", "Your {keyword} is a gift that you will cherish forever.",
+        ] {
+            #expect(problem(line) == nil, "a noun reads here: \(line)")
+        }
+    }
+
+    /// The rule over every line of the bank recorded on 2026-11-25 (the labelled lines): what it
+    /// refuses, counted in docs/BENCHMARKS.md ("Echo rebuilt").
+    @Test func theRecordedBankUnderTheRule() throws {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/labelled/templates", withExtension: "jsonl"))
+        struct Line: Decodable { var template: String }
+        let templates = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)).template }
+        #expect(templates.count == 80)
+        let refused = templates.filter { QuoteRules.keywordSlotProblem($0) != nil }
+        #expect(refused.count == 25, "\(refused)")
+    }
+
+    @Test func aVerbsPlaceTheFirstWordAnArticleOrACommaAreRefused() {
+        let refused: [(String, String)] = [
+            ("This is a good time to {keyword}.", "after \"to\""),
+            ("It's time to {keyword} and make your dreams come true.", "after \"to\""),
+            ("With your love for music, you can make beautiful songs that will {keyword}.", "after \"will\""),
+            ("{keyword} is the key to success.", "opens the line"),
+            ("Congratulations on achieving {keyword}. You're doing great!", "after \"achieving\""),
+            ("You've achieved {keyword}! It's time to celebrate.", "after \"achieved\""),
+            ("You're doing great today, {keyword}. Keep up the good work!", "follows \",\""),
+            ("You have a {keyword} to be proud of.", "after \"a\""),
+            ("This is what you {keyword} for.", "after \"you\""),
+            ("This is the day that you {keyword}.", "after \"you\""),
+        ]
+        for (line, said) in refused {
+            let found = problem(line)
+            #expect(found?.contains(said) == true, "\(line) → \(found ?? "accepted")")
+            #expect(found?.contains("\"this {keyword}\"") == true, "the message says where it goes")
+        }
     }
 }

@@ -77,7 +77,7 @@ struct MarkdownAgreementTests {
     }
 
     @Test func theRendererShowsWhatTheChecksRead() async throws {
-        #expect(Self.corpus.count > 10_000, "\(Self.corpus.count) texts")
+        #expect(Self.corpus.count > 5_000, "\(Self.corpus.count) texts: every recorded answer's strings and every Markdown file (6,069 on 2026-11-30)")
         let renderer = MarkdownRenderer()
         var disagreements: [String] = []
         var totals = (blocks: 0, spans: 0, formulas: 0)

@@ -21,16 +21,24 @@ final class QuoteClassifier: LLMProvider {
     let maxConcurrency = 4
     /// Answer every re-ask (round 2 on) with text that is not JSON.
     let garbleReasks: Bool
+    /// Answer Comfort's first template round with lines none of which is usable.
+    let uselessFirstComfort: Bool
     private let log = Mutex<[(RequestContext, LLMRequest)]>([])
 
     var requests: [(RequestContext, LLMRequest)] { log.withLock { $0 } }
 
-    init(garbleReasks: Bool = false) { self.garbleReasks = garbleReasks }
+    init(garbleReasks: Bool = false, uselessFirstComfort: Bool = false) {
+        self.garbleReasks = garbleReasks
+        self.uselessFirstComfort = uselessFirstComfort
+    }
 
     static let emotions = ["Achievement", "Comfort", "Motivation", "Gratitude", "Struggle", "Joy", "Reflection", "Hope"]
 
     func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
         log.withLock { $0.append((context, request)) }
+        if context.stage == "templates" && context.itemID.contains("/judge-") {
+            return LLMResponse(content: try judge(request), usage: TokenUsage(promptTokens: 300, completionTokens: 100))
+        }
         if context.stage == "templates" { return LLMResponse(content: templates(context), usage: TokenUsage(promptTokens: 300, completionTokens: 200)) }
         let prompt = try #require(request.messages.first { $0.content.contains("The quotations:\n") }).content
         let round = context.itemID.contains("/round-") ? Int(context.itemID.split(separator: "-").last!)! : 1
@@ -47,6 +55,8 @@ final class QuoteClassifier: LLMProvider {
                 continue
             }
             var tags = [Self.emotions[text.count % 8], text.contains("think") ? "Reflection" : Self.emotions[(text.count / 8) % 8]]
+            // The numbered quotes go round the emotions, so that each has some.
+            if let r = text.range(of: "Quote number "), let k = Int(text[r.upperBound...].prefix { $0.isNumber }) { tags[0] = Self.emotions[k % 8] }
             if text.contains("Flaky") && round == 1 { tags = ["Sadness"] }
             answers.append(
                 [
@@ -60,12 +70,28 @@ final class QuoteClassifier: LLMProvider {
         return LLMResponse(content: JSONValue.object(["quotes": .array(answers)]).canonicalText, usage: TokenUsage(promptTokens: 900, completionTokens: 400))
     }
 
+    /// The template judge: a line telling the reader to rest does not fit; every other does.
+    func judge(_ request: LLMRequest) throws -> String {
+        let prompt = try #require(request.messages.last?.content)
+        let lines = prompt.components(separatedBy: "The lines:\n")[1].split(separator: "\n")
+        let verdicts: [JSONValue] = lines.enumerated().map { i, line in
+            // And for Joy, the second of the numbered lines (so that Joy's next round is told why).
+            let rest = line.contains("allowed to rest") || (prompt.contains("tagged Joy:") && line.contains("number 2."))
+            return ["n": .number(Double(i + 1)), "fits": .bool(!rest), "reason": .string(rest ? "it does not speak to the feeling" : "it speaks to the feeling")]
+        }
+        return JSONValue.object(["lines": .array(verdicts)]).canonicalText
+    }
+
     func templates(_ context: RequestContext) -> String {
         let emotion = context.itemID.split(separator: "/")[1]
         var lines = (1...10).map { "Day \($0) of {keyword} shows a \(emotion) side of you, number \($0)." }
         lines += ["You are allowed to rest before the \(emotion) returns.", "Keep going; \(emotion) finds those who wait.", "Look how far your \(emotion) has come."]
         lines.append("This template is far too long to fit in the bank because it keeps going on {keyword} and on and on and on.")
         if emotion == "joy" && !context.itemID.contains("/round-") { lines = Array(lines.prefix(4)) + lines.suffix(1) }
+        if emotion == "comfort" && uselessFirstComfort && !context.itemID.contains("/round-") {
+            // What the local model wrote for Comfort: {keyword} taken for an activity, first.
+            lines = (1...16).map { "{keyword} is a great way number \($0) to relax and unwind." }
+        }
         if context.itemID.contains("/round-") {
             // Later rounds answer the two kinds apart, as their schema asks.
             return JSONValue.object([
@@ -111,7 +137,7 @@ struct QuotesRunTests {
         return rows.joined(separator: "\n") + "\n"
     }
 
-    static func yaml(batch: Int = 6, templates: Bool = true) -> String {
+    static func yaml(batch: Int = 6, templates: Bool = true, target: Int = 20, minPerEmotion: Int = 1) -> String {
         """
         kind: quotes
         id: test-quotes
@@ -121,9 +147,9 @@ struct QuotesRunTests {
             licence: BSD-3-Clause
             origin: test fixture
           - { path: q/quotes.csv, licence: CC0-1.0, attribution: verified }
-        target: 20
+        target: \(target)
         batch: \(batch)
-        min_per_emotion: 1
+        min_per_emotion: \(minPerEmotion)
         templates: \(templates)
         model: { provider: scripted, script: unused.json }
         repair: { max_attempts: 3 }
@@ -282,6 +308,80 @@ struct QuotesRunTests {
         #expect(untagged.count == 3, "Flaky, Skipped and Hopeless: \(untagged)")
         #expect(untagged.values.contains { $0.contains { $0.contains("no JSON object") } })
         #expect(tagging["tagged"] as? Int == 28)
+    }
+
+    /// `min_per_emotion` is met or the run fails, naming each emotion and how many quotes fit
+    /// it; the target is a ceiling: a database under it is written, and says so.
+    @Test func anEmotionUnderItsMinimumFailsTheRunAndTheTargetIsACeiling() async throws {
+        let ws = try Self.workspace()
+        let short = try await ws.run(try Self.spec(ws, yaml: Self.yaml(templates: false, minPerEmotion: 30)), provider: QuoteClassifier())
+        #expect(short.status == .itemsFailed)
+        #expect(short.bundle == nil || { if case .written = short.bundle { return false } else { return true } }())
+        let failure = try #require(short.failures.first { $0.id == "select" })
+        #expect(failure.errors.count == 8, "\(failure.errors)")
+        for emotion in QuoteClassifier.emotions {
+            #expect(failure.errors.contains { $0.hasPrefix("\(emotion): ") && $0.contains("quotes fit, and min_per_emotion is 30") }, "\(failure.errors)")
+        }
+
+        let ceiling = try await ws.run(
+            try Self.spec(ws, yaml: Self.yaml(templates: false, target: 1000)), provider: QuoteClassifier(), output: ws.root.appendingPathComponent("out2"))
+        #expect(ceiling.status == .complete, "\(ceiling.failures)")
+        guard case .written(let dir)? = ceiling.bundle else { throw PipelineError("no bundle: \(ceiling.failures)") }
+        let files = Workspace.files(dir)
+        let quotesData = try #require(files["quotes.json"])
+        let curationData = try #require(files["curation.json"])
+        let output = try JSONDecoder().decode(Output.self, from: quotesData)
+        let curation = try #require(try JSONSerialization.jsonObject(with: curationData) as? [String: Any])
+        let selection = try #require(curation["selection"] as? [String: Any])
+        #expect(output.quotes.count == 29 && selection["selected"] as? Int == 29, "every kept quote (24 numbered, 5 signed fortunes), none added to reach 1000")
+        #expect((selection["shortfalls"] as? [String])?.first?.contains("under the target of 1000 (a ceiling)") == true)
+        #expect(ceiling.reports["select"]?.warnings.isEmpty ?? true, "under the target is no warning")
+    }
+
+    /// `templates: { judge: true }`: the model judges each round's usable lines against their
+    /// emotion; a line judged not to fit is left out and its reason is sent with the next round.
+    @Test func theTemplateJudgeLeavesOutLinesThatDoNotFitTheirEmotion() async throws {
+        let ws = try Self.workspace()
+        let yaml = Self.yaml().replacingOccurrences(of: "templates: true", with: "templates: { judge: true }")
+        let provider = QuoteClassifier()
+        let result = try await ws.run(try Self.spec(ws, yaml: yaml), provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+        let bankData = try #require(Workspace.files(dir)["templates.json"])
+        let bank = try #require(try JSONSerialization.jsonObject(with: bankData) as? [String: [String: [String]]])
+        let templates = try #require(bank["templates"])
+        #expect(templates.count == 8)
+        for (emotion, lines) in templates {
+            #expect(lines.count == 10 && !lines.contains { $0.contains("allowed to rest") }, "\(emotion): \(lines)")
+        }
+        // Each round's usable lines were judged, numbered, with the emotion's meaning.
+        let judged = provider.requests.filter { $0.0.itemID.contains("/judge-") }
+        #expect(judged.count == 9, "one a round: 8 first rounds and Joy's second")
+        let comfort = try #require(judged.first { $0.0.itemID == "templates/comfort/judge-1" }?.1.messages.last?.content)
+        #expect(comfort.contains("tagged Comfort: ") && comfort.contains("\n1. Day 1 of {keyword}"))
+        // Joy's second round is told why the line was left out.
+        let second = try #require(provider.requests.first { $0.0.itemID == "templates/joy/round-2" }?.1.messages.last?.content)
+        #expect(second.contains("\"Day 2 of {keyword} shows a joy side of you, number 2.\" does not fit Joy: it does not speak to the feeling"), "\(second)")
+        #expect(!(templates["Joy"] ?? []).contains { $0.contains("number 2.") })
+        #expect(result.reports["templates/comfort"]?.attempts == 2, "a round's call and its judgement")
+    }
+
+    /// A first template round with nothing usable is not the end: the next round asks again, told
+    /// why, its lines held to their kind by the schema (the local model's first Comfort answer put
+    /// {keyword} first in all sixteen lines).
+    @Test func aFirstTemplateRoundWithNothingUsableGoesOnToTheNext() async throws {
+        let ws = try Self.workspace()
+        let provider = QuoteClassifier(uselessFirstComfort: true)
+        let result = try await ws.run(try Self.spec(ws), provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        let second = try #require(provider.requests.first { $0.0.itemID == "templates/comfort/round-2" }?.1.messages.last?.content)
+        #expect(second.contains("already chosen:\n- (none yet)\n"), "\(second)")
+        #expect(second.contains("{keyword} opens the line"), "told why")
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+        let bankData = try #require(Workspace.files(dir)["templates.json"])
+        let bank = try #require(try JSONSerialization.jsonObject(with: bankData) as? [String: [String: [String]]])
+        #expect(bank["templates"]?["Comfort"]?.count == 10)
+        #expect(result.reports["templates/comfort"]?.attempts == 4, "three refused attempts of round 1, then round 2")
     }
 
     @Test func badSpecsAreLocated() throws {

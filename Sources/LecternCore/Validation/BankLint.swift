@@ -538,7 +538,11 @@ public enum BankLint {
             if quote.text != QuoteText.sanitize(quote.text) { problems.append(Refusal(.textIntegrity, "the text holds markup, control characters or extra white space")) }
             if QuoteText.hasOddCharacters(quote.text) { problems.append(Refusal(.stageRules, "the text holds markup or symbols")) }
             if !(50...200).contains(quote.text.count) { problems.append(Refusal(.stageRules, "the text has \(quote.text.count) characters; Echo shows 50–200")) }
-            if quote.author.isEmpty || QuoteText.author(quote.author) == nil { problems.append(Refusal(.stageRules, "the author '\(quote.author)' names nobody (QM-004)")) }
+            if quote.author.isEmpty || QuoteText.author(quote.author) == nil {
+                problems.append(Refusal(.stageRules, "the author '\(quote.author)' names nobody (QM-004)"))
+            } else if QuoteText.namesACompany(quote.author) || QuoteText.namesAWork(quote.author) {
+                problems.append(Refusal(.stageRules, "the author '\(quote.author)' is a company, a brand or a work, not a person (QM-004)"))
+            }
             if !(1...3).contains(quote.emotionTags.count) { problems.append(Refusal(.stageRules, "\(quote.emotionTags.count) emotion tags; give 1 to 3")) }
             if Set(quote.emotionTags).count != quote.emotionTags.count { problems.append(Refusal(.stageRules, "an emotion tag is given twice")) }
             for tag in quote.emotionTags where !emotions.contains(tag) { problems.append(Refusal(.stageRules, "'\(tag)' is not one of Echo's emotions (\(emotions.joined(separator: ", ")))")) }

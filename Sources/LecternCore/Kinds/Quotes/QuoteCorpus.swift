@@ -619,6 +619,21 @@ public enum QuoteText {
         return author.range(of: #"^([1-3] )?[A-Z][a-z]+ [0-9]+:[0-9]+"#, options: .regularExpression) != nil
     }
 
+    /// Whether an attribution names a company or a brand, not a person: one word in the
+    /// possessive ("Macy's", "Kellogg's"), or a name ending in a company's form ("Acme Inc.",
+    /// "Ford Motor Company", "Pearson Ltd").
+    public static func namesACompany(_ author: String) -> Bool {
+        let words = author.split(separator: " ").map { $0.replacingOccurrences(of: "’", with: "'") }
+        if words.count == 1, let only = words.first, only.count > 3, only.hasSuffix("'s") { return true }
+        guard let last = words.last?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".,")), words.count >= 2 else { return false }
+        return companyForms.contains(last)
+    }
+
+    static let companyForms: Set<String> = [
+        "inc", "incorporated", "ltd", "limited", "llc", "plc", "corp", "corporation", "company", "gmbh", "foundation", "magazine", "newspaper",
+        "studios",
+    ]
+
     static let personTitles: Set<String> = [
         "earl", "duke", "duchess", "count", "countess", "baron", "lord", "lady", "prince", "princess", "king", "queen", "rev", "rev.", "reverend",
         "venerable", "dalai", "buddha", "emperor", "empress", "pope", "marquis", "abbé", "abbot",

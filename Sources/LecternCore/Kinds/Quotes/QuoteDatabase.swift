@@ -122,6 +122,9 @@ public enum QuoteRules {
     /// The rejection Lectern gives a quotation attributed to a work, not a person
     /// (`QuoteText.namesAWork`).
     public static let workReason = "attributed-to-a-work"
+    /// The rejection Lectern gives a quotation attributed to a company or brand
+    /// (`QuoteText.namesACompany`), the model's reason for an author who is no person.
+    public static let notAPersonReason = "not-a-person"
 
     /// Why a quote may be rejected, with what each means (said to the model).
     public static let rejectReasons: [(id: String, meaning: String)] = [
@@ -131,6 +134,7 @@ public enum QuoteRules {
         ("political", "takes a side in politics, a party, a politician or a policy"),
         ("not-a-quotation", "a joke setup, a definition, a riddle, a list, a dialogue, a title or an instruction rather than a saying"),
         ("offensive", "crude, sexual, violent or about drugs"),
+        ("not-a-person", "its author is not a real person: a company or brand, a film, show or book, a fictional character, a group"),
     ]
 
     /// A tagging answer's verdict on one quote, as the model writes it.
@@ -207,14 +211,16 @@ public enum QuoteRules {
         public var categories: [String: Int]
     }
 
-    /// The database from the kept quotes: every kept quote when there are no more than `target`;
-    /// otherwise each emotion first gets quotes up to `minPerEmotion` (in id order, which is stable
-    /// and unrelated to the corpus order), then the rest in id order. Problems: fewer quotes than
-    /// the target, an emotion under its minimum, an empty fallback emotion.
+    /// The database from the kept quotes: every kept quote when there are no more than `target`
+    /// (a ceiling, not a quota: no quote is taken to reach it); otherwise each emotion first gets
+    /// quotes up to `minPerEmotion` (in id order, which is stable and unrelated to the corpus
+    /// order), then the rest in id order. `shortfalls` says the database is under its target (a
+    /// note, not a fault); `belowMinimum` names each emotion with fewer than `minPerEmotion` quotes
+    /// that fit it, which fails the run.
     public static func select(
         _ candidates: [QuoteCandidate], verdicts: [String: QuoteVerdict], spec: QuotesSpec
     )
-        -> (database: QuoteDatabase, coverage: Coverage, shortfalls: [String])
+        -> (database: QuoteDatabase, coverage: Coverage, shortfalls: [String], belowMinimum: [(emotion: String, fit: Int)])
     {
         let kept = candidates.filter { verdicts[$0.id]?.rejected == nil && verdicts[$0.id] != nil }.sorted { $0.id < $1.id }
         var chosen: Set<String> = []
@@ -247,12 +253,16 @@ public enum QuoteRules {
         }
         var shortfalls: [String] = []
         if quotes.count < spec.target {
-            shortfalls.append("the database holds \(quotes.count) quotes, fewer than the target of \(spec.target): add quote collections to 'corpus'")
+            shortfalls.append(
+                "the database holds the \(quotes.count) quotes that fit, under the target of \(spec.target) (a ceiling): add quote collections to 'corpus' for more")
         }
-        for e in spec.emotions where coverage.emotions[e.name, default: 0] < spec.minPerEmotion {
-            shortfalls.append("\(e.name) has \(coverage.emotions[e.name, default: 0]) quotes, fewer than min_per_emotion \(spec.minPerEmotion)")
+        // Every kept quote that fits the emotion counts, chosen or not: a shortfall is what the
+        // corpus and the tagging gave, not what the target cut.
+        let below = spec.emotions.compactMap { e -> (emotion: String, fit: Int)? in
+            let fit = kept.filter { verdicts[$0.id]!.emotionTags.contains(e.name) }.count
+            return fit < spec.minPerEmotion ? (e.name, fit) : nil
         }
-        return (QuoteDatabase(quotes: quotes), coverage, shortfalls)
+        return (QuoteDatabase(quotes: quotes), coverage, shortfalls, below)
     }
 
     // MARK: templates
@@ -283,6 +293,9 @@ public enum QuoteRules {
                 return "\"\(template)\": {keyword} must stand as a word of its own, with a space or punctuation on each side"
             }
         }
+        // Echo puts a noun from the message where {keyword} is (SR-002: "the most frequent
+        // nouns"): the place must be one where any noun reads.
+        if LanguageProfile.isEnglish(language), let problem = keywordSlotProblem(template) { return "\"\(template)\": \(problem)" }
         // Echo shows the line under the reader's own message: it speaks to them ("you"), not as them.
         if LanguageProfile.isEnglish(language) {
             let words = Set(bare.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { $0.replacingOccurrences(of: "’", with: "'") })
@@ -302,11 +315,48 @@ public enum QuoteRules {
         return nil
     }
 
+    /// Why `{keyword}` in an English template is not where a noun goes (nil when it is, or when
+    /// the line has none). The app fills it with a noun from the message ("exam", "marathon",
+    /// "move"), so the word before it must be one a noun follows whatever the noun is: a
+    /// determiner ("this {keyword}", "your {keyword}"), a preposition ("during {keyword}", "of
+    /// {keyword}"), or a word between a determiner and it ("this difficult {keyword}"). Refused:
+    /// a verb's place ("time to {keyword}", "will {keyword}", "you {keyword}"), the line's first
+    /// word (it would start in lower case), "a" or "an" (which one depends on the noun), and a
+    /// word after a comma (the reader addressed as "{keyword}"). Echo's own examples pass.
+    static func keywordSlotProblem(_ template: String) -> String? {
+        guard let range = template.range(of: TemplateBankSpec.placeholder) else { return nil }
+        let head = template[..<range.lowerBound]
+        let fix = "put it where any noun reads, right after \"this\", \"the\", \"your\" or a preposition (\"this {keyword}\", \"during {keyword}\"): the app puts a noun from the message there"
+        let trimmed = head.trimmingCharacters(in: .whitespaces)
+        guard let last = trimmed.last else { return "{keyword} opens the line; \(fix)" }
+        if !last.isLetter { return "{keyword} follows \"\(last)\"; \(fix)" }
+        let words = trimmed.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" && $0 != "-" })
+        let previous = String(words[words.count - 1])
+        if keywordDeterminers.contains(previous) || keywordPrepositions.contains(previous) { return nil }
+        if words.count >= 2, keywordDeterminers.contains(String(words[words.count - 2])), !keywordVerbMarkers.contains(previous) {
+            return nil
+        }
+        return "a noun after \"\(previous)\" does not read (\"\(previous) exam\"); \(fix)"
+    }
+
+    /// Words any noun may follow, for `keywordSlotProblem`.
+    static let keywordDeterminers: Set<String> = ["the", "this", "that", "your", "every", "each", "any", "another", "such"]
+    static let keywordPrepositions: Set<String> = [
+        "of", "during", "for", "about", "on", "in", "with", "through", "from", "after", "before", "towards", "toward", "into", "beyond",
+        "despite", "at", "by", "over", "around", "behind", "since", "until", "within", "amid", "past", "like", "beside", "without", "throughout",
+        "upon", "near", "across", "against", "among",
+    ]
+    /// Words that make the place after them a verb's even after a determiner ("that you {keyword}").
+    static let keywordVerbMarkers: Set<String> = [
+        "to", "you", "i", "we", "they", "he", "she", "will", "can", "could", "would", "should", "must", "may", "might", "shall", "do", "does",
+        "did", "don't", "didn't", "can't", "won't", "let", "let's", "you'll", "you're", "you've", "a", "an",
+    ]
+
     /// What a curator should look at in an accepted English template (empty for none): it speaks
     /// as "we"; it names one reader's life (an activity, a job, an event: `specificWords`, among
-    /// them the prompt's example words "exam" and "interview"), so it fits only some messages; or
-    /// it addresses the reader as `{keyword}` ("You're doing great today, {keyword}."), which is a
-    /// word from the message, not a name. Found reading the recorded bank. They are flagged, not
+    /// them the prompt's example words "exam" and "interview"), so it fits only some messages.
+    /// (A line addressing the reader as `{keyword}`, "You're doing great today, {keyword}.", is
+    /// refused: `keywordSlotProblem`.) Found reading the recorded bank. They are flagged, not
     /// refused: refused, the 1.5B model could not fill Achievement's ten in sixteen rounds.
     public static func templateConcerns(_ template: String, language: String) -> [String] {
         guard LanguageProfile.isEnglish(language) else { return [] }
@@ -320,9 +370,6 @@ public enum QuoteRules {
         }
         if let specific = words.first(where: specificWords.contains) {
             concerns.append("'\(specific)' is one person's life, not every message's")
-        }
-        if template.range(of: #",\s*\{keyword\}\s*[.!?,]"#, options: .regularExpression) != nil {
-            concerns.append("addresses the reader as {keyword}, a word from the message")
         }
         return concerns
     }

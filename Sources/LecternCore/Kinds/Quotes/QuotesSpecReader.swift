@@ -49,7 +49,7 @@ public enum QuotesSpecReader: JobKindSpecReader {
         if let node = top.node("templates"), node.null == nil {
             if case .scalar = node {
                 if top.bool("templates") == true { spec.templates = TemplateBankSpec() }
-            } else if let t = top.mapping("templates", known: ["per_emotion", "max_characters", "keyword_length", "min_without_placeholder", "rounds"]) {
+            } else if let t = top.mapping("templates", known: ["per_emotion", "max_characters", "keyword_length", "min_without_placeholder", "rounds", "judge"]) {
                 t.finish()
                 var bank = TemplateBankSpec()
                 bank.perEmotion = t.int("per_emotion", range: 3...50) ?? bank.perEmotion
@@ -57,6 +57,7 @@ public enum QuotesSpecReader: JobKindSpecReader {
                 bank.keywordLength = t.int("keyword_length", range: 1...60) ?? bank.keywordLength
                 bank.minWithoutPlaceholder = t.int("min_without_placeholder", range: 0...10) ?? bank.minWithoutPlaceholder
                 bank.rounds = t.int("rounds", range: 1...10) ?? bank.rounds
+                bank.judge = t.bool("judge") ?? bank.judge
                 if bank.minWithoutPlaceholder * 2 >= bank.perEmotion {
                     reader.report(
                         "'templates.min_without_placeholder' is \(bank.minWithoutPlaceholder) of \(bank.perEmotion): most templates must hold {keyword}",

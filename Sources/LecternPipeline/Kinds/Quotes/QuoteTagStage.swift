@@ -235,6 +235,9 @@ public struct TemplateStage: Sendable {
             // from a pattern that allows `"` lets the string run on past its closing quote (the
             // local model wrote 3,072 tokens into one template that way).
             let line = #"[^{}"\\\n]"#
+            // The place of {keyword} is left to the checks, not put in the pattern: a pattern that
+            // required a determiner or a preposition before it made the local model end its lines
+            // with one whatever it had written ("the strength and resilience to over {keyword}").
             // llama.cpp drops `maxLength` beside a `pattern`, so the pattern bounds the length
             // itself: a line cannot run on for thousands of tokens (one did, before this bound).
             let side = bank.maxCharacters - bank.keywordLength
@@ -261,7 +264,7 @@ public struct TemplateStage: Sendable {
             "examples": example.lines.map { "- \($0)" }.joined(separator: "\n"), "schema": AnswerParsing.schemaText(schema),
         ]
         if round > 1 {
-            variables["accepted"] = accepted.map { "- \($0)" }.joined(separator: "\n")
+            variables["accepted"] = accepted.isEmpty ? "- (none yet)" : accepted.map { "- \($0)" }.joined(separator: "\n")
             // The distinct problems, a few: enough to show what to avoid without drowning the ask.
             // Lines that repeated a chosen one or copied an example are not shown again (a small
             // model shown a line writes it again): one sentence says what happened.
@@ -299,5 +302,88 @@ public struct TemplateStage: Sendable {
                 return .valid(TemplateRound(usable: usable, problems: problems), warnings: [])
             }
         }
+    }
+}
+
+/// The emotion judge of the template bank (`templates: { judge: true }`): the model is shown the
+/// usable lines of a round, numbered, and says of each whether it fits a message tagged with the
+/// emotion, with a reason. A line judged not to fit is not kept and its reason is sent back with
+/// the next round, as a refused line's problem is. Whether it is worth its calls depends on the
+/// model: docs/quotes.md and BENCHMARKS ("template judge") measure it on a labelled set.
+public struct TemplateJudge: Sendable {
+    let template: PromptTemplate
+
+    public init() throws { template = try PromptLibrary.template("quotes/judge-templates") }
+
+    public struct Verdict: Sendable, Hashable {
+        public var fits: Bool
+        public var reason: String
+    }
+
+    struct Answer: Decodable {
+        struct Line: Decodable {
+            var n: Int
+            var fits: Bool
+            var reason: String
+        }
+
+        var lines: [Line]
+    }
+
+    /// The answer's schema for `count` lines.
+    public static func schema(count: Int) -> ResponseSchema {
+        // A reason of a few words: bounded, so that a small model cannot run on inside it.
+        let line = SchemaParts.object(
+            ["n": ["type": "integer"], "fits": ["type": "boolean"], "reason": ["type": "string", "maxLength": 80]], required: ["n", "fits", "reason"])
+        return ResponseSchema(name: "template_verdicts", schema: SchemaParts.object(["lines": SchemaParts.array(line, min: count, max: count)], required: ["lines"]))
+    }
+
+    /// The prompt's values for `lines` of `emotion`.
+    public func variables(_ emotion: QuoteEmotion, lines: [String]) -> [String: String] {
+        [
+            "emotion": emotion.name, "meaning": emotion.meaning.isEmpty ? emotion.name.lowercased() : emotion.meaning,
+            "lines": lines.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n"),
+            "schema": AnswerParsing.schemaText(Self.schema(count: lines.count)),
+        ]
+    }
+
+    /// The verdict on each of `count` lines, by index, or the problems of an answer that does not
+    /// give one for each (a number outside the list, a line answered twice or not at all).
+    public static func verdicts(_ text: String, count: Int) -> Result<[Verdict], TemplateProblemsError> {
+        guard count > 0 else { return .success([]) }
+        switch AnswerParsing.decode(Answer.self, from: text) {
+        case .failure(let errors): return .failure(TemplateProblemsError(messages: errors.map(\.message)))
+        case .success(let answer):
+            var found: [Int: Verdict] = [:]
+            var problems: [String] = []
+            for line in answer.lines {
+                guard (1...count).contains(line.n) else {
+                    problems.append("\"n\" is \(line.n); the lines are numbered 1 to \(count)")
+                    continue
+                }
+                if found[line.n] != nil { problems.append("line \(line.n) is answered twice") }
+                found[line.n] = Verdict(fits: line.fits, reason: line.reason.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            for n in 1...count where found[n] == nil { problems.append("line \(n) has no verdict") }
+            if !problems.isEmpty { return .failure(TemplateProblemsError(messages: problems)) }
+            return .success((1...count).compactMap { found[$0] })
+        }
+    }
+
+    /// The call judging `lines` (the usable lines of `emotion`'s round `round`).
+    func call(_ emotion: QuoteEmotion, round: Int, lines: [String]) -> ModelCall<[Verdict]> {
+        let schema = Self.schema(count: lines.count)
+        let itemID = ItemID(TemplateStage.name, Slug.make(emotion.name), "judge-\(round)")
+        return ModelCall(itemID: itemID.rawValue, stage: TemplateStage.name, template: template, variables: variables(emotion, lines: lines), schema: schema) {
+            text in
+            switch Self.verdicts(text, count: lines.count) {
+            case .success(let verdicts): return .valid(verdicts, warnings: [])
+            case .failure(let problems): return .invalid(problems.messages.map { Refusal(.stageRules, $0) })
+            }
+        }
+    }
+
+    public struct TemplateProblemsError: Error, Sendable {
+        public var messages: [String]
     }
 }

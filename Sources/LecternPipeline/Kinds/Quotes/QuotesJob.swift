@@ -148,14 +148,36 @@ public struct QuotesJob: GenerationJob {
         var problems: [String] = []
         var reports: [ItemReport] = []
         var failedCalls = 0
+        var unjudged: [ItemWarning] = []
         for round in 1...max(1, bank.rounds) {
             do {
                 let (outcome, report) = try await runner.run(try stage.call(emotion, round: round, accepted: accepted, problems: problems))
                 reports.append(report)
-                accepted += outcome.usable
                 problems = outcome.problems
-            } catch let failure as ItemFailureError where failure.reason == .invalid && round > 1 {
-                // Nothing usable in this round's calls: the next round asks again, told so.
+                var usable = outcome.usable
+                if bank.judge, !usable.isEmpty {
+                    // The judge's verdicts: a line that does not fit the emotion is not kept, and
+                    // its reason goes back with the next round like a refused line's problem. A
+                    // judge that gives no readable verdicts leaves the lines kept, with a warning.
+                    do {
+                        let (verdicts, judged) = try await runner.run(try TemplateJudge().call(emotion, round: round, lines: usable))
+                        reports.append(judged)
+                        let unfit = zip(usable, verdicts).filter { !$0.1.fits }
+                        problems += unfit.map { "\"\($0.0)\" does not fit \(emotion.name): \($0.1.reason.isEmpty ? "the judge said so" : $0.1.reason)" }
+                        usable = zip(usable, verdicts).filter { $0.1.fits }.map(\.0)
+                    } catch let failure as ItemFailureError where failure.reason == .invalid {
+                        failedCalls += failure.attempts
+                        unjudged.append(
+                            ItemWarning(
+                                itemID: QuotesItems.templates(emotion.name).rawValue, kind: "template lines not judged",
+                                message: "round \(round): the judge gave no readable verdicts (\(failure.errors.first ?? "")); its \(usable.count) lines were kept unjudged",
+                                check: .stageRules))
+                    }
+                }
+                accepted += usable
+            } catch let failure as ItemFailureError where failure.reason == .invalid {
+                // Nothing usable in this round's calls (the first included): the next round asks
+                // again, told so, with its lines held to their kind by the schema.
                 failedCalls += failure.attempts
                 problems = failure.errors
                 continue
@@ -163,7 +185,7 @@ public struct QuotesJob: GenerationJob {
             if case .success(let chosen) = QuoteRules.chooseTemplates(accepted, spec: bank, language: spec.language) {
                 let id = QuotesItems.templates(emotion.name)
                 let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
-                return WorkOutput(value: chosen, report: Self.combined(reports, id: id.rawValue, stage: TemplateStage.name, attempts: calls, warnings: reports.flatMap(\.warnings)))
+                return WorkOutput(value: chosen, report: Self.combined(reports, id: id.rawValue, stage: TemplateStage.name, attempts: calls, warnings: reports.flatMap(\.warnings) + unjudged))
             }
         }
         let needs = QuoteRules.templateNeeds(accepted, spec: bank)
@@ -182,8 +204,9 @@ public struct QuotesJob: GenerationJob {
             cached: reports.allSatisfy(\.cached), latency: reports.reduce(Duration.zero) { $0 + $1.latency }, warnings: warnings)
     }
 
-    /// The database from every batch's verdicts; an empty fallback emotion or a file over Echo's
-    /// 2 MB fails the item (the app could not use it), shortfalls are warnings.
+    /// The database from every batch's verdicts; an emotion under `min_per_emotion`, an empty
+    /// fallback emotion or a file over Echo's 2 MB fails the item (the app could not use it). A
+    /// database under its target is no fault (the target is a ceiling): the summary says so.
     func select(_ tagged: [TaggedBatch]) throws -> WorkOutput {
         var verdicts: [String: QuoteVerdict] = [:]
         var unclassified: [String: [String]] = [:]
@@ -193,14 +216,25 @@ public struct QuotesJob: GenerationJob {
         }
         // Lectern's own rejections, whatever the model said: a fragment (opening with "…" or
         // mid-sentence) reads as broken shown alone; an attribution to a work (a film, a book, a
-        // scripture verse) names no person to show under it.
+        // scripture verse) or to a company ("Macy's") names no person to show under it.
         for c in corpus.candidates {
             guard let v = verdicts[c.id], v.rejected == nil else { continue }
-            let reason = QuoteText.isFragment(c.text) ? QuoteRules.fragmentReason : QuoteText.namesAWork(c.author) ? QuoteRules.workReason : nil
+            let reason =
+                QuoteText.isFragment(c.text)
+                ? QuoteRules.fragmentReason
+                : QuoteText.namesAWork(c.author) ? QuoteRules.workReason : QuoteText.namesACompany(c.author) ? QuoteRules.notAPersonReason : nil
             if let reason { verdicts[c.id] = QuoteVerdict(id: c.id, emotionTags: [], category: nil, rejected: reason, round: v.round) }
         }
-        let (database, coverage, shortfalls) = QuoteRules.select(corpus.candidates, verdicts: verdicts, spec: quotes)
+        let (database, coverage, shortfalls, below) = QuoteRules.select(corpus.candidates, verdicts: verdicts, spec: quotes)
         var errors: [String] = []
+        // An emotion the app cannot fill is a database the app cannot ship (target is a ceiling;
+        // min_per_emotion is not): the run fails, naming each emotion and how many quotes fit it.
+        for (emotion, fit) in below {
+            let fits = fit == 1 ? "1 quote fits" : "\(fit) quotes fit"
+            errors.append(
+                "\(emotion): \(fits), and min_per_emotion is \(quotes.minPerEmotion): add quote collections that hold \(emotion.lowercased()) quotations to 'corpus', or lower min_per_emotion"
+            )
+        }
         if let fallback = quotes.fallbackEmotion, coverage.emotions[fallback, default: 0] == 0 {
             errors.append("no quote is tagged \(fallback), the emotion the app falls back to (QM-002): add quote collections or choose another fallback_emotion")
         }
@@ -210,15 +244,10 @@ public struct QuotesJob: GenerationJob {
         }
         if database.quotes.isEmpty { errors.append("every quote was rejected or left untagged: nothing to write") }
         if !errors.isEmpty { throw ItemFailureError(reason: .invalid, attempts: 0, errors: errors) }
-        let id = QuotesItems.select.rawValue
-        let warnings = shortfalls.map { ItemWarning(itemID: id, kind: "quote database short of its target", message: $0, check: .stageRules) }
         let selection = QuoteSelection(
             database: database, coverage: coverage, shortfalls: shortfalls, verdicts: verdicts, unclassified: unclassified,
             strays: tagged.reduce(0) { $0 + $1.strays }, calls: tagged.reduce(0) { $0 + $1.calls })
-        let report = ItemReport(
-            id: id, stage: Self.selectName.rawValue, attempts: 0, usage: TokenUsage(), paidUsage: TokenUsage(), costUSD: 0, cached: true,
-            latency: .zero, warnings: warnings)
-        return WorkOutput(value: selection, report: warnings.isEmpty ? nil : report)
+        return WorkOutput(value: selection, report: nil)
     }
 
     public func unreachedEstimate(reached: Set<String>) -> [StageName: Int] {
@@ -345,13 +374,6 @@ struct QuoteCuration: Encodable {
         return try encoder.encode(self) + Data("\n".utf8)
     }
 
-    /// "; below min_per_emotion 40: Achievement 16, Joy 19", or nothing when every emotion has its minimum.
-    var belowMinimum: String {
-        let below = order.0.filter { selection.emotions[$0, default: 0] < selection.minPerEmotion }
-        guard !below.isEmpty else { return "" }
-        return "; below min_per_emotion \(selection.minPerEmotion): " + below.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: ", ")
-    }
-
     func summaryLines() -> [String] {
         let dropped = corpus.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
         let rejected = tagging.rejected.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -359,7 +381,9 @@ struct QuoteCuration: Encodable {
             "  quotes: \(corpus.read) read, \(corpus.kept) after cleaning (dropped: \(dropped.isEmpty ? "none" : dropped))",
             "  tagging: \(tagging.tagged) tagged in \(tagging.calls) calls, \(tagging.kept) kept, \(tagging.tagged - tagging.kept) rejected"
                 + (rejected.isEmpty ? "" : " (\(rejected))") + ", \(tagging.untagged.count) left untagged",
-            "  database: \(selection.selected) quotes (target \(selection.target))" + belowMinimum,
+            "  database: \(selection.selected) quotes "
+                + (selection.selected < selection.target ? "(the ones that fit; the target of \(selection.target) is a ceiling)" : "(target \(selection.target))")
+                + ", each emotion at least min_per_emotion \(selection.minPerEmotion)",
         ]
         lines.append("    by emotion:  " + order.0.map { "\($0) \(selection.emotions[$0, default: 0])" }.joined(separator: " · "))
         lines.append("    by category: " + order.1.map { "\($0) \(selection.categories[$0, default: 0])" }.joined(separator: " · "))
