@@ -23,19 +23,25 @@ final class QuoteClassifier: LLMProvider {
     let garbleReasks: Bool
     /// Answer Comfort's first template round with lines none of which is usable.
     let uselessFirstComfort: Bool
+    /// Answer every template judgement with text that is not JSON.
+    let garbleJudge: Bool
     private let log = Mutex<[(RequestContext, LLMRequest)]>([])
 
     var requests: [(RequestContext, LLMRequest)] { log.withLock { $0 } }
 
-    init(garbleReasks: Bool = false, uselessFirstComfort: Bool = false) {
+    init(garbleReasks: Bool = false, uselessFirstComfort: Bool = false, garbleJudge: Bool = false) {
         self.garbleReasks = garbleReasks
         self.uselessFirstComfort = uselessFirstComfort
+        self.garbleJudge = garbleJudge
     }
 
     static let emotions = ["Achievement", "Comfort", "Motivation", "Gratitude", "Struggle", "Joy", "Reflection", "Hope"]
 
     func complete(_ request: LLMRequest, context: RequestContext) async throws -> LLMResponse {
         log.withLock { $0.append((context, request)) }
+        if context.stage == "templates" && context.itemID.contains("/judge-") && garbleJudge {
+            return LLMResponse(content: "All of these lines are lovely.", usage: TokenUsage(promptTokens: 300, completionTokens: 10))
+        }
         if context.stage == "templates" && context.itemID.contains("/judge-") {
             return LLMResponse(content: try judge(request), usage: TokenUsage(promptTokens: 300, completionTokens: 100))
         }
@@ -364,6 +370,23 @@ struct QuotesRunTests {
         #expect(second.contains("\"Day 2 of {keyword} shows a joy side of you, number 2.\" does not fit Joy: it does not speak to the feeling"), "\(second)")
         #expect(!(templates["Joy"] ?? []).contains { $0.contains("number 2.") })
         #expect(result.reports["templates/comfort"]?.attempts == 2, "a round's call and its judgement")
+    }
+
+    /// A judge that gives no readable verdicts after its repairs leaves the round's lines kept,
+    /// with a warning that says so: the bank is not lost to the judge.
+    @Test func aJudgeWithoutReadableVerdictsKeepsTheLinesWithAWarning() async throws {
+        let ws = try Self.workspace()
+        let yaml = Self.yaml().replacingOccurrences(of: "templates: true", with: "templates: { judge: true }")
+        let provider = QuoteClassifier(garbleJudge: true)
+        let result = try await ws.run(try Self.spec(ws, yaml: yaml), provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        let warnings = result.reports["templates/comfort"]?.warnings ?? []
+        #expect(warnings.contains { $0.kind == "template lines not judged" && $0.message.hasPrefix("round 1: the judge gave no readable verdicts") }, "\(warnings)")
+        #expect(provider.requests.filter { $0.0.itemID == "templates/comfort/judge-1" }.count == 3, "the judge's call repaired up to max_attempts")
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+        let bankData = try #require(Workspace.files(dir)["templates.json"])
+        let bank = try #require(try JSONSerialization.jsonObject(with: bankData) as? [String: [String: [String]]])
+        #expect(bank["templates"]?["Comfort"]?.contains { $0.contains("allowed to rest") } == true, "kept unjudged")
     }
 
     /// A first template round with nothing usable is not the end: the next round asks again, told

@@ -56,8 +56,6 @@ if let saved = try? String(contentsOf: resultsURL, encoding: .utf8) {
 let emotions = QuoteEmotion.echo.filter { e in lines.contains { $0.emotion == e.name } }
 let judge: TemplateJudge
 do { judge = try TemplateJudge() } catch { fail("\(error)") }
-let template: PromptTemplate
-do { template = try PromptLibrary.template("quotes/judge-templates") } catch { fail("\(error)") }
 let todo = emotions.filter { done[$0.name] == nil }
 FileHandle.standardError.write(Data("\(lines.count) lines in \(emotions.count) emotions, \(todo.count) to judge on \(modelName)\n".utf8))
 if !todo.isEmpty {
@@ -72,9 +70,7 @@ if !todo.isEmpty {
     out.seekToEndOfFile()
     for emotion in todo {
         let own = lines.filter { $0.emotion == emotion.name }.map(\.template)
-        let request = LLMRequest(
-            model: modelName, messages: template.messages(judge.variables(emotion, lines: own)), temperature: 0.2, maxTokens: 1200,
-            responseSchema: TemplateJudge.schema(count: own.count), seed: 7)
+        let request = judge.request(emotion, lines: own, model: modelName, temperature: 0.2, maxTokens: 1200, seed: 7)
         let start = Date()
         let response: LLMResponse
         do {

@@ -338,8 +338,16 @@ public struct TemplateJudge: Sendable {
         return ResponseSchema(name: "template_verdicts", schema: SchemaParts.object(["lines": SchemaParts.array(line, min: count, max: count)], required: ["lines"]))
     }
 
+    /// The request a run sends for `lines` of `emotion` (its prompt, schema and sampling), for
+    /// measuring the judge outside a run (`lectern-bench-template-judge`).
+    public func request(_ emotion: QuoteEmotion, lines: [String], model: String, temperature: Double, maxTokens: Int, seed: Int?) -> LLMRequest {
+        LLMRequest(
+            model: model, messages: template.messages(variables(emotion, lines: lines)), temperature: temperature, maxTokens: maxTokens,
+            responseSchema: Self.schema(count: lines.count), seed: seed)
+    }
+
     /// The prompt's values for `lines` of `emotion`.
-    public func variables(_ emotion: QuoteEmotion, lines: [String]) -> [String: String] {
+    func variables(_ emotion: QuoteEmotion, lines: [String]) -> [String: String] {
         [
             "emotion": emotion.name, "meaning": emotion.meaning.isEmpty ? emotion.name.lowercased() : emotion.meaning,
             "lines": lines.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n"),

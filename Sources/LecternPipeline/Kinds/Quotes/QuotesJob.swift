@@ -149,18 +149,19 @@ public struct QuotesJob: GenerationJob {
         var reports: [ItemReport] = []
         var failedCalls = 0
         var unjudged: [ItemWarning] = []
+        let judge = bank.judge ? try TemplateJudge() : nil
         for round in 1...max(1, bank.rounds) {
             do {
                 let (outcome, report) = try await runner.run(try stage.call(emotion, round: round, accepted: accepted, problems: problems))
                 reports.append(report)
                 problems = outcome.problems
                 var usable = outcome.usable
-                if bank.judge, !usable.isEmpty {
+                if let judge, !usable.isEmpty {
                     // The judge's verdicts: a line that does not fit the emotion is not kept, and
                     // its reason goes back with the next round like a refused line's problem. A
                     // judge that gives no readable verdicts leaves the lines kept, with a warning.
                     do {
-                        let (verdicts, judged) = try await runner.run(try TemplateJudge().call(emotion, round: round, lines: usable))
+                        let (verdicts, judged) = try await runner.run(judge.call(emotion, round: round, lines: usable))
                         reports.append(judged)
                         let unfit = zip(usable, verdicts).filter { !$0.1.fits }
                         problems += unfit.map { "\"\($0.0)\" does not fit \(emotion.name): \($0.1.reason.isEmpty ? "the judge said so" : $0.1.reason)" }
