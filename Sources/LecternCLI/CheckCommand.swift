@@ -25,7 +25,8 @@ struct CheckCommand: AsyncParsableCommand {
             answer index out of range or not exactly one correct option, the correct option's text \
             stated in the question (when it is 12 characters or more), an option that is a \
             question, an option count outside 2–6, an id used twice, the same question asked \
-            twice; in course.json also two options that are one answer written twice (articles, \
+            twice (in JSON Lines, a stem that reads its options — "Which of the following …" — \
+            only with the same key or the same options; docs/check.md); in course.json also two options that are one answer written twice (articles, \
             case, punctuation and plurals aside), wrong options sharing one feedback or feedback \
             that contradicts the key, a multiple-choice stem asking two questions, and a question \
             asked again in other words, Python code that would not run in an explanation, a \

@@ -339,18 +339,45 @@ public enum BankLint {
                 problems.append(Refusal(.stageRules, "the answer \(item.answer) is not an option: \(range)"))
             }
             let choices = item.options.enumerated().map { Choice(text: $0.element, correct: $0.offset == item.answer, feedback: "") }
+            // A bank written by people: an option may be as long as its subject needs (a law
+            // question's options are paragraphs); a course's options are held to 300 characters.
             problems += QuestionRules.checkMultipleChoice(
                 prompt: item.question, options: choices, labels: item.options.indices.map { "options[\($0)]" }, optionCount: item.options.count,
-                language: language, requiresFeedback: false
+                language: language, requiresFeedback: false, maxOptionLength: nil
             ).errors.filter { inRange || $0.kind != QuestionRules.oneCorrectKind }.map(\.refusal)
             problems += mathIssues([("the question", item.question)] + item.options.enumerated().map { ("options[\($0.offset)]", $0.element) }).map(\.refusal)
-            if let earlier = stems.add(item.question, id: item.id, language: language) {
+            // A stem that reads its options ("Which of the following statements is true?",
+            // "With a 'bug':") asks another question with another key and other options; with the
+            // same key, or the same options, it is the same question asked twice. Any other stem
+            // ("What is impedance?") is the same question whatever its options.
+            let readsItsOptions = Self.readsItsOptions(item.question, language: language)
+            let keyText = !readsItsOptions ? "" : inRange ? TextKey.normalize(item.options[item.answer], language: language) : "\u{0}"
+            let optionSet = !readsItsOptions ? [] : Set(item.options.map { TextKey.normalize($0, language: language) })
+            if let earlier = stems.add(item.question, id: item.id, language: language, answer: keyText, options: optionSet) {
                 problems.append(Refusal(.distinctQuestions, "the same question as \(earlier)"))
             }
             if !problems.isEmpty { flags.append(.init(id: item.id.trimmed.isEmpty ? "line \(item.line)" : item.id, problems: problems)) }
         }
         return BankReport(format: .jsonLines, items: items.count, flagged: flags)
     }
+
+    /// Whether an English stem is finished by its options or chooses among them: "which", "the
+    /// following", "choose the most correct statement", a blank, a sentence its options end
+    /// ("Tariffs and quotas", "… contain mostly metal because"). Other languages: never (a
+    /// repeated stem is the same question).
+    static func readsItsOptions(_ stem: String, language: String) -> Bool {
+        guard LanguageProfile.isEnglish(language) || language.isEmpty else { return false }
+        let trimmed = stem.trimmed
+        guard let last = trimmed.last(where: { !"\"'”’)".contains($0) }) else { return false }
+        let unfinished = !".?!".contains(last) && trimmed.firstMatch(of: Self.opensAQuestion) == nil
+        return last == ":" || unfinished || trimmed.contains("__") || trimmed.firstMatch(of: Self.choosesAmongOptions) != nil
+    }
+
+    /// A question without its mark is still a question: "what is the capital of France".
+    nonisolated(unsafe) static let opensAQuestion =
+        /^(?i:what|who|whom|whose|where|when|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had)\b/
+
+    nonisolated(unsafe) static let choosesAmongOptions = /(?i)\b(which|the\s+following|choose|select)\b/
 
     static func checkOptionCount(_ count: Int) -> [Refusal] {
         QuestionRules.optionCounts.contains(count) ? [] : [Refusal(.stageRules, "it has \(count) option\(count == 1 ? "" : "s"); a question has 2 to 6")]
@@ -772,6 +799,18 @@ public enum BankLint {
     /// and (in Arabic) vowel marks do not make two questions different.
     struct StemIndex {
         var first: [String: String] = [:]
+        /// Per stem, each question asked with it: its id, its key and its options (`add(_:id:language:answer:options:)`).
+        var asked: [String: [(id: String, answer: String, options: Set<String>)]] = [:]
+
+        /// Records `stem` for `id` with its key and options; returns the id of an earlier
+        /// question with this stem and the same key or the same options, if one was recorded.
+        mutating func add(_ stem: String, id: String, language: String, answer: String, options: Set<String>) -> String? {
+            let key = Self.key(stem, language: language)
+            guard !key.isEmpty else { return nil }
+            if let earlier = asked[key, default: []].first(where: { $0.answer == answer || $0.options == options }) { return earlier.id }
+            asked[key, default: []].append((id, answer, options))
+            return nil
+        }
 
         static func key(_ text: String, language: String) -> String {
             let folded = LanguageProfile.for(language)?.fold(text) ?? text

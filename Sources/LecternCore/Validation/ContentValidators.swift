@@ -176,7 +176,7 @@ public enum QuestionRules {
     /// `checkKeyAgreesWithIndexing`).
     public static func checkMultipleChoice(
         prompt: String, options: [Choice], labels: [String]? = nil, optionCount: Int = QuestionRules.optionCount, language: String = "en",
-        requiresFeedback: Bool = true, explanation: String? = nil
+        requiresFeedback: Bool = true, explanation: String? = nil, maxOptionLength: Int? = 300
     ) -> [ValidationIssue] {
         var issues: [ValidationIssue] = []
         if let explanation {
@@ -216,15 +216,23 @@ public enum QuestionRules {
             spellings[key, default: []].insert(TextKey.normalize(option.text, language: language, foldingCase: false))
         }
         let asksForAQuestion = Self.asksForAQuestion(prompt, options: options, language: language)
+        // "Which of these sentences is written in the subjunctive?": a sentence may be a question.
+        let asksForASentence = (LanguageProfile.isEnglish(language) || language.isEmpty) && prose(prompt).firstMatch(of: Self.whichSentence) != nil
         for (index, option) in options.enumerated() {
             let folded = keys[index]
-            let key = (spellings[folded]?.count ?? 0) >= 3 ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
+            // Symbols whose case is their meaning ("Sc ≡ Ej" and "sC ≡ eJ" in predicate logic:
+            // no word among them) are compared with their case.
+            let key =
+                (spellings[folded]?.count ?? 0) >= 3 || Self.isSymbolic(option.text)
+                ? TextKey.normalize(option.text, language: language, foldingCase: false) : folded
             if key.isEmpty {
                 issues.append(.error("\(labels[index]) is empty", check: .stageRules))
                 continue
             }
             // Small models often copy the question, or write more questions, as options.
-            if folded == promptKey || (TextKey.endsWithQuestionMark(option.text, language: language) && !asksForAQuestion) {
+            if folded == promptKey
+                || (TextKey.endsWithQuestionMark(option.text, language: language) && !asksForAQuestion && !asksForASentence && !Self.isCode(option.text))
+            {
                 issues.append(
                     .error(
                         "\(labels[index]) ('\(option.text.trimmed)') is a question; every option must be a possible answer to the question, not a question", check: .stageRules))
@@ -236,7 +244,9 @@ public enum QuestionRules {
             } else {
                 seen[key, default: []].append(index)
             }
-            if option.text.count > 300 { issues.append(.error("\(labels[index]) is longer than 300 characters", check: .stageRules)) }
+            if let maxOptionLength, option.text.count > maxOptionLength {
+                issues.append(.error("\(labels[index]) is longer than \(maxOptionLength) characters", check: .stageRules))
+            }
             if requiresFeedback && option.feedback.trimmed.count < 3 {
                 issues.append(.error("\(labels[index]) has no feedback; every option needs feedback explaining why it is right or wrong", check: .stageRules))
             }
@@ -246,8 +256,17 @@ public enum QuestionRules {
         if correct.count == 1, let answer = correct.first {
             let key = TextKey.normalize(answer.text, language: language)
             // An answer of a word or two can legitimately appear in a question; a longer one
-            // quoted in the prompt gives the answer away.
-            if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key) {
+            // quoted in the prompt gives the answer away — unless a wrong option is quoted there
+            // too: the question asks which of the stem's own parts is the one ("Identify the
+            // antecedent of: If the university does not increase financial aid, …", "determine
+            // whether they are logically equivalent or contradictory").
+            // So too when the stem quotes a text to take apart ("Identify the conclusion of the
+            // following argument. …"): its answer is one of the text's parts.
+            let wrongQuoted = zip(options, keys).contains { option, key in !option.correct && key.count >= 3 && Self.containsWords(promptKey, key) }
+            let quotesAText = (LanguageProfile.isEnglish(language) || language.isEmpty) && prose(prompt).firstMatch(of: Self.followingText) != nil
+            if key.count >= 12 && key != promptKey && !TextKey.endsWithQuestionMark(answer.text, language: language) && promptKey.contains(key)
+                && !wrongQuoted && !quotesAText
+            {
                 issues.append(.error("the prompt gives the answer away: it contains the correct option '\(answer.text)'", check: .questionForm))
             } else if let marked = statedAnswer(prompt) ?? hintedAnswer(prompt), !key.isEmpty,
                 TextKey.significantWords(marked, language: language).contains(where: Set(TextKey.significantWords(answer.text, language: language)).contains)
@@ -267,7 +286,18 @@ public enum QuestionRules {
                 // `if` statement tell the computer to look at a value and decide what to do next?"
                 // (a key naming a few of a long question's words answers it: "On any General or
                 // Technician class band segment").
-                if answerWords.count >= 4 && answerWords.isSubset(of: promptWords) && answerWords.count * 10 >= promptWords.count * 6 {
+                // A key that denies the question's premise says what it does not: "There is no
+                // device to protect a station from a direct hit from lightning." for "What device
+                // can protect a transmitting station from a direct lightning hit?"
+                let profile = LanguageProfile.for(language) ?? .english
+                let denials = Set(profile.negations + (LanguageProfile.isEnglish(language) || language.isEmpty ? ["no", "none", "nothing", "nor"] : []))
+                let keyWords = answer.text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map(String.init)
+                let promptLower = Set(prompt.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map(String.init))
+                let denies = keyWords.contains { denials.contains($0) && !promptLower.contains($0) }
+                // A yes/no question is answered by saying it: "Piracy jure gentium is subject to
+                // universal jurisdiction" for "Is piracy … subject to universal jurisdiction?".
+                let yesNoStem = (LanguageProfile.isEnglish(language) || language.isEmpty) && prose(prompt).firstMatch(of: Self.yesNoStem) != nil
+                if !denies && !yesNoStem && answerWords.count >= 4 && answerWords.isSubset(of: promptWords) && answerWords.count * 10 >= promptWords.count * 6 {
                     issues.append(
                         .error(
                             "the correct option ('\(answer.text.trimmed)') only repeats the question's own words; it must answer the question with what the question does not already say",
@@ -299,7 +329,11 @@ public enum QuestionRules {
         let words = options.map { restatementWords($0.text, language: language) }
         for i in options.indices {
             for j in options.indices where j > i && !keys[i].isEmpty && !keys[j].isEmpty && keys[i] != keys[j] {
-                if !words[i].isEmpty, words[i] == words[j], !differAsCode(options[i].text, options[j].text, key: keys[i]) {
+                // Words of a letter or two are no statement to restate: "ab" and "a ab" are two
+                // outputs of `"a" + "ab"`, not "ab" with an article.
+                if !words[i].isEmpty, words[i] == words[j], words[i].contains(where: { $0.count >= 3 }),
+                    !differAsCode(options[i].text, options[j].text, key: keys[i])
+                {
                     issues.append(
                         .error(
                             "\(labels[i]) ('\(options[i].text)') and \(labels[j]) ('\(options[j].text)') say the same thing in other words; every option must be a different answer", check: .stageRules
@@ -406,7 +440,10 @@ public enum QuestionRules {
     /// "`:=`" are three operators, "'42'" and "42" a string and a number; "Paris." is "Paris", and
     /// "`x = 5`" is "x = 5".
     static func differAsCode(_ a: String, _ b: String, key: String) -> Bool {
-        guard a.contains("`") || b.contains("`") || !key.contains(where: \.isLetter) else { return false }
+        guard a.contains("`") || b.contains("`") || !key.contains(where: \.isLetter) || (isCode(a) && isCode(b)) else { return false }
+        // A code is its characters in their order: the Q signal "QRM?" asks and "QRM" tells;
+        // "?AA" and "AA?" are two abbreviations.
+        if isCode(a) && isCode(b) { return a.trimmed != b.trimmed }
         func symbols(_ text: String) -> String {
             var text = Substring(text.trimmed)
             while let last = text.last, ".!?؟".contains(last) { text = text.dropLast() }
@@ -533,12 +570,81 @@ public enum QuestionRules {
     /// questions written where answers belong.
     static func asksForAQuestion(_ prompt: String, options: [Choice], language: String) -> Bool {
         guard LanguageProfile.isEnglish(language) || language.isEmpty, options.count >= 2,
-            options.allSatisfy({ TextKey.endsWithQuestionMark($0.text, language: language) }), mayMatch(prompt, anyOf: ["question"])
+            options.allSatisfy({ TextKey.endsWithQuestionMark($0.text, language: language) })
         else { return false }
-        return prose(prompt).firstMatch(of: Self.whichQuestion) != nil
+        // Every option a situation that ends in its question (word problems: "Mitch bought 20
+        // containers … How many flowers did Mitch buy?" for "Which situation can be represented
+        // by 20/8?").
+        if options.allSatisfy({ Self.isSituation($0.text) }) { return true }
+        // A stem the options finish: "Are/were viruses:", "The major question concerning aging
+        // and personality is:".
+        if prompt.trimmed.hasSuffix(":") { return true }
+        guard mayMatch(prompt, anyOf: ["question"]) else { return false }
+        let prose = prose(prompt)
+        return prose.firstMatch(of: Self.whichQuestion) != nil || prose.firstMatch(of: Self.followingQuestion) != nil
     }
 
     nonisolated(unsafe) static let whichQuestion = /(?i)\b(which|what)\b[^.?!]{0,80}\bquestions?\b/
+    /// "The Drake equation attempts to answer the following question:".
+    nonisolated(unsafe) static let followingQuestion = /(?i)\bfollowing questions?\s*:?\s*$/
+    /// "Which of these sentences is …", "Which sentence uses …".
+    nonisolated(unsafe) static let whichSentence = /(?i)\bwhich\b(\s+(one\s+)?of\s+(these|the\s+following))?\s+sentences?\b/
+    /// A text the stem quotes for taking apart: "the following argument", "the following
+    /// conditional proposition", "the following pairs of propositions".
+    nonisolated(unsafe) static let followingText =
+        /(?i)\bthe\s+following\s+(conditional\s+)?(arguments?|propositions?|pairs?\s+of\s+propositions|sentences?|passages?|paragraphs?|statements?|excerpts?|syllogisms?)\b/
+    /// A stem that is a yes/no question: it opens with an auxiliary verb.
+    nonisolated(unsafe) static let yesNoStem = /^\s*(?i:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must)\s/
+
+    /// Whether `needle` is in `haystack` as whole words (no letter or digit on either side).
+    static func containsWords(_ haystack: String, _ needle: String) -> Bool {
+        var start = haystack.startIndex
+        while let range = haystack.range(of: needle, range: start..<haystack.endIndex) {
+            let before = range.lowerBound == haystack.startIndex ? nil : haystack[haystack.index(before: range.lowerBound)]
+            let after = range.upperBound == haystack.endIndex ? nil : haystack[range.upperBound]
+            // A hyphen joins words: "ionizing radiation" is not in "non-ionizing radiation".
+            func joins(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "-" } ?? false }
+            if !joins(before) && !joins(after) { return true }
+            start = haystack.index(after: range.lowerBound)
+        }
+        return false
+    }
+
+    /// A statement, then a question: a situation, not a question put instead of an answer.
+    static func isSituation(_ text: String) -> Bool {
+        let characters = Array(text.trimmed)
+        guard characters.count > 2,
+            let end = characters.indices.dropLast().last(where: { ".!".contains(characters[$0]) && characters[$0 + 1].isWhitespace })
+        else { return false }
+        let before = characters[..<end]
+        return before.count >= 20 && !before.contains("?")
+    }
+
+    /// A code of capitals, digits and marks, one token ("QRH?", "?SIG", "WA"): its marks are
+    /// part of it, so "QRH?" is no question and "?SIG" is not "SIG".
+    static func isCode(_ text: String) -> Bool {
+        let trimmed = text.trimmed
+        return !trimmed.isEmpty && trimmed.count <= 8 && trimmed.contains(where: \.isLetter)
+            && trimmed.allSatisfy({ !$0.isWhitespace && (!$0.isLetter || $0.isUppercase) })
+    }
+
+    /// Symbols rather than words: letters only in runs of one or two, and no digits ("Sc ≡ Ej",
+    /// "P(A|B)"; "-6 dB" is a quantity, whose unit's case a writer may get wrong).
+    static func isSymbolic(_ text: String) -> Bool {
+        var run = 0
+        var letters = false
+        for character in text {
+            if character.isNumber { return false }
+            if character.isLetter {
+                run += 1
+                letters = true
+                if run >= 3 { return false }
+            } else {
+                run = 0
+            }
+        }
+        return letters
+    }
 
     /// A free-text question must not carry its own answer: small models append "(answer: …)" or
     /// an "Answer: …" line to the question, or quote the reference answer in it. ("Justify your

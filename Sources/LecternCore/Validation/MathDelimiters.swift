@@ -97,13 +97,17 @@ public enum MathDelimiters {
         return false
     }
 
-    /// Whether the text at `start` is an amount after a dollar sign: digits (with , and .) that
-    /// end the text or are followed by a space or punctuation, not by more math (`$3^2`, `$5$`).
+    /// Whether the text at `start` is an amount after a dollar sign: digits (with , and ., or
+    /// cents alone: `.47`) that end the text or are followed by a space or punctuation, not by more math (`$3^2`, `$5$`).
     static func isAmount(_ c: [Character], from start: Int) -> Bool {
         var j = start
+        // Cents alone: "$.47/lb".
+        if j + 1 < c.count, c[j] == ".", c[j + 1].isASCII, c[j + 1].isNumber { j += 1 }
         guard j < c.count, c[j].isASCII, c[j].isNumber else { return false }
         while j < c.count, (c[j].isASCII && c[j].isNumber) || c[j] == "," || c[j] == "." { j += 1 }
         guard j < c.count else { return true }
+        // An amount ending its clause with no space after the mark: "$100,000.The developer".
+        if c[j - 1] == "," || c[j - 1] == "." { return true }
         // A range or a rate ends an amount too: $5–10, $5-$10, $3/hour, $2'000.
         return c[j].isWhitespace || ",;:!?)]-–/%'\"’”".contains(c[j]) || (c[j].isLetter && ["k", "m", "b"].contains(c[j].lowercased()))
     }

@@ -7,7 +7,8 @@ import Foundation
 ///   equals 12?") whose options are calculations, keyed by one that equals that number: another
 ///   calculation equal to it ("20 / 2" beside the keyed "5 * 2") is right too. Any language.
 /// - **Kinds of whole number.** A stem asking for an even, odd or prime number (the language's
-///   words, `LanguageProfile.numberKinds`; none when a negation is in it) whose options are whole
+///   words, `LanguageProfile.numberKinds`; none when a negation is in it, nor when the stem has
+///   numbers of its own to work with: "the smallest prime whose digits sum to 19") whose options are whole
 ///   numbers: every option of that kind is right ("١٤" beside the keyed "٨" for "أي الأعداد الآتية
 ///   عدد زوجي؟").
 /// - **Python values.** An English stem asking which value is a string, an integer, a float, a
@@ -118,7 +119,11 @@ public enum OptionValues {
     /// Which options are of the kind of whole number the stem asks for; nil when the rule does
     /// not apply (no such word, a negation, an option that is not a whole number).
     static func wholeNumbers(prompt: String, options: [String], language: String) -> ([Bool], String)? {
-        guard let profile = LanguageProfile.for(language), !profile.numberKinds.isEmpty else { return nil }
+        // A stem with numbers of its own asks to work something out from them, and the kind is a
+        // condition of the working, not the option asked for: "the smallest prime whose digits
+        // sum to 19" (199, beside 5, 11 and 17), "how many odd perfect squares are between 5 and
+        // 211" (a count, 6).
+        guard numberRuns(in: prompt).isEmpty, let profile = LanguageProfile.for(language), !profile.numberKinds.isEmpty else { return nil }
         let words = prompt.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }).map { profile.fold(String($0)) }
         guard !words.contains(where: { profile.negations.contains($0) || $0.hasSuffix("n't") }) else { return nil }
         let kinds = Set(
@@ -170,7 +175,9 @@ public enum OptionValues {
     /// Which options are literals of the type the stem asks for ("Which of these values is a
     /// string?"); nil when the rule does not apply.
     static func pythonValues(prompt: String, options: [String], language: String) -> ([Bool], String)? {
-        guard LanguageProfile.isEnglish(language) || language.isEmpty else { return nil }
+        // Numbers of the stem's own (outside code) are worked with: "the least positive integer
+        // n such that √(18·n·34) is an integer" asks for one value, not for the options' type.
+        guard LanguageProfile.isEnglish(language) || language.isEmpty, numberRuns(in: prompt).isEmpty else { return nil }
         let lower = prompt.lowercased()
         let words = lower.split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
         guard words.contains(where: { ["which", "what"].contains($0) }), !words.contains(where: { LanguageProfile.english.negations.contains($0) }) else { return nil }
