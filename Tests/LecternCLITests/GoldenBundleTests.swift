@@ -89,6 +89,16 @@ struct GoldenBundleTests {
         var description: String { id }
     }
 
+    /// Every string in a JSON value, at any depth.
+    static func strings(in value: Any) -> [String] {
+        switch value {
+        case let text as String: [text]
+        case let list as [Any]: list.flatMap(strings)
+        case let object as [String: Any]: object.values.flatMap(strings)
+        default: []
+        }
+    }
+
     /// The recorded exam examples. (tafawoq-aptitude-exam and tafawoq-quantitative-exam are not
     /// recorded: the local 1.5B model's Arabic items failed their checks or were not what their
     /// category asks; docs/BENCHMARKS.md.)
@@ -126,6 +136,15 @@ struct GoldenBundleTests {
             let seal = try ReviewSeal.read(try #require(files[ReviewSeal.fileName]))
             #expect(seal.counts.pending == 0 && seal.counts.stale == 0 && seal.counts.rejected == 0, "\(example): \(seal.counts)")
             #expect(seal.items.allSatisfy { $0.state == .approved || $0.state == .edited }, "\(example)")
+            // Every edited field ships as the reviewer wrote it: a reading set's check once put
+            // a question kept from the model's earlier attempts in place of an edited one.
+            let decisions = try ReviewFile.read(reviewFile)
+            let shipped = Set(Self.strings(in: try JSONSerialization.jsonObject(with: try #require(files["exam.json"]))))
+            for (id, decision) in decisions.decisions where decision.kind == .edit {
+                for (field, text) in decision.fields where !shipped.contains(text) {
+                    Issue.record("\(example): \(id) \(field) does not ship as edited: \(text.prefix(80))")
+                }
+            }
         }
         let exam = try JSONDecoder().decode(ExamBank.self, from: try #require(files["exam.json"]))
         #expect(exam.items.count == example.items && exam.passages.count == example.passages && exam.forms.count == 1)

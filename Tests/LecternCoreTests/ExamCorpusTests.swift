@@ -383,6 +383,17 @@ struct ExamCorpusTests {
                 ])
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("China"), source: passage).count == 1)
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("An Antarctic Treaty, in 1959"), source: passage).isEmpty)
+        // A number the item works out from the text's numbers in its feedback is the text's:
+        // world-geography-exam's edited reading question, 38°C by day and -4°C by night.
+        let desert = "During the day, desert temperatures rise to an average of 38°C (100°F). At night, desert temperatures fall to an average of -4°C (about 25°F)."
+        let fall = "By about how much does the average desert temperature fall from day to night?"
+        func keyed(_ text: String, feedback: String) -> [Choice] {
+            [Choice(text: text, correct: true, feedback: feedback), Choice(text: "by about 34°C", correct: false, feedback: "No.")]
+        }
+        #expect(ExamRules.unsourcedKeyIssues(prompt: fall, options: keyed("by about 42°C", feedback: "It falls 38 + 4 = 42 degrees."), source: desert).isEmpty)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: fall, options: keyed("by about 42°C", feedback: "It falls by 42 degrees."), source: desert).count == 1)
+        #expect(ExamRules.unsourcedKeyIssues(prompt: fall, options: keyed("by about 42°C", feedback: "It falls 38 + 5 = 42 degrees."), source: desert).count == 1, "wrong working")
+        #expect(ExamRules.unsourcedKeyIssues(prompt: fall, options: keyed("by about 42°C", feedback: "It falls 40 + 2 = 42 degrees."), source: desert).count == 1, "numbers not the text's")
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("Several Exploration firsts"), source: passage).isEmpty)
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("They signed the Treaty"), source: passage).isEmpty)
         #expect(ExamRules.unsourcedKeyIssues(prompt: asked, options: key("Explorers of the 20th century"), source: passage).isEmpty)

@@ -158,6 +158,12 @@ struct ShardTests {
             try FileManager.default.createDirectory(at: scratch.url(".git"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Paths.repository.appendingPathComponent("corpus"), to: scratch.url("corpus"))
         }
+        // The example's review decisions are part of it (an edited item is the reviewer's, and
+        // a key the solver disputed in the model's text is no longer the item's).
+        let review = Paths.repository.appendingPathComponent("pipelines/examples/\(name).review.yaml")
+        if FileManager.default.fileExists(atPath: review.path) {
+            try scratch.write(try String(contentsOf: review, encoding: .utf8), to: "pipelines/examples/\(name).review.yaml")
+        }
         return try scratch.write(pointed, to: "pipelines/examples/\(name).yaml")
     }
 

@@ -249,17 +249,21 @@ public struct ModelCallRunner: Sendable {
         let basis = ReviewFile.basisHash(call.variables)
         var stale: String?
         if let review, let decision, decision.kind != .reject {
+            // The kept answer is judged first, as written: a check with state of its own (a
+            // reading set keeps each question that passed in an earlier attempt and puts it in
+            // for one that fails) must not answer for the reviewer's text with the model's.
+            let kept = try keptAnswer(call, decision: decision, basis: basis, review: review)
             // The model's own answer as the cache holds it, when it is the one judged: the item's
             // history of refusals stays in quality.json. Otherwise (a prompt, the model or the
             // tone changed) the kept answer stands alone, with no call.
             var history: ItemReport?
-            if decision.basis == basis,
+            if case .kept = kept, decision.basis == basis,
                 let (_, report, answered) = try? await Exchanger.$cacheOnly.withValue(true, operation: { try await answer(call, basis: basis, record: false) }),
                 ReviewFile.contentHash(answered) == decision.content
             {
                 history = report
             }
-            switch try keptAnswer(call, decision: decision, basis: basis, review: review) {
+            switch kept {
             case .kept(let value, let text, let warnings):
                 review.record(
                     ReviewBook.Record(

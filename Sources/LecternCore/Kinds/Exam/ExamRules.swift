@@ -174,7 +174,10 @@ public enum ExamRules {
         // "America"); a capitalized stop word ("They", "The") is no name.
         let stem = { (word: Substring) in String(word.lowercased().prefix(5)) }
         let knownWords = Set(given.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(stem))
-        var unsourced = numbers(in: key).filter { !knownNumbers.contains($0) }
+        // A number the item works out from the text's own, in its feedback ("days average 38°C and
+        // nights -4°C, so the temperature falls 38 + 4 = 42 degrees"), is the text's too.
+        let worked = workedOut(from: knownNumbers, in: options.map(\.feedback))
+        var unsourced = numbers(in: key).filter { !knownNumbers.contains($0) && !worked.contains($0) }
         unsourced += key.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
             .filter { word in
                 word.count >= 2 && word.first!.isUppercase && !knownWords.contains(stem(word))
@@ -189,6 +192,29 @@ public enum ExamRules {
                 check: .stageRules)
         ]
     }
+
+    /// The results of calculations written in `texts` ("38 + 4 = 42") whose two operands are
+    /// `known` numbers and whose result is right: whole numbers, one operation each.
+    static func workedOut(from known: Set<String>, in texts: [String]) -> Set<String> {
+        var results: Set<String> = []
+        for text in texts where text.contains("=") {
+            for match in text.matches(of: Self.calculation) {
+                let (a, op, b, result) = (String(match.output.1), match.output.2, String(match.output.3), String(match.output.4))
+                guard known.contains(a), known.contains(b), let x = Int(a), let y = Int(b), let z = Int(result) else { continue }
+                let value: Int? =
+                    switch op {
+                    case "+": x + y
+                    case "-", "−", "–": x - y
+                    case "×", "x", "*", "·": x * y
+                    default: y != 0 && x % y == 0 ? x / y : nil
+                    }
+                if value == z { results.insert(result) }
+            }
+        }
+        return results
+    }
+
+    nonisolated(unsafe) static let calculation = /(\d{1,6})\s*([+\-−–×x*·\/÷])\s*(\d{1,6})\s*=\s*(\d{1,7})\b/
 
     /// The runs of digits in `text`, in any script, as ASCII digits ("1,250" and "1250" are both
     /// "1250"; "20th" is "20"), in order of appearance.
