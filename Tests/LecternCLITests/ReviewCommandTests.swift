@@ -194,7 +194,7 @@ struct ReviewCommandTests {
             "--listing", PackageCommandTests.listing, "--key", keys.appendingPathComponent("p.key").path, "--require-review", "--output", "x.lectern",
         ]
         let refused = try await CLITests.lectern(["package", Self.golden.path] + packageArguments, in: dir.root)
-        #expect(refused.status == 1 && refused.stderr.contains("32 of 32 items are not approved or edited"), "\(refused.stderr)")
+        #expect(refused.status == 1 && refused.stderr.contains("31 of 32 items are not approved or edited"), "\(refused.stderr)")
         #expect(refused.stderr.contains("engagement-question/s01-t01"))
 
         // Approve every item as the golden bundle holds it: the replay calls nothing and seals them.

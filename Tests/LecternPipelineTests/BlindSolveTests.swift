@@ -6,7 +6,8 @@ import Testing
 @testable import LecternPipeline
 
 /// Keys checked by solving (`review:`): every multiple-choice answer is put to a solver without
-/// its key, and a disagreement is repaired, or after the last attempt kept and reported — through
+/// its key, and a disagreement is repaired, and after the last attempt fails the item (or, with
+/// `disputed: warn`, is kept and reported) — through
 /// the real runner, engine and cache on a scripted provider.
 struct BlindSolveTests {
     static let item = "engagement-question/s01-t02"
@@ -56,13 +57,30 @@ struct BlindSolveTests {
         #expect(quality.stages.first { $0.stage == "bonus-question" }?.items.blindSolve == BlindSolveTally(), "free text is not solved")
     }
 
-    @Test func aDisagreementAfterTheLastAttemptIsKeptAndReported() async throws {
+    @Test func aDisagreementAfterTheLastAttemptFailsTheItem() async throws {
+        let ws = try Workspace()
+        let provider = try RecordingProvider(script: ws.script(extra: [Self.solver(chooses: "It only works in Java")]))
+        let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider)
+        #expect(result.status == .itemsFailed, "a key the solver still disputes is refused like any problem")
+        #expect(result.bundle == nil)
+        let failure = try #require(result.failures.first { $0.id == Self.item })
+        #expect(failure.reason == .invalid && failure.attempts == 3)
+        #expect(failure.errors.contains { $0.contains("chose 'It only works in Java'") }, "\(failure.errors)")
+        #expect(failure.rejections.count == 3)
+        // What depends on it is not started; the bonus question reads this question.
+        #expect(result.failures.first { $0.id == "bonus-question/s01-t02" }?.reason == .dependency)
+        // Every attempt was refused for the solver's pick, under the answer key's check.
+        #expect(failure.rejections.allSatisfy { $0.map(\.check) == [.answerKey] }, "\(failure.rejections)")
+    }
+
+    @Test func withDisputedWarnADisagreementAfterTheLastAttemptIsKeptAndReported() async throws {
         let ws = try Workspace()
         let provider = try RecordingProvider(script: ws.script(extra: [Self.solver(chooses: "It only works in Java")]))
         let events = CollectingSink()
-        let result = try await ws.runner(try Workspace.spec(Specs.pinned), provider: provider, events: events).run(
-            options: .init(outputRoot: ws.output))
-        #expect(result.status == .complete, "a key a solver disputes is reported, not failed")
+        let spec = try Workspace.spec(Specs.pinned + "\nreview: { disputed: warn }")
+        #expect(spec.review.disputed == .warn)
+        let result = try await ws.runner(spec, provider: provider, events: events).run(options: .init(outputRoot: ws.output))
+        #expect(result.status == .complete, "with disputed: warn, a key a solver disputes is reported, not failed")
         let report = try #require(result.reports[Self.item])
         #expect(report.attempts == 3 && report.rejections.count == 2)
         #expect(report.blindSolve == BlindSolveTally(asked: 1, agreed: 0))
@@ -73,6 +91,12 @@ struct BlindSolveTests {
         #expect(counts == [0, 1, 0, 2])
         #expect(result.quality?.items.blindSolve == BlindSolveTally(asked: 5, agreed: 4))
         #expect(result.quality?.summaryLines.contains("  blind solving: the solver picked the key of 4 of 5 accepted questions") == true)
+    }
+
+    @Test func aDisputedPolicyThatIsNoneIsASpecError() throws {
+        let error = #expect(throws: SpecError.self) { try Workspace.spec(Specs.pinned + "\nreview: { disputed: ignore }") }
+        #expect(error?.description.contains("'review.disputed' is 'ignore'; it must be 'fail' or 'warn'") == true, "\(String(describing: error))")
+        #expect(try Workspace.spec(Specs.pinned).review.disputed == .fail)
     }
 
     @Test func aSolverThatGivesNoAnswerFailsNothingButAProviderThatFailsStopsTheItem() async throws {

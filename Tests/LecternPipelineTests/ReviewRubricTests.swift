@@ -72,13 +72,25 @@ struct ReviewRubricTests {
         #expect(quality.summaryLines.contains("  rubric: the reviewing model passed 5 of 5 judged answers"), "\(quality.summaryLines)")
     }
 
-    @Test func aCriterionStillBrokenAfterTheLastAttemptIsKeptAndReported() async throws {
+    @Test func aCriterionStillBrokenAfterTheLastAttemptFailsTheItem() async throws {
+        let ws = try Workspace()
+        let judged = Self.judgement(attempt: nil, broken: .onlyKey, quote: "It only works in Java", reason: "Other languages have it too, so this is not wrong only for that reason.")
+        let result = try await ws.run(try Self.spec(), provider: try RecordingProvider(script: ws.script(extra: [judged])))
+        #expect(result.status == .itemsFailed)
+        let failure = try #require(result.failures.first { $0.id == Self.item })
+        #expect(failure.attempts == 3 && failure.errors.contains { $0.contains("another option is also right") }, "\(failure.errors)")
+        #expect(failure.rejections.count == 3 && failure.rejections.allSatisfy { $0.map(\.check) == [.rubric] }, "\(failure.rejections)")
+    }
+
+    @Test func withDisputedWarnACriterionStillBrokenAfterTheLastAttemptIsKeptAndReported() async throws {
         let ws = try Workspace()
         let judged = Self.judgement(attempt: nil, broken: .onlyKey, quote: "It only works in Java", reason: "Other languages have it too, so this is not wrong only for that reason.")
         let events = CollectingSink()
-        let result = try await ws.runner(try Self.spec(), provider: try RecordingProvider(script: ws.script(extra: [judged])), events: events).run(
+        var spec = try Self.spec()
+        spec.review.disputed = .warn
+        let result = try await ws.runner(spec, provider: try RecordingProvider(script: ws.script(extra: [judged])), events: events).run(
             options: .init(outputRoot: ws.output))
-        #expect(result.status == .complete, "a judge's verdict is reported after the last attempt, not failed")
+        #expect(result.status == .complete, "with disputed: warn, a judge's verdict is reported after the last attempt, not failed")
         let report = try #require(result.reports[Self.item])
         #expect(report.attempts == 3 && report.rubric == RubricTally(judged: 1, passed: 0, broken: ["only_key": 1]))
         let warned = events.all.compactMap { if case .warning(let w) = $0 { return w } else { return nil } }

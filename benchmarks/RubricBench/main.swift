@@ -3,10 +3,11 @@
 // and on the clean items (the share it refuses), with and without the rule that a broken
 // criterion must quote the item.
 //
-//   lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults]
+//   lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults|options]
 //
 // --shape faults asks for a list of faults (`review/rubric-faults`) instead of a verdict per
-// criterion; give it its own RESULTS file.
+// criterion; --shape options judges each option on its own (`OptionJudge`, `review:
+// { judge_options: true }`, one call per option). Give each shape its own RESULTS file.
 // Each item is built into the answer a stage would ship (prompt, correct_answer, wrong_answers
 // with feedback, explanation, reference answer, source quote) and judged with the judge's own
 // request (RubricJudge: prompt review/rubric@1, schema, temperature 0, the topic, lecture and
@@ -34,8 +35,10 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let perClass = Int(option("--per-class") ?? "3") ?? 3
 let cleanCount = Int(option("--clean") ?? "12") ?? 12
 let modelName = option("--model") ?? "qwen2.5-coder-1.5b-instruct"
-let shape = RubricJudge.Shape(rawValue: option("--shape") ?? "verdicts") ?? .verdicts
-guard arguments.count == 2 else { fail("usage: lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults]") }
+let shapeName = option("--shape") ?? "verdicts"
+let perOption = shapeName == "options"
+let shape = RubricJudge.Shape(rawValue: perOption ? "verdicts" : shapeName) ?? .verdicts
+guard arguments.count == 2 else { fail("usage: lectern-bench-rubric LABELLED.jsonl RESULTS.jsonl [--per-class N] [--clean N] [--model NAME] [--shape verdicts|faults|options]") }
 guard let data = FileManager.default.contents(atPath: arguments[0]) else { fail("cannot read \(arguments[0])") }
 let resultsURL = URL(fileURLWithPath: arguments[1])
 let all: [LabelledItem]
@@ -64,6 +67,26 @@ func shipped(_ item: LabelledItem) -> (answer: String, variables: [String: Strin
     return (JSONValue.object(object).canonicalText, variables)
 }
 
+/// The item's multiple-choice question as the option judge reads it.
+func question(_ item: LabelledItem) -> BlindSolveItem {
+    BlindSolveItem(label: "the question", prompt: item.prompt, choices: item.options ?? [], context: item.passage)
+}
+
+/// What the option judge made of an item from its verdicts (a JSON list, one a option, in the
+/// solver's order): refused (a quoted verdict against the key), broken at all, unquoted verdicts.
+func optionVerdicts(_ item: LabelledItem, _ answer: String) -> (refused: Bool, broken: Bool, unquoted: Int)? {
+    guard let list = try? JSONDecoder().decode([String].self, from: Data(answer.utf8)) else { return nil }
+    let q = question(item)
+    let context = OptionJudge.context(q, variables: shipped(item).variables)
+    var result = (refused: false, broken: false, unquoted: 0)
+    for (index, verdict) in list.enumerated() where index < q.options.count {
+        guard let judged = OptionJudge.verdict(verdict, question: q, option: index, context: context), judged.broken != nil else { continue }
+        result.broken = true
+        if judged.refusal != nil { result.refused = true } else { result.unquoted += 1 }
+    }
+    return result
+}
+
 struct Result: Codable {
     var id: String
     var defectClass: String
@@ -79,7 +102,8 @@ if let text = try? String(contentsOf: resultsURL, encoding: .utf8) {
 }
 
 let judge: RubricJudge
-do { judge = try RubricJudge(shape: shape) } catch { fail("\(error)") }
+let optionJudge: OptionJudge
+do { (judge, optionJudge) = (try RubricJudge(shape: shape), try OptionJudge()) } catch { fail("\(error)") }
 let todo = chosen.filter { done[$0.id] == nil }
 FileHandle.standardError.write(Data("\(chosen.count) items chosen (\(perClass) a class, \(cleanCount) clean), \(todo.count) to judge on \(modelName)\n".utf8))
 if !todo.isEmpty {
@@ -94,16 +118,27 @@ if !todo.isEmpty {
     out.seekToEndOfFile()
     for (index, item) in todo.enumerated() {
         let (answer, variables) = shipped(item)
-        let (request, _) = judge.request(shipped: answer, variables: variables, fallbackModel: modelName, seed: 7)
         let start = Date()
-        let response: LLMResponse
+        var content: String
         do {
-            response = try await provider.complete(request, context: RequestContext(itemID: item.id, stage: RubricJudge.stage, attempt: 1))
+            if perOption {
+                // One judgement an option, each kept as the model wrote it.
+                let q = question(item)
+                var verdicts: [String] = []
+                for index in q.options.indices {
+                    let (request, _) = optionJudge.request(q, option: index, variables: variables, fallbackModel: modelName, seed: 7)
+                    verdicts.append(try await provider.complete(request, context: RequestContext(itemID: item.id, stage: OptionJudge.stage, attempt: 1)).content)
+                }
+                content = String(decoding: try JSONEncoder().encode(verdicts), as: UTF8.self)
+            } else {
+                let (request, _) = judge.request(shipped: answer, variables: variables, fallbackModel: modelName, seed: 7)
+                content = try await provider.complete(request, context: RequestContext(itemID: item.id, stage: RubricJudge.stage, attempt: 1)).content
+            }
         } catch {
             FileHandle.standardError.write(Data("\(item.id): \(error)\n".utf8))
             continue
         }
-        let result = Result(id: item.id, defectClass: item.defectClass, answer: response.content, seconds: Date().timeIntervalSince(start))
+        let result = Result(id: item.id, defectClass: item.defectClass, answer: content, seconds: Date().timeIntervalSince(start))
         done[item.id] = result
         out.write((try! JSONEncoder().encode(result)) + Data("\n".utf8))
         FileHandle.standardError.write(Data("[\(index + 1)/\(todo.count)] \(item.id) (\(item.defectClass)): \(String(format: "%.0f", result.seconds)) s\n".utf8))
@@ -127,7 +162,14 @@ for item in chosen {
     tally.items += 1
     tally.seconds += result.seconds
     let (answer, _) = shipped(item)
-    if let (verdict, refusals) = RubricJudge.verdicts(result.answer, shipped: answer) {
+    if perOption {
+        if let judged = optionVerdicts(item, result.answer) {
+            tally.judged += 1
+            if judged.refused { tally.refusedQuoted += 1 }
+            if judged.broken { tally.refusedAny += 1 }
+            tally.unquoted += judged.unquoted
+        }
+    } else if let (verdict, refusals) = RubricJudge.verdicts(result.answer, shipped: answer) {
         tally.judged += 1
         if !refusals.isEmpty { tally.refusedQuoted += 1 }
         if !refusals.isEmpty || verdict.unquoted > 0 { tally.refusedAny += 1 }

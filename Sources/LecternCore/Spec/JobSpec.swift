@@ -321,29 +321,45 @@ public struct RepairSpec: Codable, Sendable, Hashable {
 
 /// Blind solving: each multiple-choice answer is put, without its key and feedback and with its
 /// options in another order, to a solver — the job's model, or `model` on the same provider — and
-/// an answer the solver does not key the same way is asked again; after the last attempt it is
-/// kept and reported.
+/// an answer the solver does not key the same way is asked again; after the last attempt the item
+/// fails (`disputed: fail`, the default) or is kept with a warning (`disputed: warn`).
 ///
 /// `rubric`: each answer put to the blind solver is also judged by a reviewing model against a
 /// fixed rubric (`RubricJudge`, docs/spec.md); a criterion it finds broken, quoting the item, is
 /// repaired like any check. Off by default: measured on the labelled set, the local 1.5B model's
 /// verdicts refuse half of the clean items and a tenth of the defective ones (docs/BENCHMARKS.md, "The rubric judge on the local model").
 public struct ReviewSpec: Codable, Sendable, Hashable {
+    /// What a run does with an item whose key the solver still disputes, or whose rubric verdict
+    /// is still broken, after its last attempt.
+    public enum Disputed: String, Codable, Sendable, Hashable, CaseIterable {
+        /// The item fails like any item still refused (exit 1, listed with the solver's pick).
+        case fail
+        /// The item is kept, with a warning in the run's summary and quality.json.
+        case warn
+    }
+
     public var blindSolve: Bool
     /// The solver's model name; nil: the job's model.
     public var model: String?
     public var rubric: Bool
+    public var disputed: Disputed
+    /// Each option of each solved question judged on its own by the reviewing model (`OptionJudge`).
+    public var judgeOptions: Bool
 
-    public init(blindSolve: Bool = true, model: String? = nil, rubric: Bool = false) {
+    public init(blindSolve: Bool = true, model: String? = nil, rubric: Bool = false, disputed: Disputed = .fail, judgeOptions: Bool = false) {
         self.blindSolve = blindSolve
         self.model = model
         self.rubric = rubric
+        self.disputed = disputed
+        self.judgeOptions = judgeOptions
     }
 
     enum CodingKeys: String, CodingKey {
         case blindSolve = "blind_solve"
         case model
         case rubric
+        case disputed
+        case judgeOptions = "judge_options"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -351,14 +367,19 @@ public struct ReviewSpec: Codable, Sendable, Hashable {
         blindSolve = try c.decode(Bool.self, forKey: .blindSolve)
         model = try c.decodeIfPresent(String.self, forKey: .model)
         rubric = try c.decodeIfPresent(Bool.self, forKey: .rubric) ?? false
+        disputed = try c.decodeIfPresent(Disputed.self, forKey: .disputed) ?? .fail
+        judgeOptions = try c.decodeIfPresent(Bool.self, forKey: .judgeOptions) ?? false
     }
 
-    /// `rubric` only when on, so that the hashes of specs written before it existed stand.
+    /// `rubric`, `disputed` and `judge_options` only when not their defaults, so that the hashes
+    /// of specs written before they existed stand.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(blindSolve, forKey: .blindSolve)
         try c.encodeIfPresent(model, forKey: .model)
         if rubric { try c.encode(rubric, forKey: .rubric) }
+        if disputed != .fail { try c.encode(disputed, forKey: .disputed) }
+        if judgeOptions { try c.encode(judgeOptions, forKey: .judgeOptions) }
     }
 }
 

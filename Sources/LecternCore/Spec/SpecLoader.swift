@@ -246,9 +246,19 @@ public struct SpecLoader: Sendable {
     }
 
     func readReview(_ top: MappingReader, model: ModelSpec?, reader: SpecReader) -> ReviewSpec {
-        let r = top.mapping("review", known: ["blind_solve", "model", "rubric"])
+        let r = top.mapping("review", known: ["blind_solve", "model", "rubric", "disputed", "judge_options"])
         r?.finish()
         let solver = r?.string("model", maxLength: 200)
+        var disputed = ReviewSpec.Disputed.fail
+        if let text = r?.string("disputed", maxLength: 40) {
+            if let policy = ReviewSpec.Disputed(rawValue: text) {
+                disputed = policy
+            } else {
+                reader.report(
+                    "'review.disputed' is '\(text)'; it must be 'fail' or 'warn'", at: r?.node("disputed"),
+                    hint: "fail: an item whose key the solver still disputes after its last attempt fails the run; warn: it is kept with a warning")
+            }
+        }
         // The local provider starts one server with one model a run: a second name would be
         // answered by the job's model and counted under the other's.
         if let solver, let model, model.provider == .local, solver != model.name {
@@ -256,7 +266,9 @@ public struct SpecLoader: Sendable {
                 "'review.model' is '\(solver)', but the local provider runs one model a run ('\(model.name)')", at: r?.node("model"),
                 hint: "leave 'review.model' out (the job's model solves), or name a model on a provider that serves several (openai, anthropic)")
         }
-        return ReviewSpec(blindSolve: r?.bool("blind_solve") ?? true, model: solver, rubric: r?.bool("rubric") ?? false)
+        return ReviewSpec(
+            blindSolve: r?.bool("blind_solve") ?? true, model: solver, rubric: r?.bool("rubric") ?? false, disputed: disputed,
+            judgeOptions: r?.bool("judge_options") ?? false)
     }
 
     func readRepair(_ top: MappingReader) -> RepairSpec {

@@ -133,6 +133,11 @@ public struct ModelCallRunner: Sendable {
     public var solver: BlindSolver?
     /// Judges each answer the solver is given against the rubric (`review: { rubric: true }`); nil: no rubric.
     public var judge: RubricJudge?
+    /// Judges each option of each answer the solver is given on its own (`review: { judge_options: true }`); nil: not.
+    public var optionJudge: OptionJudge?
+    /// What becomes of an answer the solver or the judge still disputes after the last attempt
+    /// (`review.disputed`): it fails the item, or it is kept with a warning.
+    public var disputed: ReviewSpec.Disputed = .fail
     /// Writes a wrong option's feedback anew when an answer is refused only for its wrong options'
     /// feedback (`FeedbackMending`); nil: such answers go to the usual repair.
     public var mending: FeedbackMending?
@@ -487,10 +492,51 @@ public struct ModelCallRunner: Sendable {
                             }
                         } catch let failure as ItemFailureError where failure.reason == .invalid {}
                     }
+                    // Each option on its own, once the solver has not disputed the key.
+                    if let optionJudge, disagreements.isEmpty, let questions = call.blindSolve?(value), !questions.isEmpty {
+                        var tally = RubricTally(judged: 1)
+                        var found: [Refusal] = []
+                        for question in questions {
+                            let context = OptionJudge.context(question, variables: call.variables)
+                            for index in question.options.indices {
+                                let (request, variables) = optionJudge.request(
+                                    question, option: index, variables: call.variables, fallbackModel: model, seed: seed)
+                                let verdict: LLMResponse
+                                do {
+                                    verdict = try await ask(
+                                        request, template: optionJudge.template.identifier, itemID: OptionJudge.itemID(of: call.itemID),
+                                        stage: OptionJudge.stage, variables: variables, model: request.model)
+                                } catch let failure as ItemFailureError where failure.reason == .invalid {
+                                    // A judgement cut off or not an answer says nothing, and fails nothing.
+                                    continue
+                                }
+                                guard verdict.finishReason == .stop,
+                                    let judged = OptionJudge.verdict(verdict.content, question: question, option: index, context: context),
+                                    let criterion = judged.broken
+                                else { continue }
+                                if let refusal = judged.refusal {
+                                    tally.broken[criterion.rawValue, default: 0] += 1
+                                    found.append(refusal)
+                                } else {
+                                    tally.unquoted += 1
+                                }
+                            }
+                        }
+                        tally.passed = found.isEmpty ? 1 : 0
+                        // With the rubric on too, one judged answer: passed when both passed it.
+                        if rubric.judged > 0 {
+                            tally = RubricTally(
+                                judged: 1, passed: rubric.passed == 1 && found.isEmpty ? 1 : 0, broken: rubric.broken.merging(tally.broken, uniquingKeysWith: +),
+                                unquoted: rubric.unquoted + tally.unquoted)
+                        }
+                        rubric = tally
+                        disagreements += found
+                    }
                     // A mended answer was refused as the model wrote it.
                     if let mended { rejections.append(mended) }
-                    if disagreements.isEmpty || attempt >= roundEnd {
-                        // After the last attempt a disagreement is kept and reported, not failed.
+                    if disagreements.isEmpty || (attempt >= roundEnd && disputed == .warn) {
+                        // With `disputed: warn`, a disagreement after the last attempt is kept and
+                        // reported; by default it is refused like any problem, and the item fails.
                         warnings += disagreements.map {
                             .warning($0.message, kind: $0.check == .rubric ? RubricJudge.warningKind : BlindSolver.warningKind, check: $0.check)
                         }

@@ -160,3 +160,92 @@ public struct RubricJudge: Sendable {
         return (tally, refusals)
     }
 }
+
+/// Each option judged on its own (`review: { judge_options: true }`, issue 48 §2): for every
+/// option of every multiple-choice question the blind solver was given, a reviewing model is asked
+/// whether that answer, alone, is a correct answer to the question according to the text it was
+/// written from (`review/option-judge`, temperature 0, `<item>/option-judge`), not told whether it
+/// is the key. A key judged not correct, or a wrong option judged correct, refuses the answer
+/// (`rubric`: `key_correct`, `only_key`) — when the verdict copies at least three words of the
+/// text that decide it (or, with no text, of the question): a verdict that quotes nothing cannot
+/// be checked and is counted, not acted on. One call per option: for a capable model.
+public struct OptionJudge: Sendable {
+    /// The judgements' stage in the cache, the call log and `plan`.
+    public static let stage = "option-judge"
+    public static func itemID(of item: String) -> String { item + "/" + stage }
+    /// Tokens a judgement typically takes (the context, the question, one option; a short verdict).
+    public static let typicalTokens = 1_400
+    /// The options a planned multiple-choice question has (a course's and an exam's).
+    public static let plannedOptions = 4
+
+    /// The judge's model; nil: the job's.
+    public var model: String?
+    public let template: PromptTemplate
+
+    public init(model: String? = nil) throws {
+        self.model = model
+        template = try PromptLibrary.template("review/option-judge")
+    }
+
+    static let schema = ResponseSchema(
+        name: "option_judgement",
+        schema: SchemaParts.object(
+            ["correct": ["type": "boolean"], "quote": ["type": "string", "maxLength": 300], "reason": ["type": "string", "maxLength": 400]],
+            required: ["correct", "quote", "reason"]))
+
+    /// What the option was written from: the call's context (`RubricJudge.context`) and a
+    /// reading question's passage.
+    public static func context(_ question: BlindSolveItem, variables: [String: String]) -> String {
+        var context = RubricJudge.context(variables)
+        if let passage = question.context?.trimmed, !passage.isEmpty, variables["passage"]?.trimmed != passage {
+            context += "The passage:\n\(passage.prefix(RubricJudge.contextLimit))\n\n"
+        }
+        return context
+    }
+
+    /// The request judging option `index` of `question`, and its variables (`expected`, whether
+    /// it is the key, is in no message: a scripted provider's script may answer with it).
+    public func request(
+        _ question: BlindSolveItem, option index: Int, variables: [String: String], fallbackModel: String, seed: Int?
+    ) -> (
+        LLMRequest, [String: String]
+    ) {
+        let values = [
+            "context": Self.context(question, variables: variables), "question": question.prompt, "option": question.options[index],
+            "schema": AnswerParsing.schemaText(Self.schema),
+        ]
+        let request = LLMRequest(
+            model: model ?? fallbackModel, messages: template.messages(values), temperature: 0, maxTokens: 400, responseSchema: Self.schema, seed: seed)
+        return (request, values.merging(["expected": index == question.key ? "true" : "false"]) { a, _ in a })
+    }
+
+    /// What one judgement says: nil when it is no judgement; else the criterion it breaks (nil:
+    /// it agrees with the key), whether it quotes what decides it, and the refusal when it does.
+    public static func verdict(
+        _ answer: String, question: BlindSolveItem, option index: Int, context: String
+    ) -> (
+        broken: RubricJudge.Criterion?, quoted: Bool, refusal: Refusal?
+    )? {
+        guard let data = answer.data(using: .utf8), let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        let correct: Bool
+        switch object["correct"] {
+        case let flag as Bool: correct = flag
+        case let text as String where ["true", "false"].contains(text.trimmed.lowercased()): correct = text.trimmed.lowercased() == "true"
+        default: return nil
+        }
+        let isKey = index == question.key
+        guard correct != isKey else { return (nil, true, nil) }
+        let quote = (object["quote"] as? String ?? "").trimmed
+        let reason = (object["reason"] as? String ?? "").trimmed
+        let normalized = TextKey.normalize(quote.trimmingCharacters(in: CharacterSet(charactersIn: "\"'“”‘’«» ")))
+        let evidence = TextKey.normalize(context.isEmpty ? question.prompt : context)
+        let criterion: RubricJudge.Criterion = isKey ? .keyCorrect : .onlyKey
+        guard normalized.split(separator: " ").count >= 3, evidence.contains(normalized) else { return (criterion, false, nil) }
+        let option = question.options[index].prefix(120)
+        let message =
+            isKey
+            ? "\(question.label): a reviewing model, judging each option on its own, found the keyed '\(option)' not a correct answer: “\(quote.prefix(300))” — \(reason.prefix(400)); make sure the key is right"
+            : "\(question.label): a reviewing model, judging each option on its own, found '\(option)' a correct answer too: “\(quote.prefix(300))” — \(reason.prefix(400)); change it so that only the key answers the question"
+        return (criterion, true, Refusal(.rubric, message))
+    }
+}

@@ -43,7 +43,9 @@ extension JobRunner {
         let replay = Exchanger(providerKind: exchanger.providerKind, provider: nil, cache: exchanger.cache, mode: .replay)
         let probe = JobRunner(
             spec: spec, presets: presets, exchanger: replay, renderer: renderer, events: SilentEventSink(), cost: cost, generator: generator)
-        let job = try probe.makeJob(ledger: ledger)
+        // The review file's decisions, as a run applies them: an approved or edited item needs no
+        // call, a rejected one is asked again.
+        let job = try probe.makeJob(ledger: ledger, review: try probe.reviewBook())
         let collector = PlanCollector()
         let engine = Engine(modelConcurrency: 8, events: collector)
         let outcome = await engine.run(job.initialItems(), results: ResultStore())
@@ -83,11 +85,23 @@ extension JobRunner {
                 typicalTokens[RubricJudge.stage] = RubricJudge.typicalTokens
             }
         }
+        // Each option judged on its own: one call per option of each multiple-choice question
+        // still to be written (whether or not it is solved blind).
+        if spec.review.judgeOptions {
+            let perItem = Dictionary(kindStages.map { ($0.name.rawValue, $0.blindSolves) }) { a, _ in a }
+            let questions = stages.reduce(0.0) { $0 + Double($1.value.toCall) * (perItem[$1.key] ?? 0) }
+            if questions > 0 {
+                stages[OptionJudge.stage] = JobPlan.StageCount(
+                    items: 0, cached: 0, toCall: Int(questions.rounded(.up)) * OptionJudge.plannedOptions, estimatedTokens: 0)
+                typicalTokens[OptionJudge.stage] = OptionJudge.typicalTokens
+            }
+        }
         var cost = 0.0
+        let within: Set<String> = [BlindSolver.stage, RubricJudge.stage, OptionJudge.stage]
         for (stage, count) in stages {
             var entry = count
             // Blind solves and judgements are calls within the items of their stages, not items of their own.
-            if stage != BlindSolver.stage && stage != RubricJudge.stage { entry.items = max(entry.items, entry.cached + entry.toCall) }
+            if !within.contains(stage) { entry.items = max(entry.items, entry.cached + entry.toCall) }
             let typical = typicalTokens[stage] ?? 1_500
             entry.estimatedTokens = typical * entry.toCall
             let usage = TokenUsage(promptTokens: entry.estimatedTokens * 3 / 5, completionTokens: entry.estimatedTokens * 2 / 5)
@@ -95,7 +109,7 @@ extension JobRunner {
             stages[stage] = entry
         }
         return JobPlan(
-            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage, RubricJudge.stage], estimated: !unreached.isEmpty,
+            stages: stages, order: kindStages.map(\.name.rawValue) + [BlindSolver.stage, RubricJudge.stage, OptionJudge.stage], estimated: !unreached.isEmpty,
             estimateNote: unreached.isEmpty ? nil : type(of: job).unreachedNote, estimatedCostUSD: cost)
     }
 }

@@ -135,6 +135,8 @@ public struct JobRunner: Sendable {
             ledger: ledger, cost: cost, events: events, inspector: ContentInspector(renderer: renderer, language: spec.language),
             solver: spec.review.blindSolve ? try BlindSolver(model: spec.review.model) : nil)
         runner.judge = spec.review.rubric ? try RubricJudge(model: spec.review.model) : nil
+        runner.disputed = spec.review.disputed
+        runner.optionJudge = spec.review.judgeOptions ? try OptionJudge(model: spec.review.model) : nil
         runner.frequencyPenalty = spec.model.frequencyPenalty
         runner.mending = try FeedbackMending(language: spec.language)
         runner.review = review
