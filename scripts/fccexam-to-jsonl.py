@@ -24,31 +24,15 @@ Usage:
     --output-dir DIR                            # where to write (default Tests/LecternCoreTests/Fixtures/banks)
 """
 
-import argparse
-import hashlib
-import json
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from debian_pools import arguments, pool_dir, write_bank
 
 HEADER = re.compile(r"^(\S+)\s+([A-D])\)?\s*$")
 OPTION = re.compile(r"^([A-D])\.\s*(.*)$")
 ELEMENTS = ["E1", "E3", "E5", "E6", "E7", "E7R", "E8", "E9"]
-
-
-def unpack(deb: Path, into: Path) -> Path:
-    subprocess.run(["dpkg-deb", "-x", str(deb), str(into)], check=True)
-    return into / "usr/share/fccexam"
-
-
-def download(into: Path) -> Path:
-    subprocess.run(["apt-get", "download", "fccexam"], cwd=into, check=True, stdout=subprocess.DEVNULL)
-    debs = sorted(into.glob("fccexam_*.deb"))
-    if not debs:
-        sys.exit("apt-get download fccexam wrote no package; run 'apt-get update' first")
-    return debs[-1]
 
 
 def convert(path: Path) -> dict:
@@ -73,26 +57,12 @@ def convert(path: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--deb", type=Path, help="a downloaded fccexam .deb")
-    source.add_argument("--pool-dir", type=Path, help="an unpacked /usr/share/fccexam directory")
-    parser.add_argument("--output-dir", type=Path, default=Path("Tests/LecternCoreTests/Fixtures/banks"), help="where to write the banks")
-    args = parser.parse_args()
-
+    args = arguments(__doc__.split("\n\n")[0], "fccexam")
     with tempfile.TemporaryDirectory() as temporary:
-        temporary = Path(temporary)
-        pool_dir = args.pool_dir
-        if pool_dir is None:
-            deb = args.deb or download(temporary)
-            print(f"package: {deb.name}, sha256 {hashlib.sha256(deb.read_bytes()).hexdigest()}", file=sys.stderr)
-            pool_dir = unpack(deb, temporary / "root")
-        args.output_dir.mkdir(parents=True, exist_ok=True)
+        pools = pool_dir("fccexam", args, Path(temporary))
         for element in ELEMENTS:
-            items = [convert(path) for path in sorted((pool_dir / element).iterdir()) if path.is_file()]
-            target = args.output_dir / f"fccexam-{element.lower()}.jsonl"
-            target.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
-            print(f"{target}: {len(items)} questions", file=sys.stderr)
+            items = [convert(path) for path in sorted((pools / element).iterdir()) if path.is_file()]
+            write_bank(args.output_dir / f"fccexam-{element.lower()}.jsonl", items)
 
 
 if __name__ == "__main__":

@@ -25,31 +25,15 @@ Usage:
     --output-dir DIR                            # where to write (default Tests/LecternCoreTests/Fixtures/banks)
 """
 
-import argparse
-import hashlib
-import json
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from debian_pools import arguments, pool_dir, write_bank
 
 HEADER = re.compile(r"^([TGE][0-9][A-Z][0-9]{2}) \(([A-D])\)")
 OPTION = re.compile(r"^([A-D])\. (.*)$")
 POOLS = {"T": "technician", "G": "general", "E": "extra"}
-
-
-def unpack(deb: Path, into: Path) -> Path:
-    subprocess.run(["dpkg-deb", "-x", str(deb), str(into)], check=True)
-    return into / "usr/share/hamexam"
-
-
-def download(into: Path) -> Path:
-    subprocess.run(["apt-get", "download", "hamexam"], cwd=into, check=True, stdout=subprocess.DEVNULL)
-    debs = sorted(into.glob("hamexam_*.deb"))
-    if not debs:
-        sys.exit("apt-get download hamexam wrote no package; run 'apt-get update' first")
-    return debs[-1]
 
 
 def convert(path: Path) -> dict:
@@ -68,26 +52,12 @@ def convert(path: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--deb", type=Path, help="a downloaded hamexam .deb")
-    source.add_argument("--pool-dir", type=Path, help="an unpacked /usr/share/hamexam directory")
-    parser.add_argument("--output-dir", type=Path, default=Path("Tests/LecternCoreTests/Fixtures/banks"), help="where to write the banks")
-    args = parser.parse_args()
-
+    args = arguments(__doc__.split("\n\n")[0], "hamexam")
     with tempfile.TemporaryDirectory() as temporary:
-        temporary = Path(temporary)
-        pool_dir = args.pool_dir
-        if pool_dir is None:
-            deb = args.deb or download(temporary)
-            print(f"package: {deb.name}, sha256 {hashlib.sha256(deb.read_bytes()).hexdigest()}", file=sys.stderr)
-            pool_dir = unpack(deb, temporary / "root")
-        args.output_dir.mkdir(parents=True, exist_ok=True)
+        pools = pool_dir("hamexam", args, Path(temporary))
         for pool, name in POOLS.items():
-            items = [convert(path) for path in sorted((pool_dir / pool).iterdir()) if HEADER.match(path.name + " (A)")]
-            target = args.output_dir / f"hamexam-{name}.jsonl"
-            target.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
-            print(f"{target}: {len(items)} questions", file=sys.stderr)
+            items = [convert(path) for path in sorted((pools / pool).iterdir()) if HEADER.match(path.name + " (A)")]
+            write_bank(args.output_dir / f"hamexam-{name}.jsonl", items)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,7 @@ struct BlindSolveTests {
     @Test func aKeyTheSolverDoesNotReachIsRepaired() async throws {
         let ws = try Workspace()
         // The first answer words the question its own way; the solver, asked about it, misses the key.
-        let first = RepairTests.answer(
-            stage: "engagement-question", item: Self.item, attempt: 1,
-            json: RepairTests.badQuestion { q in
-                q["prompt"] = "Which of these statements about {{topic_title}} is true?"
-                q["wrong_answers"] = RepairTests.wrongWithTheirOwnFeedback
-            })
+        let first = RepairTests.rewordedFirstAnswer(item: Self.item)
         let provider = try RecordingProvider(script: ws.script(extra: [first, Self.solver(chooses: "It is deprecated", attempt: 1)]))
         let result = try await ws.run(try Workspace.spec(Specs.pinned), provider: provider)
         #expect(result.status == .complete)

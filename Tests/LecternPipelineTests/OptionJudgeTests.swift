@@ -33,12 +33,7 @@ struct OptionJudgeTests {
         let ws = try Workspace()
         let reason = "The lecture says any of these helps."
         // The first answer words its question and wrong answers its own way; every option is judged correct.
-        let first = RepairTests.answer(
-            stage: "engagement-question", item: Self.item, attempt: 1,
-            json: RepairTests.badQuestion { q in
-                q["prompt"] = "Which of these statements about {{topic_title}} is true?"
-                q["wrong_answers"] = RepairTests.wrongWithTheirOwnFeedback
-            })
+        let first = RepairTests.rewordedFirstAnswer(item: Self.item)
         let provider = try RecordingProvider(
             script: ws.script(extra: [first, Self.judgement(attempt: 1, correct: true, quote: Self.lectureWords, reason: reason), Self.asKeyed]))
         let result = try await ws.run(try Self.spec(), provider: provider)

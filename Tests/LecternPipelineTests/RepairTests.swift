@@ -57,6 +57,18 @@ struct RepairTests {
         return (result, provider.requests.filter { $0.0.itemID == questionItem && $0.0.stage != BlindSolver.stage })
     }
 
+    /// A first answer for `item` that passes every check but words its question and wrong answers
+    /// its own way (so a repair's answer, the script's, differs from it): what a reviewing check
+    /// is then put to.
+    static func rewordedFirstAnswer(item: String) -> JSONValue {
+        answer(
+            stage: "engagement-question", item: item, attempt: 1,
+            json: badQuestion { q in
+                q["prompt"] = "Which of these statements about {{topic_title}} is true?"
+                q["wrong_answers"] = wrongWithTheirOwnFeedback
+            })
+    }
+
     /// Three wrong answers for `badQuestion`, each with feedback of its own.
     static let wrongWithTheirOwnFeedback: JSONValue = [
         ["text": "It slows programs", "feedback": "No: it costs nothing."], ["text": "Java only", "feedback": "No: every language has it."],

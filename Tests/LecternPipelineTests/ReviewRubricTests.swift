@@ -34,12 +34,7 @@ struct ReviewRubricTests {
         let ws = try Workspace()
         let reason = "Slowing programs down is not what loops cost; the feedback should say why the option is wrong."
         // The first answer words its question and wrong answers its own way; the judge finds one feedback at fault.
-        let first = RepairTests.answer(
-            stage: "engagement-question", item: Self.item, attempt: 1,
-            json: RepairTests.badQuestion { q in
-                q["prompt"] = "Which of these statements about {{topic_title}} is true?"
-                q["wrong_answers"] = RepairTests.wrongWithTheirOwnFeedback
-            })
+        let first = RepairTests.rewordedFirstAnswer(item: Self.item)
         let provider = try RecordingProvider(
             script: ws.script(extra: [first, Self.judgement(attempt: 1, broken: .feedbackAgrees, quote: "No: it costs nothing.", reason: reason)]))
         let result = try await ws.run(try Self.spec(), provider: provider)
