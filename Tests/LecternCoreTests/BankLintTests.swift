@@ -153,6 +153,12 @@ struct BankLintTests {
         var shuffled = terminal
         (shuffled.id, shuffled.options, shuffled.answer) = ("f3", terminal.options.reversed(), 2)
         #expect(problems([terminal, shuffled]) == ["the same question as f1"])
+        // "The following statements" are the options, not a text the stem quotes: the key in the
+        // stem still gives it away.
+        let statements = BankItem(
+            id: "s", question: "Which of the following statements is true? Loops repeat a block of code.",
+            options: ["Loops repeat a block of code", "Loops run only once", "Loops delete code", "Loops are variables"], answer: 0, line: 1)
+        #expect(problems([statements]).first?.hasPrefix("the prompt gives the answer away") == true, "\(problems([statements]))")
         // Options that differ only in case are one answer when they are words.
         #expect(problems([BankItem(id: "c", question: "Which word names the rest state?", options: ["Equilibrium", "equilibrium", "Motion", "Flux"], answer: 0, line: 1)]).count == 1)
     }

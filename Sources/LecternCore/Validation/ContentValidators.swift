@@ -590,9 +590,10 @@ public enum QuestionRules {
     /// "Which of these sentences is …", "Which sentence uses …".
     nonisolated(unsafe) static let whichSentence = /(?i)\bwhich\b(\s+(one\s+)?of\s+(these|the\s+following))?\s+sentences?\b/
     /// A text the stem quotes for taking apart: "the following argument", "the following
-    /// conditional proposition", "the following pairs of propositions".
+    /// conditional proposition", "the following pairs of propositions". ("The following
+    /// statements" and "sentences" are most often the options, and stay out.)
     nonisolated(unsafe) static let followingText =
-        /(?i)\bthe\s+following\s+(conditional\s+)?(arguments?|propositions?|pairs?\s+of\s+propositions|sentences?|passages?|paragraphs?|statements?|excerpts?|syllogisms?)\b/
+        /(?i)\bthe\s+following\s+(conditional\s+)?(arguments?|propositions?|pairs?\s+of\s+propositions|passages?|paragraphs?|excerpts?|syllogisms?|text)\b/
     /// A stem that is a yes/no question: it opens with an auxiliary verb.
     nonisolated(unsafe) static let yesNoStem = /^\s*(?i:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must)\s/
 
