@@ -93,6 +93,8 @@ struct PlanCommand: AsyncParsableCommand {
         var sources = "cached: what the cache (\(cacheOptions.root(environment).path))"
         if !cacheOptions.cassettes.isEmpty { sources += " and --cassette \(cacheOptions.cassettes.joined(separator: ", "))" }
         if let recorded { sources += " and the spec's recorded cassette \(recorded.path)" }
+        // A reviewer's approved and edited answers are kept without a call, as a run keeps them.
+        if let review = try runner.reviewBook().fileName { sources += " and the review file \(review) (its approved and edited items)" }
         Console.out(sources + " answer")
         if recorded != nil {
             Console.out(

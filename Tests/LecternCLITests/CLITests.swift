@@ -606,7 +606,7 @@ struct CLITests {
 
             let text = try await Self.lectern(["plan", "pipelines/examples/\(example).yaml", "--cache-dir", empty], in: Self.repository)
             #expect(text.stdout.contains("total                        \(items)       \(items)        0        0"), "\(text.stdout)")
-            #expect(text.stdout.contains("and the spec's recorded cassette \(cassette) answer"), "\(text.stdout)")
+            #expect(text.stdout.contains("and the spec's recorded cassette \(cassette)"), "\(text.stdout)")
             #expect(text.stdout.contains("a plain `run` (record mode) does not read it"))
         }
     }
@@ -616,18 +616,41 @@ struct CLITests {
     @Test func planSaysWhatItsEstimateWaitsForInTheKindsWords() async throws {
         let dir = try CheckCommandTests.Directory()
         let nothing = dir.root.appendingPathComponent(try dir.write("nothing.jsonl", "")).path
-        for (example, note) in [
-            ("python-basics", "the curriculum is not stored yet, so the topics' items are counted at the spec's most subjects and topics per subject: upper bounds"),
-            ("world-geography-exam", "the bank, its bank-wide check and the forms wait for items not stored yet"),
+        // world-geography-exam without its review file (every one of its model items is edited,
+        // so with it nothing waits): the spec and its corpus in a project of their own.
+        let project = dir.root.appendingPathComponent("project")
+        try FileManager.default.createDirectory(at: project.appendingPathComponent("pipelines/examples"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: project.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: project.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Self.repository.appendingPathComponent("corpus/english-world-geography"), to: project.appendingPathComponent("corpus/english-world-geography"))
+        for name in ["world-geography-exam.yaml"] {
+            try FileManager.default.copyItem(
+                at: Self.repository.appendingPathComponent("pipelines/examples/\(name)"), to: project.appendingPathComponent("pipelines/examples/\(name)"))
+        }
+        let presets = ["--presets", Self.repository.appendingPathComponent("pipelines/presets").path]
+        for (example, note, directory) in [
+            (
+                "python-basics", "the curriculum is not stored yet, so the topics' items are counted at the spec's most subjects and topics per subject: upper bounds",
+                Self.repository
+            ),
+            ("world-geography-exam", "the bank, its bank-wide check and the forms wait for items not stored yet", project),
         ] {
-            let arguments = ["plan", "pipelines/examples/\(example).yaml", "--cache-dir", dir.root.appendingPathComponent("cache").path, "--cassette", nothing]
-            let text = try await Self.lectern(arguments, in: Self.repository)
+            let arguments =
+                ["plan", "pipelines/examples/\(example).yaml", "--cache-dir", dir.root.appendingPathComponent("cache").path, "--cassette", nothing] + presets
+            let text = try await Self.lectern(arguments, in: directory)
             #expect(text.status == 0 && text.stdout.contains(note), "\(example): \(text.stdout)\(text.stderr)")
             #expect(example == "python-basics" || !text.stdout.contains("course"), "\(example): \(text.stdout)")
-            let json = try await Self.lectern(arguments + ["--json"], in: Self.repository)
+            let json = try await Self.lectern(arguments + ["--json"], in: directory)
             let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             #expect(plan["estimated"] as? Bool == true && (plan["estimate_note"] as? String)?.contains(note) == true, "\(json.stdout)")
         }
+        // With its review file, the exam's edited items are kept without a call: nothing to ask.
+        let reviewed = try await Self.lectern(
+            ["plan", "pipelines/examples/world-geography-exam.yaml", "--cache-dir", dir.root.appendingPathComponent("cache").path, "--cassette", nothing],
+            in: Self.repository)
+        #expect(reviewed.stdout.contains("total                        13       13        0        0"), "\(reviewed.stdout)")
+        #expect(reviewed.stdout.contains("and the review file world-geography-exam.review.yaml (its approved and edited items) answer"), "\(reviewed.stdout)")
     }
 
     @Test func planCountsAGivenCassetteAndOnlyThat() async throws {

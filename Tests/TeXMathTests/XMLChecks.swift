@@ -2,7 +2,13 @@ import CLibXML2
 import TeXMath
 
 /// libxml2 set up once per process (its first initialisation is not safe to race).
-private let libxmlReady: Void = xmlInitParser()
+// RelaxNG's type library is built on first use, and libxml2 2.9 does not guard that against two
+// threads: parallel tests each parsing the schema once failed now and then ("fixture" →
+// MathMLChecker nil). Built here, once, before any parse.
+private let libxmlReady: Void = {
+    xmlInitParser()
+    _ = xmlRelaxNGInitTypes()
+}()
 
 /// Collects libxml2's structured errors instead of letting them print to stderr.
 final class ErrorSink {
