@@ -70,6 +70,19 @@ struct OptionJudgeTests {
         #expect(result.reports[Self.item]?.rubric == RubricTally(judged: 1, passed: 1, unquoted: 1))
     }
 
+    @Test func besideTheRubricEachAnswerIsJudgedOnce() async throws {
+        let ws = try Workspace()
+        let provider = try RecordingProvider(script: ws.script(extra: [Self.asKeyed]))
+        var spec = try Self.spec()
+        spec.review.rubric = true
+        let result = try await ws.run(spec, provider: provider)
+        #expect(result.status == .complete, "\(result.failures)")
+        // Five engagement questions, each judged by the rubric (one call) and option by option (four).
+        #expect(provider.requests.filter { $0.0.stage == RubricJudge.stage }.count == 5)
+        #expect(provider.requests.filter { $0.0.stage == OptionJudge.stage }.count == 20)
+        #expect(result.quality?.items.rubric == RubricTally(judged: 5, passed: 5), "\(String(describing: result.quality?.items.rubric))")
+    }
+
     @Test func offByDefaultAndPlannedWhenOn() async throws {
         let ws = try Workspace()
         let provider = try RecordingProvider(script: ws.script())

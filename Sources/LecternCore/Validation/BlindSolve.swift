@@ -91,6 +91,14 @@ public struct RubricTally: Sendable, Hashable, Codable {
 
     public var isEmpty: Bool { judged == 0 && unquoted == 0 && broken.isEmpty }
 
+    /// Two judgements of one answer (the rubric's and the option judge's) as one: judged once,
+    /// passed when both passed it.
+    public func sameAnswer(_ other: RubricTally) -> RubricTally {
+        RubricTally(
+            judged: min(1, max(judged, other.judged)), passed: passed == 1 && other.passed == 1 ? 1 : 0, broken: broken.merging(other.broken, uniquingKeysWith: +),
+            unquoted: unquoted + other.unquoted)
+    }
+
     public static func + (a: RubricTally, b: RubricTally) -> RubricTally {
         RubricTally(
             judged: a.judged + b.judged, passed: a.passed + b.passed, broken: a.broken.merging(b.broken, uniquingKeysWith: +),

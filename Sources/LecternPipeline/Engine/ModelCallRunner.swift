@@ -453,21 +453,33 @@ public struct ModelCallRunner: Sendable {
                 case .valid(let value, var warnings):
                     var tally = BlindSolveTally()
                     var disagreements: [Refusal] = []
-                    if let solver, let questions = call.blindSolve?(value) {
+                    // The answer's multiple-choice questions (none for free text), as the solver
+                    // and the judges read them.
+                    let questions = call.blindSolve?(value) ?? []
+                    /// One exchange of a reviewing check (solve, rubric, option): its answer, or
+                    /// nil when it ran past its budget, was cut off or was no answer — which says
+                    /// nothing about the item, and fails nothing.
+                    func reviewing(
+                        _ request: LLMRequest, template: PromptTemplate, stage: String, itemID: String, variables: [String: String]
+                    )
+                        async throws -> LLMResponse?
+                    {
+                        do {
+                            let answer = try await ask(request, template: template.identifier, itemID: itemID, stage: stage, variables: variables, model: request.model)
+                            return answer.finishReason == .stop ? answer : nil
+                        } catch let failure as ItemFailureError where failure.reason == .invalid {
+                            return nil
+                        }
+                    }
+                    if let solver {
                         for question in questions {
                             let (request, variables) = try solver.request(question, fallbackModel: model, seed: seed)
-                            let answer: LLMResponse
-                            do {
-                                answer = try await ask(
-                                    request, template: solver.template.identifier, itemID: BlindSolver.itemID(of: call.itemID),
-                                    stage: BlindSolver.stage, variables: variables, model: request.model)
-                            } catch let failure as ItemFailureError where failure.reason == .invalid {
-                                // The solver's answer ran past its budget or was not an answer:
-                                // it says nothing about the key, and fails nothing.
-                                continue
-                            }
                             // A solver that names no option says nothing about the key.
-                            guard answer.finishReason == .stop, let chosen = question.chosen(answer.content) else { continue }
+                            guard
+                                let answer = try await reviewing(
+                                    request, template: solver.template, stage: BlindSolver.stage, itemID: BlindSolver.itemID(of: call.itemID), variables: variables),
+                                let chosen = question.chosen(answer.content)
+                            else { continue }
                             tally.asked += 1
                             if chosen == question.key {
                                 tally.agreed += 1
@@ -479,57 +491,43 @@ public struct ModelCallRunner: Sendable {
                     // The rubric, on a multiple-choice answer whose key the solver did not dispute
                     // (a free-text level or bonus question lists no question to solve: not judged).
                     var rubric = RubricTally()
-                    if let judge, disagreements.isEmpty, !(call.blindSolve?(value) ?? []).isEmpty {
+                    if let judge, disagreements.isEmpty, !questions.isEmpty {
                         let (request, variables) = judge.request(shipped: shipped, variables: call.variables, fallbackModel: model, seed: seed)
-                        do {
-                            let verdict = try await ask(
-                                request, template: judge.template.identifier, itemID: RubricJudge.itemID(of: call.itemID), stage: RubricJudge.stage,
-                                variables: variables, model: request.model)
-                            // A judgement cut off or not in the rubric's shape says nothing, and fails nothing.
-                            if verdict.finishReason == .stop, let (tally, refusals) = RubricJudge.verdicts(verdict.content, shipped: shipped) {
-                                rubric = tally
-                                disagreements += refusals
-                            }
-                        } catch let failure as ItemFailureError where failure.reason == .invalid {}
+                        // A judgement not in the rubric's shape says nothing either.
+                        if let verdict = try await reviewing(
+                            request, template: judge.template, stage: RubricJudge.stage, itemID: RubricJudge.itemID(of: call.itemID), variables: variables),
+                            let (judged, refusals) = RubricJudge.verdicts(verdict.content, shipped: shipped)
+                        {
+                            rubric = judged
+                            disagreements += refusals
+                        }
                     }
                     // Each option on its own, once the solver has not disputed the key.
-                    if let optionJudge, disagreements.isEmpty, let questions = call.blindSolve?(value), !questions.isEmpty {
-                        var tally = RubricTally(judged: 1)
+                    if let optionJudge, disagreements.isEmpty, !questions.isEmpty {
+                        var judged = RubricTally(judged: 1)
                         var found: [Refusal] = []
                         for question in questions {
                             let context = OptionJudge.context(question, variables: call.variables)
                             for index in question.options.indices {
-                                let (request, variables) = optionJudge.request(
-                                    question, option: index, variables: call.variables, fallbackModel: model, seed: seed)
-                                let verdict: LLMResponse
-                                do {
-                                    verdict = try await ask(
-                                        request, template: optionJudge.template.identifier, itemID: OptionJudge.itemID(of: call.itemID),
-                                        stage: OptionJudge.stage, variables: variables, model: request.model)
-                                } catch let failure as ItemFailureError where failure.reason == .invalid {
-                                    // A judgement cut off or not an answer says nothing, and fails nothing.
-                                    continue
-                                }
-                                guard verdict.finishReason == .stop,
-                                    let judged = OptionJudge.verdict(verdict.content, question: question, option: index, context: context),
-                                    let criterion = judged.broken
+                                let (request, variables) = optionJudge.request(question, option: index, variables: call.variables, fallbackModel: model, seed: seed)
+                                guard
+                                    let verdict = try await reviewing(
+                                        request, template: optionJudge.template, stage: OptionJudge.stage, itemID: OptionJudge.itemID(of: call.itemID),
+                                        variables: variables),
+                                    let judgement = OptionJudge.verdict(verdict.content, question: question, option: index, context: context),
+                                    let criterion = judgement.broken
                                 else { continue }
-                                if let refusal = judged.refusal {
-                                    tally.broken[criterion.rawValue, default: 0] += 1
+                                if let refusal = judgement.refusal {
+                                    judged.broken[criterion.rawValue, default: 0] += 1
                                     found.append(refusal)
                                 } else {
-                                    tally.unquoted += 1
+                                    judged.unquoted += 1
                                 }
                             }
                         }
-                        tally.passed = found.isEmpty ? 1 : 0
+                        judged.passed = found.isEmpty ? 1 : 0
                         // With the rubric on too, one judged answer: passed when both passed it.
-                        if rubric.judged > 0 {
-                            tally = RubricTally(
-                                judged: 1, passed: rubric.passed == 1 && found.isEmpty ? 1 : 0, broken: rubric.broken.merging(tally.broken, uniquingKeysWith: +),
-                                unquoted: rubric.unquoted + tally.unquoted)
-                        }
-                        rubric = tally
+                        rubric = rubric.judged > 0 ? rubric.sameAnswer(judged) : judged
                         disagreements += found
                     }
                     // A mended answer was refused as the model wrote it.
