@@ -125,7 +125,7 @@ extension PackageCommand {
             Console.error("error: --require-review: \(name) has no readable \(ReviewSeal.fileName); run the job again to write one, then review it")
             throw LecternExit.itemsFailed
         }
-        let unreviewed = seal.items.filter { $0.state == .pending }
+        let unreviewed = seal.items.filter { $0.state != .approved && $0.state != .edited }
         guard unreviewed.isEmpty else {
             Console.error(
                 "error: --require-review: \(unreviewed.count) of \(seal.items.count) items are not approved or edited: "

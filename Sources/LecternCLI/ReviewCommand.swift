@@ -97,6 +97,9 @@ struct ReviewCommand: ParsableCommand {
         Console.out(
             "reviewing \(manifest.id) \(manifest.version) (\(seal.items.count) items) as \(who): http://127.0.0.1:\(server.port)/ "
                 + "— decisions go to \(fileName) (Ctrl-C to stop)")
+        // Ctrl-C stops it, also when started in the background of a script, which starts a
+        // background job with SIGINT ignored; each decision is already on disk.
+        signal(SIGINT, SIG_DFL)
         server.serveForever()
     }
 
@@ -132,6 +135,7 @@ struct ReviewCommand: ParsableCommand {
                 if let note = decision.note, status == .rejected { line += " “\(note)” — asked again on the next run" }
             }
             if status == .stale { line += " — decided on another answer than this bundle holds" }
+            if status == .failed { line += " — no answer passed the checks; not in the bundle: write it with Edit" }
             Console.out(line)
         }
         for decision in decisions.decisions.values.sorted(by: { $0.item < $1.item }) where !seal.items.contains(where: { $0.id == decision.item }) {

@@ -48,8 +48,10 @@ struct CheckIDTests {
                 #expect(pair.check == LegacyRefusalWords.classify(pair.message).rawValue, "\(id): '\(pair.message)'")
             }
         }
-        // Every example but the imported deck was refused at least once in its recording.
-        if id != "chemistry-deck" { #expect(compared > 0, "\(id): no refusal in the event log") }
+        // Every example but two was refused at least once in its recording: the imported deck
+        // has no model answer, and every answer of the quotes example is a reviewer's (approved or
+        // edited, echo-quotes.review.yaml), which a replay takes without a retry.
+        if !["chemistry-deck", "echo-quotes"].contains(id) { #expect(compared > 0, "\(id): no refusal in the event log") }
     }
 
     /// `lectern check --json` names the check of each problem beside it.

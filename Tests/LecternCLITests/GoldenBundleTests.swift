@@ -245,7 +245,12 @@ struct QuotesExampleTests {
         #expect(bundles[0] == bundles[1])
         #expect(summary.contains("by emotion:") && summary.contains("by category:"), "\(summary)")
         // The quotes that fit, under the target (a ceiling), every emotion at its minimum at least.
-        #expect(summary.contains("\n  database: 433 quotes (the ones that fit; the target of 1000 is a ceiling), each emotion at least min_per_emotion 5\n"), "\(summary)")
+        #expect(summary.contains("\n  database: 370 quotes (the ones that fit; the target of 1000 is a ceiling), each emotion at least min_per_emotion 10\n"), "\(summary)")
+        // A person's review of every tagging answer, beside the spec, applied with no model call:
+        // the database is the reviewer's, not the model's.
+        #expect(summary.contains(", 0 model calls (59 from cache)"), "\(summary)")
+        let seal = try ReviewSeal.read(try #require(bundles[0]["review.json"]))
+        #expect(seal.counts.approved == 4 && seal.counts.edited == 55 && seal.counts.pending == 0 && seal.counts.stale == 0, "\(seal.counts)")
         #expect(!summary.contains("short of its target"), "\(summary)")
         let files = bundles[0]
         let quotesData = try #require(files["quotes.json"])
@@ -279,6 +284,16 @@ struct QuotesExampleTests {
             #expect(QuotesSpec.echoCategories.contains(quote.category), "\(quote.id)")
         }
         #expect(Set(database.quotes.map(\.id)).count == database.quotes.count)
+        // What the reviewer changed, as it ships: a quip the model kept is out, a line the model
+        // called mocking is in with the reviewer's tags, and a quote the model never managed to
+        // name (left untagged after three rounds) is tagged by hand.
+        func shipped(_ opening: String) -> QuoteDatabase.Quote? { database.quotes.first { $0.text.hasPrefix(opening) } }
+        #expect(shipped("I may not agree with you, but I will defend to the death") == nil, "Oscar Wilde's quip")
+        #expect(shipped("Beauty is in the eye of the beholder") == nil, "Jim Henson's black eye")
+        let roosevelt = try #require(shipped("No one can make you feel inferior"), "Eleanor Roosevelt")
+        #expect(roosevelt.author == "Eleanor Roosevelt" && roosevelt.emotionTags.contains("Comfort"), "\(roosevelt)")
+        let bronte = try #require(shipped("I avoid looking forward or backward"), "Charlotte Brontë")
+        #expect(bronte.emotionTags == ["Reflection", "Hope"] && bronte.category == "Literature", "\(bronte)")
 
         // Verbatim: every text and author occurs in a corpus file of the spec, read here on its
         // own — backspace overstrikes removed, JSON Lines decoded, white space collapsed — with

@@ -158,8 +158,22 @@ struct ReviewCommandTests {
             (
                 quotes, "tag/b0e761aab890a",
                 [
-                    "3. “Experience is simply the name we give our mistakes.” — Oscar Wilde", "ships tagged Motivation, Struggle, Reflection · Psychology",
-                    "7. “I didn’t fail the test …” — not in the database (left out)",
+                    // As the example ships it: with its reviewer's tags (echo-quotes.review.yaml).
+                    "3. “Experience is simply the name we give our mistakes.” — Oscar Wilde", "ships tagged Struggle, Reflection · Literature",
+                    // The model's opening has a curly apostrophe, the quote a straight one.
+                    "7. “I didn't fail the test. I just found 100 ways to do it wrong.” — Benjamin Franklin",
+                ]
+            ),
+            // A batch whose later rounds asked again for some of its quotes: the first round's
+            // page still finds its batch's quotes, and a later round's finds them too.
+            (quotes, "tag/b113d07842602", ["2. “Life is what we make it, always has been, always will be.” — Grandma Moses"]),
+            (quotes, "tag/b113d07842602/round-2", ["ships tagged"]),
+            // A quote the model rejected is shown whole, so that a reviewer can judge the rejection.
+            (
+                quotes, "tag/b2830ab1f9317",
+                [
+                    "2. “A poorly implemented feature hurts more than not having it at all.” — Noah Everett, founder of Twitpic",
+                    "left out: rejected (not-encouraging)",
                 ]
             ),
         ] {
@@ -170,6 +184,85 @@ struct ReviewCommandTests {
             #expect(shown.stdout.hasPrefix(item.hasPrefix("tag/") ? "no-link " : "200 "), "\(item): the preview link: \(shown)")
             for text in expected { #expect(shown.stdout.contains(text), "\(item): \(text) in \(shown.stdout.prefix(1_500))") }
         }
+    }
+
+    /// An item the model never wrote an answer for that passed (python-collections' review run:
+    /// its engagement question on lists was refused eight times) is listed as failed, shown with
+    /// its last answer and what was wrong, and offered for a person to write — not to approve or
+    /// reject; the person's text is then checked and ships at the next run, with no model call.
+    @Test func aFailedItemIsListedShownAndWrittenByAPerson() async throws {
+        let dir = try Directory()
+        let repo = CLITests.repository
+        for (from, to) in [
+            ("pipelines/examples/python-collections.yaml", "python-collections.yaml"),
+            ("pipelines/reviews/python-collections.review.yaml", "python-collections.review.yaml"),
+        ] {
+            try FileManager.default.copyItem(at: repo.appendingPathComponent(from), to: dir.root.appendingPathComponent(to))
+        }
+        func replay(_ output: String) async throws -> CLITests.Output {
+            try await CLITests.lectern(
+                [
+                    "run", "python-collections.yaml", "--cache", "offline", "--cassette", repo.appendingPathComponent("pipelines/reviews/python-collections.jsonl").path,
+                    "--cache-dir", dir.root.appendingPathComponent("cache").path, "--presets", repo.appendingPathComponent("pipelines/presets").path,
+                    "--allow-partial", "--output", output, "--log-format", "text",
+                ], in: dir.root)
+        }
+        let first = try await replay("partial")
+        #expect(first.status == 1, "\(first.stderr.suffix(1_500))")
+        let bundle = dir.root.appendingPathComponent("partial/python-collections/1.0.0")
+        let id = "engagement-question/s01-t01"
+        let list = try await CLITests.lectern(["review", bundle.path, "--spec", "python-collections.yaml", "--list"], in: dir.root)
+        #expect(list.stdout.contains("failed    \(id)") && list.stdout.contains("no answer passed the checks"), "\(list.stdout)")
+        #expect(list.stdout.hasSuffix("4 failed\n"), "\(list.stdout)")
+
+        let server = try Server(["review", bundle.path, "--spec", "python-collections.yaml", "--port", "0", "--reviewer", "Grace Hopper"], in: dir.root)
+        let decide = #"""
+            import sys, re, html, json, urllib.request, urllib.parse, urllib.error
+            base, item = sys.argv[1], sys.argv[2]
+            page = urllib.request.urlopen(base + '/item?id=' + urllib.parse.quote(item)).read().decode()
+            token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)
+            shown = {'failed': 'No answer of the model' in page, 'wrong': 'What was wrong' in page and 'a reviewer rejected this answer' in page,
+                     'last': 'Create a list and access its elements' in page, 'approve_form': 'value="approve"' in page, 'reject_form': 'value="reject"' in page}
+            def post(data):
+                request = urllib.request.Request(base + '/decide', data=urllib.parse.urlencode(data).encode(), method='POST')
+                try:
+                    return urllib.request.urlopen(request).status
+                except urllib.error.HTTPError as e:
+                    return e.code
+            shown['approve'] = post({'item': item, 'token': token, 'action': 'approve'})
+            fields = json.loads(sys.argv[3])
+            data = {'item': item, 'token': token, 'action': 'edit', 'note': 'Written by hand: the model never asked a question.'}
+            data.update({'field:' + k: v for k, v in fields.items()})
+            shown['edit'] = post(data)
+            print(json.dumps(shown))
+            """#
+        let fields = [
+            "prompt": "With my_list = [1, 2, 3, 4, 5], what does print(my_list[1]) print?",
+            "correct_answer.text": "2",
+            "correct_answer.feedback": "Right: a list's positions are counted from 0, so my_list[1] is the second item, 2.",
+            "wrong_answers[0].text": "1",
+            "wrong_answers[0].feedback": "No: 1 is my_list[0], the first item. Counting starts at 0, so index 1 is the second item.",
+            "wrong_answers[1].text": "3",
+            "wrong_answers[1].feedback": "No: 3 is my_list[2], the third item. Index 1 is one place after the start, not two.",
+            "wrong_answers[2].text": "An IndexError",
+            "wrong_answers[2].feedback": "No: a list of five items has the indexes 0 to 4, so index 1 is inside it.",
+            "explanation": "Python counts a list's positions from 0: my_list[0] is 1, my_list[1] is 2 and my_list[2] is 3. So print(my_list[1]) prints 2.",
+        ]
+        let decided = try await Self.python(decide, [server.base, id, String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)], in: dir.root)
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(decided.stdout.utf8)) as? [String: Any], "\(decided)")
+        #expect(shown["failed"] as? Bool == true && shown["wrong"] as? Bool == true && shown["last"] as? Bool == true, "\(shown)")
+        #expect(shown["approve_form"] as? Bool == false && shown["reject_form"] as? Bool == false, "\(shown)")
+        #expect(shown["approve"] as? Int == 422 && shown["edit"] as? Int == 200, "\(shown)")
+        let edit = try #require(try ReviewFile.read(dir.root.appendingPathComponent("python-collections.review.yaml"))[id])
+        #expect(edit.kind == .edit && edit.by == "Grace Hopper" && edit.fields.count == fields.count, "\(edit)")
+
+        // The next run keeps the person's question (checked like any answer) without a call.
+        let second = try await replay("written")
+        let written = dir.root.appendingPathComponent("written/python-collections/1.0.0")
+        let seal = try ReviewSeal.read(try Data(contentsOf: written.appendingPathComponent("review.json")))
+        #expect(seal.items.first { $0.id == id }?.state == .edited, "\(second.stderr.suffix(2_000))")
+        let course = try JSONDecoder().decode(Course.self, from: try Data(contentsOf: written.appendingPathComponent("course.json")))
+        #expect(course.subjects[0].topics[0].engagementQuestion?.prompt == fields["prompt"])
     }
 
     /// A copy of python-basics' spec in `dir` with its review file there, replayed offline from its

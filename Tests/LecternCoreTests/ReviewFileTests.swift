@@ -148,6 +148,29 @@ struct ReviewFileTests {
         #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("explanation", "x")], to: Self.question) }
         #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("correct_answer", "x")], to: Self.question) }
 
+        // A list of tags is one field, so that a reviewer can add a tag or take one away: a quote
+        // the model kept with one emotion gets two, one it rejected (no emotions) gets one, and
+        // the byte-level path (strings only) and Foundation's agree.
+        let batch =
+            #"{"quotes":[{"n":1,"verdict":"keep","reason":"","emotions":["Motivation"],"category":"Psychology"},"#
+            + #"{"n":2,"verdict":"reject","reason":"mocking","emotions":[],"category":"Humor"}]}"#
+        let tagged = AnswerFields.fields(of: batch)
+        #expect(tagged.first { $0.path == "quotes[0].emotions" }?.text == "Motivation", "\(tagged.map(\.path))")
+        #expect(tagged.first { $0.path == "quotes[1].emotions" }?.text == "", "an empty list is a field too")
+        #expect(!tagged.contains { $0.path.hasSuffix("emotions[0]") })
+        let retagged: [(path: String, text: String)] = [
+            ("quotes[0].emotions", "Comfort,  Hope ,"), ("quotes[1].verdict", "keep"), ("quotes[1].reason", ""), ("quotes[1].emotions", "Joy"),
+        ]
+        let applied = try AnswerFields.apply(retagged, to: batch)
+        let numberless = batch.replacingOccurrences(of: #""n":1,"#, with: "").replacingOccurrences(of: #""n":2,"#, with: "")
+        #expect(try #require(AnswerFields.applyToStrings(retagged, numberless)) == (try AnswerFields.applyWithFoundation(retagged, to: numberless)))
+        let quotes = try #require((try JSONSerialization.jsonObject(with: Data(applied.utf8)) as? [String: Any])?["quotes"] as? [[String: Any]])
+        #expect(quotes[0]["emotions"] as? [String] == ["Comfort", "Hope"] && quotes[1]["emotions"] as? [String] == ["Joy"], "\(quotes)")
+        // One tag is still a field of its own when named; a list of other things is no tag list.
+        let renamed = try AnswerFields.apply([("quotes[0].emotions[0]", "Struggle")], to: batch)
+        #expect(renamed.contains(#""emotions":["Struggle"]"#), "\(renamed)")
+        #expect(throws: AnswerFields.Failure.self) { try AnswerFields.apply([("quotes", "a, b")], to: batch) }
+
         // Markdown: the whole text and each section; a fenced `#` line is no heading.
         let sections = AnswerFields.markdownSections(Self.lecture)
         #expect(sections.count == 3 && sections[1].hasPrefix("## Why") && sections[1].contains("# not a heading"), "\(sections)")

@@ -216,6 +216,55 @@ struct ReviewRunTests {
         #expect(course.subjects[0].topics[0].engagementQuestion?.prompt == "Why would a program store a value in a variable?")
     }
 
+    /// An item no answer of which passed is sealed as failed in a partial bundle, with its last
+    /// answer and what was wrong, so that a person can write it; that person's edit of the last
+    /// answer is then kept without a call, checked like any answer, and ships.
+    @Test func aFailedItemIsSealedAndAPersonCanWriteIt() async throws {
+        let ws = try Workspace()
+        var spec = try Workspace.spec(Specs.python)
+        spec.reviewFile = ws.root.appendingPathComponent("python-basics.review.yaml")
+        let id = "bonus-question/s01-t01"
+        // Every attempt states instead of asking: the question-form check refuses each.
+        let refused: [JSONValue] = (1...8).map { attempt in
+            [
+                "item": .string(id), "attempt": .number(Double(attempt)),
+                "json": [
+                    "prompt": .string("Variables are names for values (attempt \(attempt))."), "reference_answer": "A name for a value.",
+                    "explanation": "The lecture names values with variables.", "topic_id": "s01-t01",
+                ],
+            ]
+        }
+        let first = try await ws.run(spec, provider: try RecordingProvider(script: ws.script(extra: refused)), allowPartial: true)
+        #expect(first.failures.map(\.id) == [id], "\(first.failures)")
+        guard case .written(let dir)? = first.bundle else { throw PipelineError("no partial bundle: \(first.failures)") }
+        let sealFile = dir.appendingPathComponent(ReviewSeal.fileName)
+        #expect(try Workspace.schemaProblems(sealFile, schema: "review.schema.json") == nil)
+        let seal = try ReviewSeal.read(try Data(contentsOf: sealFile))
+        let failed = try #require(seal.items.first { $0.id == id })
+        #expect(failed.state == .failed && failed.answer.contains("Variables are names for values (attempt") && seal.counts.failed == 1, "\(failed)")
+        #expect(failed.problems?.contains { $0.contains("asks nothing") } == true, "\(failed.problems ?? [])")
+        #expect(failed.status(nil) == .failed)
+        #expect(seal.counts.sentence(items: seal.items.count).contains(", 1 failed"), "\(seal.counts)")
+
+        // A person writes the question from the last answer (the Edit `lectern review` offers).
+        var file = ReviewFile(file: "python-basics.review.yaml")
+        let written = Self.decision(.edit, failed, fields: [("prompt", "When would you give a value a name in a program?")])
+        #expect(failed.status(written) == .edited)
+        file.record(written)
+        try file.write(to: try #require(spec.reviewFile))
+        spec.version = "1.1.0"
+        let provider = try RecordingProvider(script: ws.script(extra: refused))
+        let second = try await ws.run(spec, provider: provider)
+        #expect(second.status == .complete, "\(second.failures)")
+        guard case .written(let dir2)? = second.bundle else { throw PipelineError("no bundle: \(second.failures)") }
+        #expect(provider.requests.filter { $0.0.itemID == id }.isEmpty, "a person's text needs no call")
+        let course = try JSONDecoder().decode(Course.self, from: try #require(Workspace.files(dir2)["course.json"]))
+        #expect(course.subjects[0].topics[0].bonusQuestion?.prompt == "When would you give a value a name in a program?")
+        let sealed = try ReviewSeal.read(try #require(Workspace.files(dir2)[ReviewSeal.fileName]))
+        #expect(sealed.items.first { $0.id == id }?.state == .edited && sealed.counts.failed == 0, "\(sealed.counts)")
+        #expect(!String(decoding: try #require(Workspace.files(dir2)[ReviewSeal.fileName]), as: UTF8.self).contains("\"failed\""), "no failed count when none")
+    }
+
     @Test func anEditThatFailsTheChecksStopsTheRunAtItsLine() async throws {
         let ws = try Workspace()
         var (spec, seal) = try await Self.firstRun(ws)

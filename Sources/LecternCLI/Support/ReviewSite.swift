@@ -99,6 +99,8 @@ final class ReviewSite: @unchecked Sendable {
         }
         let at = ISO8601DateFormatter().string(from: now())
         switch action {
+        case "approve" where item.state == .failed, "reject" where item.state == .failed:
+            return page(try itemPage(item, message: "This item failed: no answer of the model's to \(action); write it with Edit.", isError: true), status: 422)
         case "approve":
             file.record(
                 ReviewFile.Decision(item: id, kind: .approve, content: item.content, basis: item.basis, answer: item.answer, by: reviewer, at: at)
@@ -193,6 +195,17 @@ final class ReviewSite: @unchecked Sendable {
         if let stale = item.stale { html += "<p class=\"error\">At the last run: \(Self.escape(stale)).</p>" }
         if let rejected = item.rejected { html += "<p>This answer replaced one a reviewer rejected: “\(Self.escape(rejected))”.</p>" }
         if status == .stale { html += "<p class=\"error\">The decision was made on another answer than this bundle holds: it is not applied. Decide again.</p>" }
+        let failed = item.state == .failed
+        if failed {
+            // Not in the bundle: the model's last answer, refused. A person may write the item from it.
+            html +=
+                "<p class=\"error\">No answer of the model's passed the checks: this item is not in the bundle. Below is its last answer and what "
+                + "was wrong with it. Write the item yourself with Edit: the next run checks your text like any answer, and stops at this "
+                + "decision's line in \(Self.escape(reviewFileName)) if it does not pass.</p>"
+            if let problems = item.problems, !problems.isEmpty {
+                html += "<h2>What was wrong</h2><ul class=\"problems\">" + problems.map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>"
+            }
+        }
         let base = decision.flatMap { $0.kind == .edit ? $0.answer : nil } ?? item.answer
         let edited = decision.flatMap { d in d.kind == .edit ? Dictionary(d.fields.map { ($0.path, $0.text) }, uniquingKeysWith: { _, b in b }) : nil } ?? [:]
         let fields = AnswerFields.fields(of: base)
@@ -204,7 +217,7 @@ final class ReviewSite: @unchecked Sendable {
                 html += "<p><a href=\"/preview/\(Self.escape(page))\">See it in the preview</a></p>"
             }
         }
-        html += "<h2>The answer</h2><dl class=\"fields\">"
+        html += failed ? "<h2>The model's last answer (refused)</h2><dl class=\"fields\">" : "<h2>The answer</h2><dl class=\"fields\">"
         for field in fields where field.path != "text" || fields.count == 1 {
             html += "<dt>\(Self.escape(field.path))</dt><dd><pre>\(Self.escape(edited[field.path] ?? field.text))</pre></dd>"
         }
@@ -215,8 +228,12 @@ final class ReviewSite: @unchecked Sendable {
                 + inner + "<button type=\"submit\" name=\"do\" value=\"\(action)\">\(button)</button></form>"
         }
         html += "<h2>Decide</h2>"
-        html += form("approve", "", "Approve")
-        html += form("reject", "<label>What is wrong (the model gets this note)<br/><textarea name=\"note\" rows=\"3\" cols=\"80\"></textarea></label><br/>", "Reject")
+        // A failed item has no answer to approve, and a rejection would only ask for what the
+        // model could not write: a person's edit is what it takes.
+        if !failed {
+            html += form("approve", "", "Approve")
+            html += form("reject", "<label>What is wrong (the model gets this note)<br/><textarea name=\"note\" rows=\"3\" cols=\"80\"></textarea></label><br/>", "Reject")
+        }
         var inner = ""
         for field in fields where !(field.path == "text" && fields.count > 1) {
             let rows = min(20, max(2, field.text.count / 80 + field.text.filter { $0 == "\n" }.count + 1))
@@ -225,7 +242,7 @@ final class ReviewSite: @unchecked Sendable {
                 + Self.escape(edited[field.path] ?? field.text) + "</textarea></label><br/>"
         }
         // A rejection or an earlier edit of this answer says why it is being changed: offered as the edit's note.
-        let why = decision.flatMap { $0.kind == .edit || ($0.kind == .reject && $0.content == item.content) ? $0.note : nil } ?? ""
+        let why = decision.flatMap { $0.kind == .edit || ($0.kind == .reject && $0.content == item.content) ? $0.note : nil } ?? item.rejected ?? ""
         inner +=
             "<label>Why (kept with the decision; optional)<br/><textarea name=\"note\" rows=\"3\" cols=\"80\">"
             + Self.escape(why) + "</textarea></label><br/>"
@@ -241,7 +258,7 @@ final class ReviewSite: @unchecked Sendable {
             <style>
             body { font-family: sans-serif; max-width: 60rem; margin: 1rem auto; padding: 0 1rem; }
             table { border-collapse: collapse; width: 100%; } td, th { border-bottom: 1px solid #ddd; padding: .3rem; text-align: start; }
-            tr.pending .status { color: #8a5a00; } tr.stale .status, .error { color: #b00020; } tr.approved .status, tr.edited .status, .saved { color: #1b6e20; }
+            tr.pending .status { color: #8a5a00; } tr.stale .status, tr.failed .status, .error { color: #b00020; } tr.approved .status, tr.edited .status, .saved { color: #1b6e20; }
             pre { white-space: pre-wrap; background: #f6f6f6; padding: .4rem; } form { margin: .8rem 0; padding: .5rem; border: 1px solid #ddd; }
             nav.filters a.current { font-weight: bold; } textarea { width: 100%; }
             </style></head><body>\(body)</body></html>

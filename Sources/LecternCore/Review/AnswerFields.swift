@@ -3,10 +3,21 @@ import LecternLLM
 import LecternMarkdown
 
 /// The fields of an answer a reviewer can read and rewrite, named by path, whatever the kind:
-/// every string of a JSON answer (`prompt`, `correct.feedback`, `wrong[1].text`, `cards[3].back`,
-/// `quotes[0].emotions[1]`), and of a Markdown answer (a lecture) the whole text (`text`) and each
-/// section from one heading to the next (`section[0]`, `section[1]` …).
+/// every string of a JSON answer (`prompt`, `correct.feedback`, `wrong[1].text`, `cards[3].back`),
+/// a list of tags as one field, its names joined by ", " (`quotes[0].emotions`: "Comfort, Hope",
+/// so that a reviewer can add a tag or take one away, not only rename one), and of a Markdown
+/// answer (a lecture) the whole text (`text`) and each section from one heading to the next
+/// (`section[0]`, `section[1]` …). A tag of the list is still a field of its own when named
+/// (`quotes[0].emotions[1]`).
 public enum AnswerFields {
+    /// The keys whose list of strings is a list of tags: one field, names joined by ", ".
+    static let tagLists: Set<String> = ["emotions", "tags"]
+
+    /// A list of tags written as one field: the names between commas, trimmed, empty ones out.
+    static func tags(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
     /// A field the reviewer may change.
     public struct Field: Sendable, Equatable {
         public var path: String
@@ -28,6 +39,11 @@ public enum AnswerFields {
     enum Step: Equatable {
         case key(String)
         case index(Int)
+
+        var name: String? {
+            if case .key(let name) = self { return name }
+            return nil
+        }
     }
 
     static func parse(_ path: String) throws(Failure) -> [Step] {
@@ -82,6 +98,8 @@ public enum AnswerFields {
         switch value {
         case let string as String:
             out.append(Field(path: path, text: string))
+        case let array as [Any] where isTagList(path) && array.allSatisfy({ $0 is String }):
+            out.append(Field(path: path, text: array.compactMap { $0 as? String }.joined(separator: ", ")))
         case let array as [Any]:
             for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]", into: &out) }
         case let object as [String: Any]:
@@ -160,11 +178,28 @@ public enum AnswerFields {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether the field at `path` is a list of tags (its last name is one of `tagLists`).
+    static func isTagList(_ path: String) -> Bool {
+        guard let steps = try? parse(path), case .key(let name) = steps.last else { return false }
+        return tagLists.contains(name)
+    }
+
+    /// Whether `steps` end at a name of `tagLists`.
+    static func endsAtTagList(_ steps: ArraySlice<Step>) -> Bool {
+        guard steps.count == 1, case .key(let name) = steps.first else { return false }
+        return tagLists.contains(name)
+    }
+
     /// `value` with the text field at `steps` replaced, or nil when there is none there.
     static func setText(_ text: String, at steps: ArraySlice<Step>, in value: JSONValue) -> JSONValue? {
         guard let step = steps.first else {
             guard case .string = value else { return nil }
             return .string(text)
+        }
+        if endsAtTagList(steps), case .object(var object) = value, case .array(let list)? = object[step.name ?? ""] {
+            guard list.allSatisfy({ if case .string = $0 { return true } else { return false } }) else { return nil }
+            object[step.name ?? ""] = .array(tags(text).map { .string($0) })
+            return .object(object)
         }
         switch step {
         case .key(let key):
@@ -211,6 +246,11 @@ public enum AnswerFields {
         guard let step = steps.first else {
             guard value is String else { throw Failure(path: path, message: "is not a text field") }
             return text
+        }
+        if endsAtTagList(steps), var object = value as? [String: Any], let name = step.name, let list = object[name] as? [Any] {
+            guard list.allSatisfy({ $0 is String }) else { throw Failure(path: path, message: "is not a list of tags") }
+            object[name] = tags(text)
+            return object
         }
         switch step {
         case .key(let key):

@@ -14,6 +14,9 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
         case pending
         case approved
         case edited
+        /// No answer passed the checks (a run with `--allow-partial`): `answer` is the last one
+        /// refused, which is not in the bundle; a person may write the item from it (an edit).
+        case failed
     }
 
     public struct Item: Sendable, Hashable, Codable {
@@ -32,10 +35,12 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
         public var rejected: String?
         /// Why a decision on the item was not applied.
         public var stale: String?
+        /// What was wrong with the last answer of a failed item.
+        public var problems: [String]?
 
         public init(
             id: String, stage: String, state: State, content: String, basis: String, answer: String, by: String? = nil, at: String? = nil,
-            rejected: String? = nil, stale: String? = nil
+            rejected: String? = nil, stale: String? = nil, problems: [String]? = nil
         ) {
             self.id = id
             self.stage = stage
@@ -47,6 +52,7 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
             self.at = at
             self.rejected = rejected
             self.stale = stale
+            self.problems = problems
         }
     }
 
@@ -65,10 +71,37 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
         public var rejected = 0
         /// Decisions not applied: their item changed, or is gone.
         public var stale = 0
+        /// Items no answer of which passed (a partial bundle); written only when there are some.
+        public var failed = 0
 
-        /// "37 items: 3 approved, 1 edited, 33 pending (2 rejected and asked again, 1 stale decision)".
+        public init() {}
+
+        enum CodingKeys: String, CodingKey { case approved, edited, pending, rejected, stale, failed }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            approved = try c.decode(Int.self, forKey: .approved)
+            edited = try c.decode(Int.self, forKey: .edited)
+            pending = try c.decode(Int.self, forKey: .pending)
+            rejected = try c.decode(Int.self, forKey: .rejected)
+            stale = try c.decode(Int.self, forKey: .stale)
+            failed = try c.decodeIfPresent(Int.self, forKey: .failed) ?? 0
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(approved, forKey: .approved)
+            try c.encode(edited, forKey: .edited)
+            try c.encode(pending, forKey: .pending)
+            try c.encode(rejected, forKey: .rejected)
+            try c.encode(stale, forKey: .stale)
+            if failed > 0 { try c.encode(failed, forKey: .failed) }
+        }
+
+        /// "37 items: 3 approved, 1 edited, 33 pending (2 rejected and asked again, 1 stale decision)";
+        /// ", 2 failed" after pending when some are.
         public func sentence(items: Int) -> String {
-            let text = "\(items) items: \(approved) approved, \(edited) edited, \(pending) pending"
+            let text = "\(items) items: \(approved) approved, \(edited) edited, \(pending) pending" + (failed > 0 ? ", \(failed) failed" : "")
             var notes: [String] = []
             if rejected > 0 { notes.append("\(rejected) rejected and asked again") }
             if stale > 0 { notes.append("\(stale) stale decision\(stale == 1 ? "" : "s")") }
@@ -103,6 +136,7 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
             case .approved: counts.approved += 1
             case .edited: counts.edited += 1
             case .pending: counts.pending += 1
+            case .failed: counts.failed += 1
             }
             if item.rejected != nil { counts.rejected += 1 }
             if item.stale != nil { counts.stale += 1 }
@@ -131,11 +165,18 @@ public enum ReviewStatus: String, Sendable, CaseIterable {
     case rejected
     /// Decided on another answer than the bundle holds (a run in between): not applied.
     case stale
+    /// No answer passed the checks, and no edit writes it yet: not in the bundle.
+    case failed
 }
 
 extension ReviewSeal.Item {
     /// The status `decision` (the review file's, if any) gives this item.
     public func status(_ decision: ReviewFile.Decision?) -> ReviewStatus {
+        if state == .failed {
+            // Only a person's text can stand for it: an edit made for what it is built from (a
+            // run keeps an edit while its basis holds); any other decision leaves it failed.
+            return decision?.kind == .edit && decision?.basis == basis ? .edited : .failed
+        }
         guard let decision else { return .pending }
         switch decision.kind {
         case .reject:

@@ -91,13 +91,19 @@ public struct ItemFailureError: Error, Sendable {
     /// The last attempt's refusals with their checks, when the item failed for its answer
     /// (`errors` holds their messages).
     public var refusals: [Refusal]
+    /// The last answer refused, as the model wrote it (mended where Lectern mended it), when the
+    /// item failed for its answers: what a reviewer may write the item from.
+    public var lastAnswer: String?
 
-    public init(reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[Refusal]] = [], refusals: [Refusal] = []) {
+    public init(
+        reason: ItemFailure.Reason, attempts: Int, errors: [String], rejections: [[Refusal]] = [], refusals: [Refusal] = [], lastAnswer: String? = nil
+    ) {
         self.reason = reason
         self.attempts = attempts
         self.errors = errors
         self.rejections = rejections
         self.refusals = refusals
+        self.lastAnswer = lastAnswer
     }
 }
 

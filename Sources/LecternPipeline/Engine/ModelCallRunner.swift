@@ -295,8 +295,20 @@ public struct ModelCallRunner: Sendable {
                 stale = reason
             }
         }
-        let (value, report, _) = try await answer(call, basis: basis, stale: stale)
-        return (value, report)
+        do {
+            let (value, report, _) = try await answer(call, basis: basis, stale: stale)
+            return (value, report)
+        } catch let failure as ItemFailureError where failure.reason == .invalid && failure.lastAnswer != nil {
+            // No answer passed: the last one is sealed as failed, for a person to write the item
+            // from (`lectern review`'s Edit; the edit is checked like any answer at the next run).
+            if let review, let last = failure.lastAnswer {
+                review.record(
+                    ReviewBook.Record(
+                        item: call.itemID, stage: call.stage, state: .failed, answer: last, content: ReviewFile.contentHash(last), basis: basis,
+                        rejected: decision?.kind == .reject ? decision?.note : nil, stale: stale, problems: failure.errors))
+            }
+            throw failure
+        }
     }
 
     /// Asks the model (or the cache) and checks, repairing until an answer passes: the value, its
@@ -380,7 +392,9 @@ public struct ModelCallRunner: Sendable {
                 // A replay past the end of a failed chain: the recorded failure stands. (A solve
                 // or a mend comes after an answer, so a missing one is always a miss.)
                 if attempt > maxAttempts && stage == call.stage {
-                    throw ItemFailureError(reason: .invalid, attempts: attempt - 1, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors)
+                    throw ItemFailureError(
+                        reason: .invalid, attempts: attempt - 1, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors,
+                        lastAnswer: answersSoFar.last)
                 }
                 throw ItemFailureError(reason: .cacheMiss, attempts: attempt, errors: [error.message], rejections: rejections)
             } catch is CancellationError {
@@ -576,7 +590,8 @@ public struct ModelCallRunner: Sendable {
                     schema: call.schema != nil, first: Self.freshStart(attempt: attempt, maxAttempts: maxAttempts)?.first ?? 1)
             }
         }
-        throw ItemFailureError(reason: .invalid, attempts: roundEnd, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors)
+        throw ItemFailureError(
+            reason: .invalid, attempts: roundEnd, errors: lastErrors.messages, rejections: rejections, refusals: lastErrors, lastAnswer: answersSoFar.last)
     }
 
     /// What an approval or an edit gives for a call.

@@ -13,6 +13,8 @@ import Synchronization
 /// - reject: the answer judged is refused with the reviewer's note as its repair message; the new
 ///   answer is pending.
 /// A decision whose answer (`content`) or basis no longer matches is stale: reported, not applied.
+/// An item no answer of which passed is sealed as failed with its last answer, for a person to
+/// write it from (an edit of that answer).
 public final class ReviewBook: Sendable {
     /// What became of one model item.
     public struct Record: Sendable, Equatable {
@@ -32,6 +34,8 @@ public final class ReviewBook: Sendable {
         public var rejected: String?
         /// Why a decision on this item was not applied.
         public var stale: String?
+        /// What was wrong with the last answer, when the item failed.
+        public var problems: [String]? = nil
     }
 
     public let file: ReviewFile
@@ -64,7 +68,7 @@ public final class ReviewBook: Sendable {
             items: all.values.map {
                 ReviewSeal.Item(
                     id: $0.item, stage: $0.stage, state: $0.state, content: $0.content, basis: $0.basis, answer: $0.answer, by: $0.by, at: $0.at,
-                    rejected: $0.rejected, stale: $0.stale)
+                    rejected: $0.rejected, stale: $0.stale, problems: $0.problems)
             }, unmatched: unmatched(), reviewFile: fileName, reviewFileSHA256: reviewFileSHA256)
     }
 

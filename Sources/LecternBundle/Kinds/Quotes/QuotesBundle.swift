@@ -35,55 +35,101 @@ public enum QuotesBundle: BundleKind {
         }
     }
 
-    /// A tagging batch (`tag/b…`): each quote its answer names by number and opening words, as
-    /// the database holds it — text, author and source, and the tags it ships with — or left out.
-    /// Batches are cut from the candidates sorted by id (`QuoteBatches`), `b` and their first
-    /// quote's id, so a batch's kept quotes are the database's (sorted by id too) from that id up
-    /// to the next batch's first; an opening is looked for among those only (many quotes open
-    /// with "The difference between").
+    /// A tagging batch (`tag/b…`, and its later rounds `tag/b…/round-2` …): each quote its answer
+    /// names by number and opening words, as the database holds it — text, author and source, and
+    /// the tags it ships with — or left out. Batches are cut from the candidates sorted by id
+    /// (`QuoteBatches`), `b` and their first quote's id, so a batch's kept quotes are the
+    /// database's (sorted by id too) from that id up to the next batch's first; an opening is
+    /// looked for among those only (many quotes open with "The difference between"), and a later
+    /// round, which asks again for some of its batch's quotes, looks among its batch's.
     public static func reviewContext(_ content: Content, item: String, answer: String) -> ReviewContext? {
         reviewContexts(content, items: [(item, answer)])[item]
     }
 
     public static func reviewContexts(_ bundle: OpenBundle, items: [(id: String, answer: String)]) throws -> [String: ReviewContext] {
-        reviewContexts(try read(bundle), items: items)
+        reviewContexts(try read(bundle), items: items, rejected: rejections(bundle))
     }
 
-    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)]) -> [String: ReviewContext] {
-        let firsts = items.compactMap { $0.id.hasPrefix("tag/b") ? "q" + $0.id.dropFirst("tag/b".count) : nil }.sorted()
+    /// A quote the run left out of the database on a rejection (the model's verdict or Lectern's
+    /// own), as `curation.json` → `tagging.rejections` lists it.
+    struct Rejection: Decodable {
+        var id: String
+        var text: String
+        var author: String
+        var reason: String
+    }
+
+    /// The rejections `curation.json` lists, or none when the bundle has no readable one.
+    static func rejections(_ bundle: OpenBundle) -> [Rejection] {
+        struct Curation: Decodable {
+            struct Tagging: Decodable { var rejections: [Rejection]? }
+            var tagging: Tagging?
+        }
+        guard bundle.manifest.files["curation.json"] != nil, let data = bundle.data("curation.json") else { return [] }
+        return (try? JSONDecoder().decode(Curation.self, from: data))?.tagging?.rejections ?? []
+    }
+
+    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)], rejected: [Rejection] = []) -> [String: ReviewContext] {
+        let firsts = Set(items.compactMap { Self.batch(of: $0.id) }).sorted()
         // Each quote to its batch: the last first id at or before its own (a binary search).
-        var batches: [String: [QuoteDatabase.Quote]] = [:]
-        for quote in content.database.quotes {
+        func firstOfBatch(_ id: String) -> String? {
             var low = 0
             var high = firsts.count
             while low < high {
                 let middle = (low + high) / 2
-                if firsts[middle] <= quote.id { low = middle + 1 } else { high = middle }
+                if firsts[middle] <= id { low = middle + 1 } else { high = middle }
             }
-            if low > 0 { batches[firsts[low - 1], default: []].append(quote) }
+            return low > 0 ? firsts[low - 1] : nil
+        }
+        var batches: [String: [QuoteDatabase.Quote]] = [:]
+        var leftOut: [String: [Rejection]] = [:]
+        for rejection in rejected {
+            if let first = firstOfBatch(rejection.id) { leftOut[first, default: []].append(rejection) }
+        }
+        for quote in content.database.quotes {
+            if let first = firstOfBatch(quote.id) { batches[first, default: []].append(quote) }
         }
         var contexts: [String: ReviewContext] = [:]
-        for item in items where item.id.hasPrefix("tag/b") {
-            contexts[item.id] = batchContext(batches["q" + item.id.dropFirst("tag/b".count)] ?? [], answer: item.answer)
+        for item in items {
+            guard let first = Self.batch(of: item.id) else { continue }
+            contexts[item.id] = batchContext(batches[first] ?? [], leftOut: leftOut[first] ?? [], answer: item.answer)
         }
         return contexts
     }
 
-    /// The quotes of one batch (`mine`, the database's) against its answer's numbered openings.
-    static func batchContext(_ mine: [QuoteDatabase.Quote], answer: String) -> ReviewContext? {
+    /// The id of the first quote of the batch a tagging item asks about (`tag/b0e761aab890a` and
+    /// `tag/b0e761aab890a/round-2` both `q0e761aab890a`), or nil for another item.
+    static func batch(of item: String) -> String? {
+        guard item.hasPrefix("tag/b") else { return nil }
+        return "q" + item.dropFirst("tag/b".count).prefix { $0 != "/" }
+    }
+
+    /// The quotes of one batch (`mine`, the database's, and `leftOut`, the ones it rejected)
+    /// against its answer's numbered openings.
+    static func batchContext(_ mine: [QuoteDatabase.Quote], leftOut: [Rejection] = [], answer: String) -> ReviewContext? {
         guard let data = answer.data(using: .utf8),
             let named = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["quotes"] as? [[String: Any]]
         else { return nil }
-        let keys = mine.map { TextKey.normalize($0.text) }
+        // Compared as the tagging check compares an opening with its quote (GroundingText: case,
+        // accents and quotation marks folded, so "didn’t" names "didn't"): the opening's words
+        // starting the quote's, else the check's own looser match.
+        let keys = mine.map { GroundingText.normalize($0.text) }
         var lines: [String] = []
         for entry in named {
             let number = (entry["n"] as? Int).map(String.init) ?? "?"
             let opening = (entry["opening"] as? String ?? "").trimmingCharacters(in: .whitespaces)
-            let key = TextKey.normalize(opening)
-            if !key.isEmpty, let index = keys.firstIndex(where: { $0.hasPrefix(key) }) {
+            let key = GroundingText.normalize(opening)
+            if !key.isEmpty,
+                let index = keys.firstIndex(where: { $0.hasPrefix(key) }) ?? mine.firstIndex(where: { QuoteRules.openingMatches(opening, $0.text) })
+            {
                 let quote = mine[index]
                 let source = quote.source.isEmpty ? "" : ", \(quote.source)"
                 lines.append("\(number). “\(quote.text)” — \(quote.author)\(source)\n   ships tagged \(quote.emotionTags.joined(separator: ", ")) · \(quote.category)")
+            } else if !key.isEmpty,
+                let rejection = leftOut.first(where: { GroundingText.normalize($0.text).hasPrefix(key) })
+                    ?? leftOut.first(where: { QuoteRules.openingMatches(opening, $0.text) })
+            {
+                lines.append("\(number). “\(rejection.text)” — \(rejection.author)\n   left out: rejected (\(rejection.reason))")
             } else {
                 lines.append("\(number). “\(opening) …” — not in the database (left out)")
             }
