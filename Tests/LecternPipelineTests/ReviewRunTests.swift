@@ -192,6 +192,9 @@ struct ReviewRunTests {
         let secondSeal = try ReviewSeal.read(try #require(Workspace.files(dir2)[ReviewSeal.fileName]))
         let redone = try #require(secondSeal.items.first { $0.id == id })
         #expect(redone.content != firstAnswer.content)
+        // The redone answer waits to be read: pending, not a stale decision (`lectern review`).
+        let decided = try ReviewFile.read(try #require(spec.reviewFile))[id]
+        #expect(redone.rejected == Self.note && redone.status(decided) == .pending)
 
         // The redone answer rejected in turn, through the same call `lectern review` makes.
         let secondNote = "The key is too short to tell a learner what a variable does; say it names a value the program uses later."

@@ -180,7 +180,8 @@ extension ReviewSeal.Item {
         guard let decision else { return .pending }
         switch decision.kind {
         case .reject:
-            return decision.content == content ? .rejected : .stale
+            // A run that acted on the rejection holds the model's new answer: not yet read.
+            return decision.content == content ? .rejected : rejected != nil ? .pending : .stale
         case .approve:
             return decision.content == content ? .approved : .stale
         case .edit:
