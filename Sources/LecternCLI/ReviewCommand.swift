@@ -11,10 +11,12 @@ struct ReviewCommand: ParsableCommand {
         abstract: "Approve, reject with a note, or edit every item of a bundle in a browser; the decisions go to the spec's review file.",
         discussion: """
             Serves the bundle's items on http://127.0.0.1 (loopback only) until Ctrl-C: a list with \
-            a filter by status (pending, approved, edited, rejected, stale), and a page per item with \
-            its answer's fields and plain forms — Approve; Reject with a note (the next run asks the \
-            model again with it); Edit the fields' text (the next run checks and renders it like any \
-            answer). Each decision is written to the review file at once (atomically): the spec's \
+            a filter by status (pending, approved, edited, rejected, stale, failed), and a page per \
+            item with its answer's fields and plain forms — Approve; Reject with a note (the next run \
+            asks the model again with it); Edit the fields' text (the next run checks and renders it \
+            like any answer). An item no answer of which passed (a bundle written with \
+            --allow-partial) is shown with its last answer and what was wrong, to be written with \
+            Edit. A list of tags (a quote's emotions) is one field, names joined by commas. Each decision is written to the review file at once (atomically): the spec's \
             review_file, else <spec name>.review.yaml beside it, versioned with the spec. A decision \
             made on a page whose item or decision changed since it was loaded (another tab, a run in \
             between) is refused. --list prints each item's status instead. See docs/review.md.
