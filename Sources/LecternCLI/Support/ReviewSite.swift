@@ -189,13 +189,14 @@ final class ReviewSite: @unchecked Sendable {
         html += "<p>Stage <code>\(Self.escape(item.stage))</code>. Status: <strong class=\"status\">\(status.rawValue)</strong>"
         if let decision {
             html += " — \(decision.kind.rawValue) by \(Self.escape(decision.by)) at \(Self.escape(decision.at))"
-            if let note = decision.note { html += ": “\(Self.escape(note))”" }
+            if let note = decision.note { html += ": <span class=\"note\">“\(Self.escape(note))”</span>" }
         }
         html += ".</p>"
         if let stale = item.stale { html += "<p class=\"error\">At the last run: \(Self.escape(stale)).</p>" }
-        if let rejected = item.rejected { html += "<p>This answer replaced one a reviewer rejected: “\(Self.escape(rejected))”.</p>" }
-        if status == .stale { html += "<p class=\"error\">The decision was made on another answer than this bundle holds: it is not applied. Decide again.</p>" }
         let failed = item.state == .failed
+        // (A failed item's rejection is among what was wrong with its last answer, below.)
+        if let rejected = item.rejected, !failed { html += "<p>This answer replaced one a reviewer rejected: “\(Self.escape(rejected))”.</p>" }
+        if status == .stale { html += "<p class=\"error\">The decision was made on another answer than this bundle holds: it is not applied. Decide again.</p>" }
         if failed {
             // Not in the bundle: the model's last answer, refused. A person may write the item from it.
             html +=
@@ -260,7 +261,7 @@ final class ReviewSite: @unchecked Sendable {
             table { border-collapse: collapse; width: 100%; } td, th { border-bottom: 1px solid #ddd; padding: .3rem; text-align: start; }
             tr.pending .status { color: #8a5a00; } tr.stale .status, tr.failed .status, .error { color: #b00020; } tr.approved .status, tr.edited .status, .saved { color: #1b6e20; }
             pre { white-space: pre-wrap; background: #f6f6f6; padding: .4rem; } form { margin: .8rem 0; padding: .5rem; border: 1px solid #ddd; }
-            nav.filters a.current { font-weight: bold; } textarea { width: 100%; }
+            nav.filters a.current { font-weight: bold; } textarea { width: 100%; } .note { white-space: pre-line; }
             </style></head><body>\(body)</body></html>
             """
         return LoopbackHTTPServer.Response(status: status, type: "text/html; charset=utf-8", body: Data(html.utf8))
