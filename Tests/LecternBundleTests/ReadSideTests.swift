@@ -138,4 +138,48 @@ struct ReadSideTests {
         }
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("site").path), "nothing written")
     }
+
+    /// A tagging answer's page shows each answer beside the quote it counted for: by the call's
+    /// numbering when curation.json lists what each call asked (a shipped quote, a rejected one
+    /// in full, an untagged one; an opening that begins another quote, a number past the list and
+    /// a second answer for one quotation said not to count), else by the opening's words among
+    /// the batch's quotes, curly and straight apostrophes alike, a later round looking in its
+    /// batch.
+    @Test func aTaggingAnswerIsShownBesideTheQuotesItCountedFor() throws {
+        let kept = QuoteDatabase.Quote(
+            id: "q10000000000a", text: "I didn't fail the test. I just found 100 ways to do it wrong.", author: "Benjamin Franklin", source: "",
+            emotionTags: ["Reflection"], category: "Psychology")
+        let other = QuoteDatabase.Quote(
+            id: "q10000000000c", text: "Life is what we make it, always has been, always will be.", author: "Grandma Moses", source: "",
+            emotionTags: ["Hope"], category: "Psychology")
+        let content = QuotesBundle.Content(database: QuoteDatabase(quotes: [kept, other]), templates: nil)
+        let rejected = QuotesBundle.Rejection(id: "q10000000000b", text: "A poorly implemented feature hurts more than not having it.", author: "Noah Everett", reason: "not-encouraging")
+        let answer =
+            #"{"quotes":[{"n":1,"opening":"I didn’t fail the"},{"n":2,"opening":"A poorly implemented"},{"n":3,"opening":"A poorly implemented"},"#
+            + #"{"n":9,"opening":"Nothing here"},{"n":1,"opening":"I didn't fail"}]}"#
+        let round2 = #"{"quotes":[{"n":1,"opening":"Life is what we make"}]}"#
+        let items = [("tag/b10000000000a", answer), ("tag/b10000000000a/round-2", round2)]
+        func shown(_ tagging: QuotesBundle.Tagging) -> [String: String] {
+            QuotesBundle.reviewContexts(content, items: items, tagging: tagging).mapValues { $0.parts.map(\.text).joined() }
+        }
+        let numbered = shown(
+            QuotesBundle.Tagging(
+                rejections: [rejected], untagged: ["q10000000000d": ["no answer"]],
+                asked: ["tag/b10000000000a": ["q10000000000a", "q10000000000b", "q10000000000d"], "tag/b10000000000a/round-2": ["q10000000000c"]]))
+        let first = try #require(numbered["tag/b10000000000a"])
+        #expect(first.contains("1. “I didn't fail the test. I just found 100 ways to do it wrong.” — Benjamin Franklin\n   ships tagged Reflection · Psychology"), "\(first)")
+        #expect(first.contains("2. “A poorly implemented feature hurts more than not having it.” — Noah Everett\n   left out: rejected (not-encouraging)"), "\(first)")
+        #expect(first.contains("3. quote q10000000000d\n   left out: untagged after every round (no answer)"), "\(first)")
+        #expect(first.contains("9. “Nothing here …” — names no quotation of this call: not taken"), "\(first)")
+        #expect(first.contains("1. a second answer for this quotation (“I didn't fail …”): not taken"), "\(first)")
+        #expect(numbered["tag/b10000000000a/round-2"]?.contains("1. “Life is what we make it, always has been, always will be.” — Grandma Moses") == true)
+
+        // A bundle written before curation.json listed the calls: found by opening words.
+        let byOpening = shown(QuotesBundle.Tagging(rejections: [rejected]))
+        let old = try #require(byOpening["tag/b10000000000a"])
+        #expect(old.contains("1. “I didn't fail the test."), "\(old)")
+        #expect(old.contains("2. “A poorly implemented feature") && old.contains("left out: rejected (not-encouraging)"), "\(old)")
+        #expect(old.contains("9. “Nothing here …” — not in the database (left out)"), "\(old)")
+        #expect(byOpening["tag/b10000000000a/round-2"]?.contains("— Grandma Moses") == true, "a later round looks in its own batch")
+    }
 }

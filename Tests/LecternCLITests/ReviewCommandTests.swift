@@ -168,6 +168,16 @@ struct ReviewCommandTests {
             // page still finds its batch's quotes, and a later round's finds them too.
             (quotes, "tag/b113d07842602", ["2. “Life is what we make it, always has been, always will be.” — Grandma Moses"]),
             (quotes, "tag/b113d07842602/round-2", ["ships tagged"]),
+            // Each answer beside the quotation its number names (curation.json lists what each
+            // call asked): an answer whose opening begins another quote did not count, and the
+            // page says so — the quote was asked again, and a later round decided it.
+            (
+                quotes, "tag/b6972b1de91fb",
+                [
+                    "14. “I avoid looking forward or backward, and try to keep looking upward.” — Charlotte Bronte",
+                    "this answer's opening, “There is only one way to”, does not begin it: not taken (asked again in the next round)",
+                ]
+            ),
             // A quote the model rejected is shown whole, so that a reviewer can judge the rejection.
             (
                 quotes, "tag/b2830ab1f9317",

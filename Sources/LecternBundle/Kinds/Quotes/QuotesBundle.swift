@@ -36,18 +36,20 @@ public enum QuotesBundle: BundleKind {
     }
 
     /// A tagging batch (`tag/b…`, and its later rounds `tag/b…/round-2` …): each quote its answer
-    /// names by number and opening words, as the database holds it — text, author and source, and
-    /// the tags it ships with — or left out. Batches are cut from the candidates sorted by id
-    /// (`QuoteBatches`), `b` and their first quote's id, so a batch's kept quotes are the
-    /// database's (sorted by id too) from that id up to the next batch's first; an opening is
-    /// looked for among those only (many quotes open with "The difference between"), and a later
-    /// round, which asks again for some of its batch's quotes, looks among its batch's.
+    /// names, as the database holds it — text, author and source, and the tags it ships with — or
+    /// with the rejection that left it out. A bundle's curation.json lists the quotes each call
+    /// asked about in its numbering (`tagging.asked`), so an answer's `n` names its quote, and an
+    /// answer whose opening does not begin that quote (the check refused it, and the quote was
+    /// asked again) is said to be one. Without that list (a bundle written before it), quotes
+    /// are found by the answer's opening words among the batch's: batches are cut from the
+    /// candidates sorted by id (`QuoteBatches`), `b` and their first quote's id, so a batch's
+    /// quotes are those from that id up to the next batch's first.
     public static func reviewContext(_ content: Content, item: String, answer: String) -> ReviewContext? {
         reviewContexts(content, items: [(item, answer)])[item]
     }
 
     public static func reviewContexts(_ bundle: OpenBundle, items: [(id: String, answer: String)]) throws -> [String: ReviewContext] {
-        reviewContexts(try read(bundle), items: items, rejected: rejections(bundle))
+        reviewContexts(try read(bundle), items: items, tagging: tagging(bundle))
     }
 
     /// A quote the run left out of the database on a rejection (the model's verdict or Lectern's
@@ -59,17 +61,56 @@ public enum QuotesBundle: BundleKind {
         var reason: String
     }
 
-    /// The rejections `curation.json` lists, or none when the bundle has no readable one.
-    static func rejections(_ bundle: OpenBundle) -> [Rejection] {
-        struct Curation: Decodable {
-            struct Tagging: Decodable { var rejections: [Rejection]? }
-            var tagging: Tagging?
-        }
-        guard bundle.manifest.files["curation.json"] != nil, let data = bundle.data("curation.json") else { return [] }
-        return (try? JSONDecoder().decode(Curation.self, from: data))?.tagging?.rejections ?? []
+    /// What `curation.json` → `tagging` says of the calls: the rejected quotes, the quotes left
+    /// untagged, and the ids each call asked about.
+    struct Tagging: Decodable {
+        var rejections: [Rejection]?
+        var untagged: [String: [String]]?
+        var asked: [String: [String]]?
     }
 
-    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)], rejected: [Rejection] = []) -> [String: ReviewContext] {
+    /// `curation.json`'s tagging, or nothing when the bundle has no readable one.
+    static func tagging(_ bundle: OpenBundle) -> Tagging {
+        struct Curation: Decodable { var tagging: Tagging? }
+        guard bundle.manifest.files["curation.json"] != nil, let data = bundle.data("curation.json"),
+            let tagging = (try? JSONDecoder().decode(Curation.self, from: data))?.tagging
+        else { return Tagging() }
+        return tagging
+    }
+
+    /// One quote of a batch as the bundle has it: shipped, rejected or left untagged.
+    enum Known {
+        case shipped(QuoteDatabase.Quote)
+        case rejected(Rejection)
+        case untagged(id: String, problem: String)
+
+        var text: String? {
+            switch self {
+            case .shipped(let quote): quote.text
+            case .rejected(let rejection): rejection.text
+            case .untagged: nil
+            }
+        }
+
+        /// The quote in full and where it stands.
+        func line(_ number: String) -> String {
+            switch self {
+            case .shipped(let quote):
+                let source = quote.source.isEmpty ? "" : ", \(quote.source)"
+                return "\(number). “\(quote.text)” — \(quote.author)\(source)\n   ships tagged \(quote.emotionTags.joined(separator: ", ")) · \(quote.category)"
+            case .rejected(let rejection):
+                return "\(number). “\(rejection.text)” — \(rejection.author)\n   left out: rejected (\(rejection.reason))"
+            case .untagged(let id, let problem):
+                return "\(number). quote \(id)\n   left out: untagged after every round (\(problem))"
+            }
+        }
+    }
+
+    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)], tagging: Tagging = Tagging()) -> [String: ReviewContext] {
+        var known: [String: Known] = [:]
+        for quote in content.database.quotes { known[quote.id] = .shipped(quote) }
+        for rejection in tagging.rejections ?? [] { known[rejection.id] = .rejected(rejection) }
+        for (id, problems) in tagging.untagged ?? [:] where known[id] == nil { known[id] = .untagged(id: id, problem: problems.first ?? "no answer") }
         let firsts = Set(items.compactMap { Self.batch(of: $0.id) }).sorted()
         // Each quote to its batch: the last first id at or before its own (a binary search).
         func firstOfBatch(_ id: String) -> String? {
@@ -81,18 +122,15 @@ public enum QuotesBundle: BundleKind {
             }
             return low > 0 ? firsts[low - 1] : nil
         }
-        var batches: [String: [QuoteDatabase.Quote]] = [:]
-        var leftOut: [String: [Rejection]] = [:]
-        for rejection in rejected {
-            if let first = firstOfBatch(rejection.id) { leftOut[first, default: []].append(rejection) }
-        }
-        for quote in content.database.quotes {
-            if let first = firstOfBatch(quote.id) { batches[first, default: []].append(quote) }
+        var batches: [String: [(id: String, known: Known)]] = [:]
+        for (id, quote) in known.sorted(by: { $0.key < $1.key }) {
+            if let first = firstOfBatch(id) { batches[first, default: []].append((id, quote)) }
         }
         var contexts: [String: ReviewContext] = [:]
         for item in items {
             guard let first = Self.batch(of: item.id) else { continue }
-            contexts[item.id] = batchContext(batches[first] ?? [], leftOut: leftOut[first] ?? [], answer: item.answer)
+            let asked = tagging.asked?[item.id].map { ids in ids.map { id in (id, known[id]) } }
+            contexts[item.id] = batchContext(batches[first] ?? [], asked: asked, answer: item.answer)
         }
         return contexts
     }
@@ -104,35 +142,46 @@ public enum QuotesBundle: BundleKind {
         return "q" + item.dropFirst("tag/b".count).prefix { $0 != "/" }
     }
 
-    /// The quotes of one batch (`mine`, the database's, and `leftOut`, the ones it rejected)
-    /// against its answer's numbered openings.
-    static func batchContext(_ mine: [QuoteDatabase.Quote], leftOut: [Rejection] = [], answer: String) -> ReviewContext? {
+    /// One call's answer beside its quotes: by number when the call's list is known (`asked`),
+    /// else by opening words among the batch's quotes (`mine`).
+    static func batchContext(_ mine: [(id: String, known: Known)], asked: [(id: String, known: Known?)]? = nil, answer: String) -> ReviewContext? {
         guard let data = answer.data(using: .utf8),
             let named = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["quotes"] as? [[String: Any]]
         else { return nil }
-        // Compared as the tagging check compares an opening with its quote (GroundingText: case,
-        // accents and quotation marks folded, so "didn’t" names "didn't"): the opening's words
-        // starting the quote's, else the check's own looser match.
-        let keys = mine.map { GroundingText.normalize($0.text) }
         var lines: [String] = []
+        var answered: Set<Int> = []
         for entry in named {
-            let number = (entry["n"] as? Int).map(String.init) ?? "?"
+            let n = entry["n"] as? Int
+            let number = n.map(String.init) ?? "?"
             let opening = (entry["opening"] as? String ?? "").trimmingCharacters(in: .whitespaces)
-            let key = GroundingText.normalize(opening)
-            if !key.isEmpty,
-                let index = keys.firstIndex(where: { $0.hasPrefix(key) }) ?? mine.firstIndex(where: { QuoteRules.openingMatches(opening, $0.text) })
-            {
-                let quote = mine[index]
-                let source = quote.source.isEmpty ? "" : ", \(quote.source)"
-                lines.append("\(number). “\(quote.text)” — \(quote.author)\(source)\n   ships tagged \(quote.emotionTags.joined(separator: ", ")) · \(quote.category)")
-            } else if !key.isEmpty,
-                let rejection = leftOut.first(where: { GroundingText.normalize($0.text).hasPrefix(key) })
-                    ?? leftOut.first(where: { QuoteRules.openingMatches(opening, $0.text) })
-            {
-                lines.append("\(number). “\(rejection.text)” — \(rejection.author)\n   left out: rejected (\(rejection.reason))")
-            } else {
-                lines.append("\(number). “\(opening) …” — not in the database (left out)")
+            if let asked {
+                // As the check reads it: the n-th quotation of the call, its first answer only,
+                // its opening beginning that quotation.
+                guard let n, (1...asked.count).contains(n) else {
+                    lines.append("\(number). “\(opening) …” — names no quotation of this call: not taken")
+                    continue
+                }
+                let (id, quote) = asked[n - 1]
+                let shown = quote?.line(number) ?? "\(number). quote \(id)"
+                if !answered.insert(n).inserted {
+                    lines.append("\(number). a second answer for this quotation (“\(opening) …”): not taken")
+                } else if let text = quote?.text, !QuoteRules.openingMatches(opening, text) {
+                    lines.append(shown + "\n   this answer's opening, “\(opening)”, does not begin it: not taken (asked again in the next round)")
+                } else {
+                    lines.append(shown)
+                }
+                continue
             }
+            // Compared as the tagging check compares an opening with its quote (GroundingText: case,
+            // accents and quotation marks folded, so "didn’t" names "didn't"): the opening's words
+            // starting the quote's, else the check's own looser match.
+            let key = GroundingText.normalize(opening)
+            let found =
+                key.isEmpty
+                ? nil
+                : mine.first(where: { $0.known.text.map { GroundingText.normalize($0).hasPrefix(key) } ?? false })
+                    ?? mine.first(where: { $0.known.text.map { QuoteRules.openingMatches(opening, $0) } ?? false })
+            lines.append(found?.known.line(number) ?? "\(number). “\(opening) …” — not in the database (left out)")
         }
         return ReviewContext([.init("The quotes this batch tags, as the database holds them", lines.joined(separator: "\n"))])
     }

@@ -158,6 +158,9 @@ public struct TaggedBatch: Sendable, Hashable {
     public var strays: Int
     /// Calls made (the first, re-asks of failed quotes, and repairs of unreadable answers).
     public var calls: Int
+    /// Each call's item id (`tag/b…`, `tag/b…/round-2` …) → the ids of the quotes it listed, in
+    /// its numbering: what an answer's `n` names (curation.json, for a reviewer's page).
+    public var asked: [String: [String]] = [:]
 }
 
 /// What one template answer gave: the candidates that passed their checks and repeat no template

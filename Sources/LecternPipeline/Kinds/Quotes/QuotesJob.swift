@@ -18,6 +18,8 @@ public struct QuoteSelection: Sendable {
     public var unclassified: [String: [String]]
     public var strays: Int
     public var calls: Int
+    /// Each tagging call → the quote ids it listed, in its numbering (`TaggedBatch.asked`).
+    public var asked: [String: [String]] = [:]
 }
 
 /// The `quotes` kind (docs/quotes.md): the corpus is read and cleaned without a call
@@ -96,9 +98,11 @@ public struct QuotesJob: GenerationJob {
         var strays = 0
         var reports: [ItemReport] = []
         var failedCalls = 0
+        var asked: [String: [String]] = [:]
         var round = 1
         while !pending.isEmpty && round <= spec.repair.maxAttempts {
             let call = try tagStage.call(batch: batch.id, quotes: pending, round: round, earlier: problems)
+            asked[call.itemID] = pending.map(\.id)
             let outcome: TagOutcome
             let report: ItemReport
             do {
@@ -138,7 +142,7 @@ public struct QuotesJob: GenerationJob {
         let calls = reports.reduce(0) { $0 + $1.attempts } + failedCalls
         let report = Self.combined(reports, id: id, stage: QuoteTagStage.name, attempts: calls, warnings: warnings)
         let unclassified = Dictionary(uniqueKeysWithValues: pending.map { ($0.id, problems[$0.id] ?? []) })
-        return WorkOutput(value: TaggedBatch(verdicts: verdicts, unclassified: unclassified, strays: strays, calls: calls), report: report)
+        return WorkOutput(value: TaggedBatch(verdicts: verdicts, unclassified: unclassified, strays: strays, calls: calls, asked: asked), report: report)
     }
 
     /// One emotion's template bank: rounds of `TemplateStage` calls, the usable templates of each
@@ -247,7 +251,8 @@ public struct QuotesJob: GenerationJob {
         if !errors.isEmpty { throw ItemFailureError(reason: .invalid, attempts: 0, errors: errors) }
         let selection = QuoteSelection(
             database: database, coverage: coverage, shortfalls: shortfalls, verdicts: verdicts, unclassified: unclassified,
-            strays: tagged.reduce(0) { $0 + $1.strays }, calls: tagged.reduce(0) { $0 + $1.calls })
+            strays: tagged.reduce(0) { $0 + $1.strays }, calls: tagged.reduce(0) { $0 + $1.calls },
+            asked: tagged.reduce(into: [:]) { $0.merge($1.asked) { a, _ in a } })
         return WorkOutput(value: selection, report: nil)
     }
 
@@ -303,9 +308,12 @@ struct QuoteCuration: Encodable {
         var strayAnswers: Int
         /// Quotes classified by the batch's first answer, and by each later round.
         var byRound: [String: Int]
+        /// Each tagging call's item id → the quote ids it listed, in its numbering: what an
+        /// answer's `n` names (`lectern review` shows each answer beside its quote).
+        var asked: [String: [String]]
 
         enum CodingKeys: String, CodingKey {
-            case batches, calls, tagged, kept, rejected, rejections, untagged, strayAnswers = "stray_answers", byRound = "by_round"
+            case batches, calls, tagged, kept, rejected, rejections, untagged, asked, strayAnswers = "stray_answers", byRound = "by_round"
         }
     }
 
@@ -358,7 +366,7 @@ struct QuoteCuration: Encodable {
         tagging = Tagging(
             batches: batches, calls: selection.calls, tagged: selection.verdicts.count, kept: kept, rejected: rejected, rejections: rejections,
             untagged: selection.unclassified,
-            strayAnswers: selection.strays, byRound: byRound)
+            strayAnswers: selection.strays, byRound: byRound, asked: selection.asked)
         self.selection = Selection(
             target: spec.target, selected: selection.database.quotes.count, minPerEmotion: spec.minPerEmotion, emotions: selection.coverage.emotions,
             categories: selection.coverage.categories, shortfalls: selection.shortfalls, templates: templates)
