@@ -102,11 +102,12 @@ struct ReviewRunTests {
         #expect(sealed.counts.approved == 1 && sealed.counts.edited == 1 && sealed.counts.rejected == 1 && sealed.counts.stale == 0)
         #expect(sealed.counts.pending == sealed.items.count - 2)
         #expect(sealed.reviewFile == "python-basics.review.yaml" && sealed.reviewFileSHA256 != nil)
-        // Where each item now stands against the file: the new question is no longer the one rejected.
+        // Where each item now stands against the file: the new question is no longer the one
+        // rejected, and waits to be read (pending, not a stale decision: the run acted on it).
         let reread = try ReviewFile.read(try #require(spec.reviewFile))
         #expect(states["lecture/s01-t01"]?.status(reread["lecture/s01-t01"]) == .approved)
         #expect(states["bonus-question/s01-t02"]?.status(reread["bonus-question/s01-t02"]) == .edited)
-        #expect(states["engagement-question/s01-t01"]?.status(reread["engagement-question/s01-t01"]) == .stale)
+        #expect(states["engagement-question/s01-t01"]?.status(reread["engagement-question/s01-t01"]) == .pending)
         let quality = try JSONDecoder().decode(QualityReport.self, from: try #require(files[QualityReport.fileName]))
         #expect(quality.review == sealed.counts)
         #expect(quality.summaryLines.contains { $0.contains("1 approved, 1 edited") }, "\(quality.summaryLines)")
