@@ -269,6 +269,43 @@ struct ReviewRunTests {
         #expect(!String(decoding: try #require(Workspace.files(dir2)[ReviewSeal.fileName]), as: UTF8.self).contains("\"failed\""), "no failed count when none")
     }
 
+    /// A mended answer may use a note's words for a clause, but one that pastes the note in (ten
+    /// words in a row outside its quotations: the local model's tone preview of intro-probability
+    /// ended with its reviewer's critique) is refused, and the model asked again.
+    @Test func anAnswerThatGivesBackTheReviewersNoteIsRefused() async throws {
+        let ws = try Workspace()
+        var (spec, seal) = try await Self.firstRun(ws)
+        let id = "engagement-question/s01-t01"
+        var file = ReviewFile(file: "python-basics.review.yaml")
+        file.record(Self.decision(.reject, try #require(seal.items.first { $0.id == id }), note: Self.note))
+        try file.write(to: try #require(spec.reviewFile))
+        spec.version = "1.1.0"
+        func answer(_ attempt: Int, explanation: String) -> JSONValue {
+            var question = Self.question(attempt: attempt, prompt: "What does a variable do in a Python program?", key: "It names a value")
+            if case .object(var fields) = question, case .object(var json)? = fields["json"] {
+                json["explanation"] = .string(explanation)
+                fields["json"] = .object(json)
+                question = .object(fields)
+            }
+            return question
+        }
+        let provider = try RecordingProvider(
+            script: ws.script(extra: [
+                // The note's own sentence, given back to the learner.
+                answer(2, explanation: "The key says the topic helps structure programs, but the lecture never says so. A variable names a value."),
+                // The note's words for a clause (under ten in a row): what a mended answer may do.
+                answer(3, explanation: "The lecture never says so much about structure: it shows a variable naming a value, the key."),
+            ]))
+        let result = try await ws.run(spec, provider: provider)
+        guard case .written(let dir)? = result.bundle else { throw PipelineError("no bundle: \(result.failures)") }
+        let asked = provider.requests.filter { $0.0.itemID == id }
+        #expect(asked.map(\.0.attempt) == [2, 3], "\(asked.map(\.0.attempt))")
+        let repair = try #require(asked.last?.1.messages.map(\.content).joined(separator: "\n"))
+        #expect(repair.contains("'explanation' gives back the reviewer's note ('"), "\(repair.suffix(1_500))")
+        let course = try JSONDecoder().decode(Course.self, from: try #require(Workspace.files(dir)["course.json"]))
+        #expect(course.subjects[0].topics[0].engagementQuestion?.explanation.hasPrefix("The lecture never says so much") == true)
+    }
+
     @Test func anEditThatFailsTheChecksStopsTheRunAtItsLine() async throws {
         let ws = try Workspace()
         var (spec, seal) = try await Self.firstRun(ws)

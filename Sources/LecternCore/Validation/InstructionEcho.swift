@@ -12,14 +12,19 @@ public struct InstructionEcho: Sendable {
     /// the instructions copied into an answer shares more.
     public static let runLength = 6
 
+    /// The words a run has: `runLength` for Lectern's instructions; longer for a text whose words
+    /// an answer may rightly share for a while (a reviewer's note says what is true, in words a
+    /// mended answer may use) but not copy whole.
+    public let length: Int
     private var runs: Set<UInt64>
     /// Texts whose runs are never an echo, read only when a run of an answer is one of `runs`.
     private var content: [String]
 
     /// The runs of `instructions`; a run that is also in `content` is not counted.
-    public init(instructions: [String], content: [String] = []) {
+    public init(instructions: [String], content: [String] = [], length: Int = Self.runLength) {
         var runs = Set<UInt64>()
-        for text in instructions { Self.forEachRun(in: text) { hash, _ in runs.insert(hash) } }
+        for text in instructions { Self.forEachRun(in: text, length: length) { hash, _ in runs.insert(hash) } }
+        self.length = length
         self.runs = runs
         self.content = content
     }
@@ -28,9 +33,9 @@ public struct InstructionEcho: Sendable {
     /// messages quote the answer they refuse: those words are the model's, not Lectern's).
     public func adding(instructions: [String], except: [String]) -> InstructionEcho {
         var added = Set<UInt64>()
-        for text in instructions { Self.forEachRun(in: text) { hash, _ in added.insert(hash) } }
+        for text in instructions { Self.forEachRun(in: text, length: length) { hash, _ in added.insert(hash) } }
         guard !added.isEmpty else { return self }
-        for text in except { Self.forEachRun(in: text) { hash, _ in added.remove(hash) } }
+        for text in except { Self.forEachRun(in: text, length: length) { hash, _ in added.remove(hash) } }
         var more = self
         more.runs.formUnion(added)
         return more
@@ -43,6 +48,11 @@ public struct InstructionEcho: Sendable {
         return copy
     }
 
+    /// No runs yet, of `length` words, with this one's content.
+    public func emptied(length: Int) -> InstructionEcho {
+        InstructionEcho(instructions: [], content: content, length: length)
+    }
+
     public var isEmpty: Bool { runs.isEmpty }
 
     /// The first run of `text` that is one of the instructions' and in none of the content, as
@@ -51,11 +61,11 @@ public struct InstructionEcho: Sendable {
         guard !runs.isEmpty else { return nil }
         var contentRuns: Set<UInt64>?
         var found: Range<String.Index>?
-        Self.forEachRun(in: text) { hash, range in
+        Self.forEachRun(in: text, length: length) { hash, range in
             guard runs.contains(hash) else { return }
             if contentRuns == nil {
                 var all = Set<UInt64>()
-                for text in content { Self.forEachRun(in: text) { hash, _ in all.insert(hash) } }
+                for text in content { Self.forEachRun(in: text, length: length) { hash, _ in all.insert(hash) } }
                 contentRuns = all
             }
             if contentRuns?.contains(hash) == false { found = range }
@@ -67,20 +77,22 @@ public struct InstructionEcho: Sendable {
 
     // MARK: Words and runs
 
-    /// Calls `body` with the hash and range of every run of `runLength` consecutive words.
-    static func forEachRun(in text: String, _ body: (UInt64, Range<String.Index>) -> Void, stopWhen stop: () -> Bool = { false }) {
+    /// Calls `body` with the hash and range of every run of `length` consecutive words.
+    static func forEachRun(
+        in text: String, length: Int = runLength, _ body: (UInt64, Range<String.Index>) -> Void, stopWhen stop: () -> Bool = { false }
+    ) {
         var hashes: [UInt64] = []
         var starts: [String.Index] = []
-        hashes.reserveCapacity(runLength)
-        starts.reserveCapacity(runLength)
+        hashes.reserveCapacity(length)
+        starts.reserveCapacity(length)
         forEachWord(in: text) { hash, range in
-            if hashes.count == runLength {
+            if hashes.count == length {
                 hashes.removeFirst()
                 starts.removeFirst()
             }
             hashes.append(hash)
             starts.append(range.lowerBound)
-            guard hashes.count == runLength else { return false }
+            guard hashes.count == length else { return false }
             var run: UInt64 = 0xcbf2_9ce4_8422_2325
             for word in hashes { run = (run ^ word) &* 0x100_0000_01b3 }
             body(run, starts[0]..<range.upperBound)

@@ -53,10 +53,24 @@ extension ModelCallRunner {
     /// `echo` with a repair's wording and its refusals' messages added: their own words only,
     /// not what they quote ('…': the answer refused, the source, or words suggested to use),
     /// and no run of the answers refused. A reviewer's note is a person's and may suggest words
-    /// to use: it is not added.
+    /// to use: it is not added here, but given back whole it is refused (`noteEcho`).
     static func echo(_ echo: InstructionEcho, afterRefusing errors: [Refusal], answers: [String]) -> InstructionEcho {
         let messages = errors.map(\.message).filter { !$0.hasPrefix(reviewerRejection) }.flatMap(unquoted)
         return echo.adding(instructions: repairWording + messages, except: answers.flatMap(answerStrings))
+    }
+
+    /// Words in a row that make a reviewer's note given back: a mended answer may say what a note
+    /// says is true, in its words, for a clause ("holds only for independent events"); ten in a
+    /// row outside the note's quotations is the note's sentence pasted in ("has nothing to do
+    /// with the question; … needs neither", the local model's tone preview of intro-probability).
+    static let noteRunLength = 10
+
+    /// `notes` with the reviewer's notes among `errors` added: their own words (not what they
+    /// quote: the answer refused, or wording they suggest), less any run of the answers refused.
+    static func noteEcho(_ notes: InstructionEcho, afterRefusing errors: [Refusal], answers: [String]) -> InstructionEcho {
+        let added = errors.map(\.message).filter { $0.hasPrefix(reviewerRejection) }.map { String($0.dropFirst(reviewerRejection.count)) }
+        guard !added.isEmpty else { return notes }
+        return notes.adding(instructions: added.flatMap(unquoted), except: answers.flatMap(answerStrings))
     }
 
     /// The stretches of `text` outside its quotations ('…', "…", ‘…’, “…”), each on its own so that
@@ -106,22 +120,37 @@ extension ModelCallRunner {
         return strings
     }
 
-    /// `judged` refused when one of its learner texts holds a run of `echo`.
-    func echoChecked<Output>(_ judged: AnswerCheck<Output>, _ echo: InstructionEcho, itemID: String) -> AnswerCheck<Output> {
-        guard inspector != nil, !echo.isEmpty, case .valid(let value, let warnings) = judged, let visible = value as? any LearnerVisible else {
+    /// `judged` refused when one of its learner texts holds a run of `echo`, or of `notes` (a
+    /// reviewer's note given back).
+    func echoChecked<Output>(
+        _ judged: AnswerCheck<Output>, _ echo: InstructionEcho, notes: InstructionEcho? = nil, itemID: String
+    ) -> AnswerCheck<Output> {
+        guard inspector != nil, !echo.isEmpty || notes?.isEmpty == false, case .valid(let value, let warnings) = judged,
+            let visible = value as? any LearnerVisible
+        else {
             return judged
         }
         var refusals: [Refusal] = []
         for text in visible.learnerTexts {
-            guard let run = echo.firstEcho(in: text.markdown) else { continue }
+            let fromNote: Bool
+            let found: Substring
+            if let run = echo.firstEcho(in: text.markdown) {
+                (fromNote, found) = (false, run)
+            } else if let run = notes?.firstEcho(in: text.markdown) {
+                (fromNote, found) = (true, run)
+            } else {
+                continue
+            }
             if let report = Self.echoReport {
-                Self.appendReport(report, item: itemID, field: text.field, run: String(run), text: text.markdown)
+                Self.appendReport(report, item: itemID, field: (fromNote ? "note: " : "") + text.field, run: String(found), text: text.markdown)
                 continue
             }
             refusals.append(
                 Refusal(
                     .stageRules,
-                    "'\(text.field)' repeats the instructions it was given ('\(run)'): the learner reads it; write to them about the subject, in your own words"))
+                    fromNote
+                        ? "'\(text.field)' gives back the reviewer's note ('\(found)'): the learner reads it; do what the note asks, and write to them about the subject in your own words"
+                        : "'\(text.field)' repeats the instructions it was given ('\(found)'): the learner reads it; write to them about the subject, in your own words"))
         }
         return refusals.isEmpty ? .valid(value, warnings: warnings) : .invalid(refusals)
     }

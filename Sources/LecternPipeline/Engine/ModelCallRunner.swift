@@ -338,6 +338,8 @@ public struct ModelCallRunner: Sendable {
         var attempt = 0
         // Lectern's own words, which no learner text may give back; grows with each repair.
         var echo = Self.instructionEcho(for: call)
+        // A reviewer's notes, given back whole (a run of `noteRunLength` words).
+        var noteEcho = echo.emptied(length: Self.noteRunLength)
         var answersSoFar: [String] = []
         /// One exchange of this item (an attempt, or a blind solve of one): the budget checked
         /// before a paid call, failures mapped to the item's, usage and cost counted.
@@ -450,7 +452,7 @@ public struct ModelCallRunner: Sendable {
                         break
                     }
                 }
-                judged = echoChecked(judged, echo, itemID: call.itemID)
+                judged = echoChecked(judged, echo, notes: noteEcho, itemID: call.itemID)
                 if Self.echoReport != nil, case .invalid = judged { reportEchoes(inRefused: answered, echo, itemID: call.itemID) }
                 // The answer as it ships (what a reviewer judged), once the checks passed it.
                 var shipped = answered
@@ -578,6 +580,7 @@ public struct ModelCallRunner: Sendable {
             lastErrors = errors
             answersSoFar.append(answered)
             echo = Self.echo(echo, afterRefusing: errors, answers: answersSoFar)
+            noteEcho = Self.noteEcho(noteEcho, afterRefusing: errors, answers: answersSoFar)
             rejections.append(errors)
             call.rejected?(errors)
             for error in errors.messages where !seenErrors.contains(error) { seenErrors.append(error) }
