@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LecternBundle
 import LecternCore
+import LecternLLM
 import LecternPipeline
 
 /// `lectern review BUNDLE --spec SPEC`: a person's last word on what a model drafted.
@@ -158,7 +159,7 @@ struct ReviewCommand: ParsableCommand {
         git.standardOutput = out
         git.standardError = FileHandle.nullDevice
         guard (try? git.run()) != nil else { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = out.fileHandleForReading.readAllRetryingInterrupts()
         git.waitUntilExit()
         let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return git.terminationStatus == 0 && !name.isEmpty ? name : nil

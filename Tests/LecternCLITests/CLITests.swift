@@ -155,10 +155,10 @@ struct CLITests {
         // replay of the re-recorded examples logged that much to stderr and never exited.
         let errBox = DataBox()
         let errRead = Thread {
-            errBox.data = err.fileHandleForReading.readDataToEndOfFile(); errBox.done.signal()
+            errBox.data = err.fileHandleForReading.readAllRetryingInterrupts(); errBox.done.signal()
         }
         errRead.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = out.fileHandleForReading.readAllRetryingInterrupts()
         errBox.done.wait()
         let errData = errBox.data
         process.waitUntilExit()

@@ -196,18 +196,19 @@ struct ReviewCommandTests {
         }
     }
 
-    /// An item the model never wrote an answer for that passed (python-collections' review run:
-    /// its engagement question on lists was refused eight times) is listed as failed, shown with
-    /// its last answer and what was wrong, and offered for a person to write — not to approve or
+    /// An item the model never wrote an answer for that passed (python-collections' review run,
+    /// its review file as the second reading left it, before a person wrote those items: its
+    /// engagement question on lists was refused eight times) is listed as failed, shown with its
+    /// last answer and what was wrong, and offered for a person to write — not to approve or
     /// reject; the person's text is then checked and ships at the next run, with no model call.
     @Test func aFailedItemIsListedShownAndWrittenByAPerson() async throws {
         let dir = try Directory()
         let repo = CLITests.repository
         for (from, to) in [
-            ("pipelines/examples/python-collections.yaml", "python-collections.yaml"),
-            ("pipelines/reviews/python-collections.review.yaml", "python-collections.review.yaml"),
+            (repo.appendingPathComponent("pipelines/examples/python-collections.yaml"), "python-collections.yaml"),
+            (CLITests.fixtures.appendingPathComponent("reviews/python-collections.second-reading.review.yaml"), "python-collections.review.yaml"),
         ] {
-            try FileManager.default.copyItem(at: repo.appendingPathComponent(from), to: dir.root.appendingPathComponent(to))
+            try FileManager.default.copyItem(at: from, to: dir.root.appendingPathComponent(to))
         }
         func replay(_ output: String) async throws -> CLITests.Output {
             try await CLITests.lectern(

@@ -382,7 +382,7 @@ struct LocalModelTests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: output.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "[0, 512, 512, 512, 256, 0, 0] The stand-in's docstring.")

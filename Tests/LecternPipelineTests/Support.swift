@@ -104,7 +104,7 @@ final class Workspace {
         let errors = Pipe()
         check.standardError = errors
         try check.run()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+        let complaint = errors.fileHandleForReading.readAllRetryingInterrupts()
         check.waitUntilExit()
         return check.terminationStatus == 0 ? nil : String(decoding: complaint, as: UTF8.self)
     }

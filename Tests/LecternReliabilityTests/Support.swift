@@ -143,7 +143,7 @@ enum LecternProcess {
         private let done = DispatchSemaphore(value: 0)
         init(_ pipe: Pipe?) {
             Thread { [self] in
-                data = pipe?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+                data = pipe?.fileHandleForReading.readAllRetryingInterrupts() ?? Data()
                 done.signal()
             }.start()
         }
@@ -160,7 +160,7 @@ enum LecternProcess {
         // Both pipes at once: read one after the other, a child filling the second (64 KiB) blocks
         // while the first is read to its end (CLITests.runBlocking hung so on a replay's log).
         let errors = ErrorPipeReader(process.stderr)
-        let out = process.stdout?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        let out = process.stdout?.fileHandleForReading.readAllRetryingInterrupts() ?? Data()
         let err = errors.wait()
         process.process.waitUntilExit()
         return Output(

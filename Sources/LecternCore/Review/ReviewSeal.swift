@@ -72,30 +72,17 @@ public struct ReviewSeal: Sendable, Hashable, Codable {
         /// Decisions not applied: their item changed, or is gone.
         public var stale = 0
         /// Items no answer of which passed (a partial bundle); written only when there are some.
-        public var failed = 0
+        public var failed: Int {
+            get { failedItems ?? 0 }
+            set { failedItems = newValue > 0 ? newValue : nil }
+        }
+        private var failedItems: Int?
 
         public init() {}
 
-        enum CodingKeys: String, CodingKey { case approved, edited, pending, rejected, stale, failed }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            approved = try c.decode(Int.self, forKey: .approved)
-            edited = try c.decode(Int.self, forKey: .edited)
-            pending = try c.decode(Int.self, forKey: .pending)
-            rejected = try c.decode(Int.self, forKey: .rejected)
-            stale = try c.decode(Int.self, forKey: .stale)
-            failed = try c.decodeIfPresent(Int.self, forKey: .failed) ?? 0
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(approved, forKey: .approved)
-            try c.encode(edited, forKey: .edited)
-            try c.encode(pending, forKey: .pending)
-            try c.encode(rejected, forKey: .rejected)
-            try c.encode(stale, forKey: .stale)
-            if failed > 0 { try c.encode(failed, forKey: .failed) }
+        enum CodingKeys: String, CodingKey {
+            case approved, edited, pending, rejected, stale
+            case failedItems = "failed"
         }
 
         /// "37 items: 3 approved, 1 edited, 33 pending (2 rejected and asked again, 1 stale decision)";

@@ -172,9 +172,9 @@ enum ChildProcess {
         }
         writer.start()
         let errors = Mutexed(Data())
-        let errorReader = Thread { errors.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
+        let errorReader = Thread { errors.set(stderr.fileHandleForReading.readAllRetryingInterrupts()) }
         errorReader.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let output = stdout.fileHandleForReading.readAllRetryingInterrupts()
         process.waitUntilExit()
         while !errorReader.isFinished { usleep(1_000) }
         guard process.terminationStatus == 0 else {
