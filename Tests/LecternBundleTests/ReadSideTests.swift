@@ -153,17 +153,17 @@ struct ReadSideTests {
             id: "q10000000000c", text: "Life is what we make it, always has been, always will be.", author: "Grandma Moses", source: "",
             emotionTags: ["Hope"], category: "Psychology")
         let content = QuotesBundle.Content(database: QuoteDatabase(quotes: [kept, other]), templates: nil)
-        let rejected = QuotesBundle.Rejection(id: "q10000000000b", text: "A poorly implemented feature hurts more than not having it.", author: "Noah Everett", reason: "not-encouraging")
+        let rejected = QuoteTagging.Rejection(id: "q10000000000b", reason: "not-encouraging", text: "A poorly implemented feature hurts more than not having it.", author: "Noah Everett")
         let answer =
             #"{"quotes":[{"n":1,"opening":"I didn’t fail the"},{"n":2,"opening":"A poorly implemented"},{"n":3,"opening":"A poorly implemented"},"#
             + #"{"n":9,"opening":"Nothing here"},{"n":1,"opening":"I didn't fail"}]}"#
         let round2 = #"{"quotes":[{"n":1,"opening":"Life is what we make"}]}"#
         let items = [("tag/b10000000000a", answer), ("tag/b10000000000a/round-2", round2)]
-        func shown(_ tagging: QuotesBundle.Tagging) -> [String: String] {
+        func shown(_ tagging: QuoteTagging) -> [String: String] {
             QuotesBundle.reviewContexts(content, items: items, tagging: tagging).mapValues { $0.parts.map(\.text).joined() }
         }
         let numbered = shown(
-            QuotesBundle.Tagging(
+            QuoteTagging(
                 rejections: [rejected], untagged: ["q10000000000d": ["no answer"]],
                 asked: ["tag/b10000000000a": ["q10000000000a", "q10000000000b", "q10000000000d"], "tag/b10000000000a/round-2": ["q10000000000c"]]))
         let first = try #require(numbered["tag/b10000000000a"])
@@ -175,7 +175,7 @@ struct ReadSideTests {
         #expect(numbered["tag/b10000000000a/round-2"]?.contains("1. “Life is what we make it, always has been, always will be.” — Grandma Moses") == true)
 
         // A bundle written before curation.json listed the calls: found by opening words.
-        let byOpening = shown(QuotesBundle.Tagging(rejections: [rejected]))
+        let byOpening = shown(QuoteTagging(rejections: [rejected]))
         let old = try #require(byOpening["tag/b10000000000a"])
         #expect(old.contains("1. “I didn't fail the test."), "\(old)")
         #expect(old.contains("2. “A poorly implemented feature") && old.contains("left out: rejected (not-encouraging)"), "\(old)")

@@ -39,11 +39,6 @@ public enum AnswerFields {
     enum Step: Equatable {
         case key(String)
         case index(Int)
-
-        var name: String? {
-            if case .key(let name) = self { return name }
-            return nil
-        }
     }
 
     static func parse(_ path: String) throws(Failure) -> [Step] {
@@ -87,23 +82,26 @@ public enum AnswerFields {
     public static func fields(of answer: String) -> [Field] {
         if let value = json(answer) {
             var out: [Field] = []
-            collect(value, path: "", into: &out)
+            collect(value, path: "", key: nil, into: &out)
             return out
         }
         let sections = markdownSections(answer)
         return [Field(path: "text", text: answer)] + (sections.count > 1 ? sections.enumerated().map { Field(path: "section[\($0.offset)]", text: $0.element) } : [])
     }
 
-    static func collect(_ value: Any, path: String, into out: inout [Field]) {
+    /// `key`: the name `value` has in its object (nil in a list, or at the top).
+    static func collect(_ value: Any, path: String, key: String?, into out: inout [Field]) {
         switch value {
         case let string as String:
             out.append(Field(path: path, text: string))
-        case let array as [Any] where isTagList(path) && array.allSatisfy({ $0 is String }):
+        case let array as [Any] where key.map(tagLists.contains) == true && array.allSatisfy({ $0 is String }):
             out.append(Field(path: path, text: array.compactMap { $0 as? String }.joined(separator: ", ")))
         case let array as [Any]:
-            for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]", into: &out) }
+            for (index, element) in array.enumerated() { collect(element, path: "\(path)[\(index)]", key: nil, into: &out) }
         case let object as [String: Any]:
-            for key in object.keys.sorted(by: readingOrder) { collect(object[key]!, path: path.isEmpty ? key : "\(path).\(key)", into: &out) }
+            for key in object.keys.sorted(by: readingOrder) {
+                collect(object[key]!, path: path.isEmpty ? key : "\(path).\(key)", key: key, into: &out)
+            }
         default:
             break
         }
@@ -178,16 +176,10 @@ public enum AnswerFields {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether the field at `path` is a list of tags (its last name is one of `tagLists`).
-    static func isTagList(_ path: String) -> Bool {
-        guard let steps = try? parse(path), case .key(let name) = steps.last else { return false }
-        return tagLists.contains(name)
-    }
-
-    /// Whether `steps` end at a name of `tagLists`.
-    static func endsAtTagList(_ steps: ArraySlice<Step>) -> Bool {
-        guard steps.count == 1, case .key(let name) = steps.first else { return false }
-        return tagLists.contains(name)
+    /// The name of `tagLists` that `steps` are left with, if they are one step naming one.
+    static func tagList(_ steps: ArraySlice<Step>) -> String? {
+        guard steps.count == 1, case .key(let name) = steps.first, tagLists.contains(name) else { return nil }
+        return name
     }
 
     /// `value` with the text field at `steps` replaced, or nil when there is none there.
@@ -196,9 +188,9 @@ public enum AnswerFields {
             guard case .string = value else { return nil }
             return .string(text)
         }
-        if endsAtTagList(steps), case .object(var object) = value, case .array(let list)? = object[step.name ?? ""] {
+        if let name = tagList(steps), case .object(var object) = value, case .array(let list)? = object[name] {
             guard list.allSatisfy({ if case .string = $0 { return true } else { return false } }) else { return nil }
-            object[step.name ?? ""] = .array(tags(text).map { .string($0) })
+            object[name] = .array(tags(text).map { .string($0) })
             return .object(object)
         }
         switch step {
@@ -247,7 +239,7 @@ public enum AnswerFields {
             guard value is String else { throw Failure(path: path, message: "is not a text field") }
             return text
         }
-        if endsAtTagList(steps), var object = value as? [String: Any], let name = step.name, let list = object[name] as? [Any] {
+        if let name = tagList(steps), var object = value as? [String: Any], let list = object[name] as? [Any] {
             guard list.allSatisfy({ $0 is String }) else { throw Failure(path: path, message: "is not a list of tags") }
             object[name] = tags(text)
             return object

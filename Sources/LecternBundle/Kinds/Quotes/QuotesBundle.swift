@@ -52,36 +52,17 @@ public enum QuotesBundle: BundleKind {
         reviewContexts(try read(bundle), items: items, tagging: tagging(bundle))
     }
 
-    /// A quote the run left out of the database on a rejection (the model's verdict or Lectern's
-    /// own), as `curation.json` → `tagging.rejections` lists it.
-    struct Rejection: Decodable {
-        var id: String
-        var text: String
-        var author: String
-        var reason: String
-    }
-
-    /// What `curation.json` → `tagging` says of the calls: the rejected quotes, the quotes left
-    /// untagged, and the ids each call asked about.
-    struct Tagging: Decodable {
-        var rejections: [Rejection]?
-        var untagged: [String: [String]]?
-        var asked: [String: [String]]?
-    }
-
-    /// `curation.json`'s tagging, or nothing when the bundle has no readable one.
-    static func tagging(_ bundle: OpenBundle) -> Tagging {
-        struct Curation: Decodable { var tagging: Tagging? }
-        guard bundle.manifest.files["curation.json"] != nil, let data = bundle.data("curation.json"),
-            let tagging = (try? JSONDecoder().decode(Curation.self, from: data))?.tagging
-        else { return Tagging() }
-        return tagging
+    /// `curation.json`'s tagging, or nil when the bundle has no readable one.
+    static func tagging(_ bundle: OpenBundle) -> QuoteTagging? {
+        struct Curation: Decodable { var tagging: QuoteTagging? }
+        guard bundle.manifest.files["curation.json"] != nil, let data = bundle.data("curation.json") else { return nil }
+        return (try? JSONDecoder().decode(Curation.self, from: data))?.tagging
     }
 
     /// One quote of a batch as the bundle has it: shipped, rejected or left untagged.
     enum Known {
         case shipped(QuoteDatabase.Quote)
-        case rejected(Rejection)
+        case rejected(QuoteTagging.Rejection)
         case untagged(id: String, problem: String)
 
         var text: String? {
@@ -106,11 +87,11 @@ public enum QuotesBundle: BundleKind {
         }
     }
 
-    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)], tagging: Tagging = Tagging()) -> [String: ReviewContext] {
+    static func reviewContexts(_ content: Content, items: [(id: String, answer: String)], tagging: QuoteTagging? = nil) -> [String: ReviewContext] {
         var known: [String: Known] = [:]
         for quote in content.database.quotes { known[quote.id] = .shipped(quote) }
-        for rejection in tagging.rejections ?? [] { known[rejection.id] = .rejected(rejection) }
-        for (id, problems) in tagging.untagged ?? [:] where known[id] == nil { known[id] = .untagged(id: id, problem: problems.first ?? "no answer") }
+        for rejection in tagging?.rejections ?? [] { known[rejection.id] = .rejected(rejection) }
+        for (id, problems) in tagging?.untagged ?? [:] where known[id] == nil { known[id] = .untagged(id: id, problem: problems.first ?? "no answer") }
         let firsts = Set(items.compactMap { Self.batch(of: $0.id) }).sorted()
         // Each quote to its batch: the last first id at or before its own (a binary search).
         func firstOfBatch(_ id: String) -> String? {
@@ -129,7 +110,7 @@ public enum QuotesBundle: BundleKind {
         var contexts: [String: ReviewContext] = [:]
         for item in items {
             guard let first = Self.batch(of: item.id) else { continue }
-            let asked = tagging.asked?[item.id].map { ids in ids.map { id in (id, known[id]) } }
+            let asked = tagging?.asked?[item.id].map { ids in ids.map { id in (id, known[id]) } }
             contexts[item.id] = batchContext(batches[first] ?? [], asked: asked, answer: item.answer)
         }
         return contexts

@@ -296,34 +296,6 @@ public struct QuotesJob: GenerationJob {
 /// `curation.json` and the run summary's lines: what cleaning dropped and why, what the model
 /// kept and rejected, what the database covers.
 struct QuoteCuration: Encodable {
-    struct Tagging: Encodable {
-        var batches: Int
-        var calls: Int
-        var tagged: Int
-        var kept: Int
-        var rejected: [String: Int]
-        /// Every rejected quote with the model's reason, for a curator to review.
-        var rejections: [Rejection]
-        var untagged: [String: [String]]
-        var strayAnswers: Int
-        /// Quotes classified by the batch's first answer, and by each later round.
-        var byRound: [String: Int]
-        /// Each tagging call's item id → the quote ids it listed, in its numbering: what an
-        /// answer's `n` names (`lectern review` shows each answer beside its quote).
-        var asked: [String: [String]]
-
-        enum CodingKeys: String, CodingKey {
-            case batches, calls, tagged, kept, rejected, rejections, untagged, asked, strayAnswers = "stray_answers", byRound = "by_round"
-        }
-    }
-
-    struct Rejection: Encodable {
-        var id: String
-        var reason: String
-        var text: String
-        var author: String
-    }
-
     /// A template a curator should look at, and why (`QuoteRules.templateConcerns`).
     struct TemplateFlag: Encodable {
         var emotion: String
@@ -346,7 +318,7 @@ struct QuoteCuration: Encodable {
     }
 
     var corpus: QuoteCorpusReport
-    var tagging: Tagging
+    var tagging: QuoteTagging
     var selection: Selection
     /// The bank's lines flagged for a curator; empty without a bank.
     var templateFlags: [TemplateFlag] = []
@@ -361,9 +333,9 @@ struct QuoteCuration: Encodable {
         }
         let kept = selection.verdicts.values.filter { $0.rejected == nil }.count
         let rejections = candidates.compactMap { c in
-            selection.verdicts[c.id]?.rejected.map { Rejection(id: c.id, reason: $0, text: c.text, author: c.author) }
+            selection.verdicts[c.id]?.rejected.map { QuoteTagging.Rejection(id: c.id, reason: $0, text: c.text, author: c.author) }
         }.sorted { $0.id < $1.id }
-        tagging = Tagging(
+        tagging = QuoteTagging(
             batches: batches, calls: selection.calls, tagged: selection.verdicts.count, kept: kept, rejected: rejected, rejections: rejections,
             untagged: selection.unclassified,
             strayAnswers: selection.strays, byRound: byRound, asked: selection.asked)
